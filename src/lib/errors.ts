@@ -1,0 +1,65 @@
+/**
+ * Typed errors shared by every part. Each carries a stable `code`; HTTP layers map codes to
+ * status codes in one place (emulator/http-errors.ts), the agent's loops decide retry or give up
+ * with the guards below.
+ */
+export class PrintRelayError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad input: names the field and the rule it broke. */
+export class ValidationError extends PrintRelayError {
+  constructor(
+    readonly field: string,
+    readonly rule: string,
+    message?: string,
+  ) {
+    super('invalid_request', message ?? `${field}: ${rule}`);
+  }
+}
+
+/** Several validation failures reported at once. */
+export class ValidationErrors extends PrintRelayError {
+  constructor(readonly errors: ValidationError[]) {
+    super('invalid_request', errors.map((e) => e.message).join('; '));
+  }
+}
+
+/** Something that may succeed when tried again later (busy printer, network outage). */
+export class RetryableError extends PrintRelayError {
+  constructor(code: string, message: string, options?: { cause?: unknown; retryAfterMs?: number }) {
+    super(code, message, options);
+    this.retryAfterMs = options?.retryAfterMs;
+  }
+  readonly retryAfterMs: number | undefined;
+}
+
+/** A failure that trying again will not fix (document rejected, unsupported format). */
+export class PermanentError extends PrintRelayError {}
+
+export class NotFoundError extends PrintRelayError {
+  constructor(what: string) {
+    super('not_found', `${what} not found`);
+  }
+}
+
+export function isRetryable(error: unknown): error is RetryableError {
+  return error instanceof RetryableError;
+}
+
+export function isValidationError(error: unknown): error is ValidationError | ValidationErrors {
+  return error instanceof ValidationError || error instanceof ValidationErrors;
+}
+
+/** The message of anything thrown, for logs and error bodies. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

@@ -1,0 +1,84 @@
+/**
+ * PrinterBackend: what the agent needs from a printer, whatever sits behind it (IPP, CUPS, the
+ * Windows spooler, the built-in virtual printer). Backends are chosen by URI scheme in
+ * printing/backend-registry.ts. Errors: RetryableError (busy, unreachable: try again later) or
+ * PermanentError (rejected: trying again will not help), from lib/errors.ts.
+ */
+import type { PrintTicket } from '../protocol/print-ticket.js';
+
+/** Printer attributes by IPP name, values as decoded (string, number, boolean, object, or arrays of them). */
+export type PrinterAttributes = Record<string, unknown>;
+
+export type PrinterState = 'idle' | 'processing' | 'stopped';
+
+export interface PrinterDescription {
+  /** The URI the backend was made for. */
+  uri: string;
+  /** printer-name or queue name. */
+  name: string;
+  makeAndModel: string;
+  state: PrinterState;
+  stateReasons: string[];
+  /** printer-uuid (urn:uuid:...) when the printer reports one. */
+  uuid?: string;
+  /** IEEE 1284 device id when known. */
+  deviceId?: string;
+  location?: string;
+  documentFormats: string[];
+  /** Everything the printer reported, for capability translation. */
+  attributes: PrinterAttributes;
+}
+
+export interface BackendJob {
+  /** Path of the spooled document; backends stream it, never read it whole. */
+  documentPath: string;
+  /** MIME type (application/pdf, text/plain, ...). */
+  documentFormat: string;
+  jobName: string;
+  userName: string;
+  ticket: PrintTicket;
+}
+
+export interface SubmittedJob {
+  /** The printer's own job id, as a string. */
+  printerJobId: string;
+}
+
+export type BackendJobStateName =
+  | 'pending'
+  | 'held'
+  | 'processing'
+  | 'stopped'
+  | 'completed'
+  | 'cancelled'
+  | 'aborted';
+
+export interface BackendJobState {
+  state: BackendJobStateName;
+  reasons: string[];
+  pagesCompleted?: number;
+  /** Pages including copies when the printer knows it. */
+  pagesTotal?: number;
+}
+
+export interface PrinterBackend {
+  readonly uri: string;
+  /** Reads the printer's identity, state and capabilities. */
+  describe(signal?: AbortSignal): Promise<PrinterDescription>;
+  /** Sends a document; resolves when the printer accepted it. */
+  submit(job: BackendJob, signal?: AbortSignal): Promise<SubmittedJob>;
+  /** The state of a job this backend submitted. */
+  jobState(printerJobId: string, signal?: AbortSignal): Promise<BackendJobState>;
+  /** Cancels a job this backend submitted (no error when it already ended). */
+  cancel(printerJobId: string, signal?: AbortSignal): Promise<void>;
+  /** Releases connections; the backend is not used afterwards. */
+  close(): Promise<void>;
+}
+
+/** Makes a backend for a URI; registered per scheme. */
+export type BackendFactory = (uri: URL) => PrinterBackend;
+
+/** True for job states after which nothing more will happen. */
+export function isFinalJobState(state: BackendJobStateName): boolean {
+  return state === 'completed' || state === 'cancelled' || state === 'aborted';
+}

@@ -1,0 +1,158 @@
+/**
+ * The connector channel: how a connector (the agent) registers with the cloud, receives jobs and
+ * reports their progress. The spec does not describe it; this file is its single definition,
+ * used by the emulator's routes and the agent's client alike. docs/connector-protocol.md explains
+ * it in prose. Every call carries `Authorization: Bearer <token>` with scope printing.connectors.
+ *
+ *   POST /connector/v1/register                 ConnectorRegistration -> Connector (idempotent by serial_string)
+ *   POST /printing/v1/printers/  (X-Host-Id)    spec's printer create; PUT/PATCH/GET/DELETE per the admin spec
+ *   PUT  /connector/v1/printers/<id>/properties PrinterPropertiesUpload -> 204
+ *   GET  /connector/v1/channel                  WebSocket: ServerMessage down, AgentMessage up
+ *   GET  /connector/v1/jobs?wait=<s>            long poll fallback -> JobPollResponse
+ *   POST /connector/v1/jobs/<id>/claim          -> JobOffer (409 if another connector holds it)
+ *   GET  /connector/v1/jobs/<id>/document       the document; Range supported (206), ETag
+ *   POST /connector/v1/jobs/<id>/events         JobEvent -> 204 (idempotent by event_id)
+ */
+import type { PrinterCapabilityProperties } from './printer-properties.js';
+import type { PrintTicket } from './print-ticket.js';
+
+export const CHANNEL_PATHS = {
+  register: '/connector/v1/register',
+  printerProperties: (printerId: string) =>
+    `/connector/v1/printers/${encodeURIComponent(printerId)}/properties`,
+  channel: '/connector/v1/channel',
+  jobs: '/connector/v1/jobs',
+  claim: (jobId: string) => `/connector/v1/jobs/${encodeURIComponent(jobId)}/claim`,
+  document: (jobId: string) => `/connector/v1/jobs/${encodeURIComponent(jobId)}/document`,
+  events: (jobId: string) => `/connector/v1/jobs/${encodeURIComponent(jobId)}/events`,
+} as const;
+
+export type ConnectorType = 'TPHub' | 'Printserver';
+export type OsType = 'Linux' | 'Windows' | 'Windows CE';
+
+/** Body of POST /connector/v1/register. */
+export interface ConnectorRegistration {
+  /** Stable device identifier (model plus serial); the registration key. */
+  serial_string: string;
+  type: ConnectorType;
+  readable_name: string;
+  description?: string;
+  hostname: string;
+  internal_ip: string | null;
+  external_ip: string | null;
+  os_type: OsType;
+  sw_version: string;
+  location?: string | null;
+  management_url?: string | null;
+  /** Comma-separated, from RAW, PDF, EMF, XPS. */
+  supported_formats: string;
+}
+
+/** The connector resource (spec: admin document, Connector). */
+export interface Connector {
+  id: string;
+  readable_name: string;
+  description: string;
+  type: ConnectorType | 'Virtual' | 'Embedded';
+  tpuid: number;
+  status: 'Online' | 'Offline' | 'Inproperly Configured';
+  location: string | null;
+  hostname: string;
+  internal_ip: string | null;
+  external_ip: string | null;
+  os_type: OsType;
+  sw_version: string;
+  last_seen_online: string;
+  last_printer_update: string;
+  organization_id: string;
+  management_url: string | null;
+  serial_string: string | null;
+  supported_formats: string;
+}
+
+/** Body of PUT /connector/v1/printers/<id>/properties. */
+export interface PrinterPropertiesUpload {
+  properties: PrinterCapabilityProperties;
+}
+
+/** The document of a job, as the connector downloads it. */
+export interface JobDocument {
+  /** Path of the download, relative to the cloud URL. */
+  url: string;
+  /** Bytes. */
+  size: number;
+  /** Hex SHA-256 of the whole document; the agent checks it after download. */
+  sha256: string;
+  /** Lower-case file extension from the Print request (pdf, txt, ...). */
+  extension: string;
+  /** MIME type the cloud derived from the extension. */
+  content_type: string;
+  /** Original file name (the Print request's alias). */
+  name: string;
+}
+
+/** A job offered to the connector that owns its printer. */
+export interface JobOffer {
+  job_id: string;
+  printer_id: string;
+  /** The printer's tp_id at the connector. */
+  tp_id: number;
+  document: JobDocument;
+  ticket: PrintTicket;
+  user: { id: string; email: string; name: string };
+  /** ISO 8601. */
+  created: string;
+}
+
+export interface JobPollResponse {
+  jobs: JobOffer[];
+}
+
+export type JobEventKind =
+  | 'received'
+  | 'downloading'
+  | 'printing'
+  | 'progress'
+  | 'completed'
+  | 'failed'
+  | 'cancelled';
+
+/** Body of POST /connector/v1/jobs/<id>/events. Events of one job are applied in `seq` order. */
+export interface JobEvent {
+  /** UUID chosen by the connector; a repeated event_id is acknowledged and ignored. */
+  event_id: string;
+  /** Per-job sequence number, from 1; an event older than the last applied one is ignored. */
+  seq: number;
+  kind: JobEventKind;
+  /** ISO 8601, when it happened at the connector. */
+  at: string;
+  pages_printed?: number;
+  pages_total?: number;
+  /** The printer's own job id, once submitted. */
+  printer_job_id?: string;
+  /** For failed: an error code from the host operating system's list (3011 = restart the job). */
+  error_code?: number;
+  message?: string;
+}
+
+/** Messages the cloud sends down the WebSocket. */
+export type ServerMessage =
+  | { type: 'hello'; connector_id: string; heartbeat_s: number }
+  | { type: 'job.offer'; job: JobOffer }
+  | { type: 'job.cancel'; job_id: string }
+  | { type: 'ping'; t: number };
+
+/** Messages the agent sends up the WebSocket (jobs are claimed and reported over REST). */
+export type AgentMessage =
+  | { type: 'pong'; t: number }
+  | { type: 'status'; printers: { printer_id: string; status: 'Online' | 'Offline' }[] };
+
+/** Close codes of the channel WebSocket. */
+export const CHANNEL_CLOSE = {
+  /** Token missing, expired or without printing.connectors: refresh and reconnect. */
+  unauthorized: 4401,
+  /** The connector was deleted in the cloud: register again. */
+  unknownConnector: 4404,
+  /** A newer channel of the same connector replaced this one. */
+  replaced: 4409,
+} as const;
