@@ -4,6 +4,7 @@
  * printing/backend-registry.ts. Errors: RetryableError (busy, unreachable: try again later) or
  * PermanentError (rejected: trying again will not help), from lib/errors.ts.
  */
+import type { Logger } from '../log/logger.js';
 import type { PrintTicket } from '../protocol/print-ticket.js';
 
 /** Printer attributes by IPP name, values as decoded (string, number, boolean, object, or arrays of them). */
@@ -75,8 +76,15 @@ export interface PrinterBackend {
   close(): Promise<void>;
 }
 
+/** What a backend factory may use besides the URI. */
+export interface BackendContext {
+  /** The agent's state directory (the virtual printer writes to <dataDir>/printed by default). */
+  dataDir: string;
+  logger: Logger;
+}
+
 /** Makes a backend for a URI; registered per scheme. */
-export type BackendFactory = (uri: URL) => PrinterBackend;
+export type BackendFactory = (uri: URL, context: BackendContext) => PrinterBackend;
 
 /** True for job states after which nothing more will happen. */
 export function isFinalJobState(state: BackendJobStateName): boolean {

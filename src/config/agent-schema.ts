@@ -1,0 +1,142 @@
+/**
+ * The agent's configuration file (agent.yaml): one schema with types, defaults and rules.
+ * The JSON Schema in config/agent.schema.json is generated from it (npm run schemas).
+ * Later capabilities (release stations, discovery, control API) add their sections here.
+ */
+import { type Static, Type as T } from '@sinclair/typebox';
+
+const PrinterEntry = T.Object(
+  {
+    name: T.String({ minLength: 1, maxLength: 255, description: 'Printer name shown in the cloud; unique.' }),
+    uri: T.String({
+      pattern: '^(ipps?|virtual|cups|winspool)://',
+      description:
+        'Where the printer is: ipp://host:631/ipp/print, ipps://..., virtual://name (built-in), cups://queue, winspool://name.',
+    }),
+    location: T.Optional(T.String({ maxLength: 255, description: 'Free-text location shown to users.' })),
+    enabled: T.Boolean({
+      default: true,
+      description: 'false keeps the entry but neither registers nor prints.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const AgentConfigSchema = T.Object(
+  {
+    version: T.Literal(1, { default: 1, description: 'Version of this file format.' }),
+    cloud: T.Object(
+      {
+        url: T.String({
+          format: 'uri',
+          pattern: '^https?://',
+          description: 'Base URL of the cloud print service (or the emulator).',
+        }),
+        client_id: T.String({ minLength: 1, description: 'OAuth client the connector authenticates with.' }),
+        client_secret: T.String({
+          default: '',
+          description: 'Secret of that client; empty for public clients.',
+        }),
+        username: T.Optional(
+          T.String({ description: 'Account for the password grant; omit after `printrelay agent pair`.' }),
+        ),
+        password: T.Optional(T.String({ description: 'Password of that account.' })),
+        channel: T.Union([T.Literal('websocket'), T.Literal('poll')], {
+          default: 'websocket',
+          description: 'How jobs arrive: websocket (REST poll while it is down) or poll only.',
+        }),
+        poll_interval_s: T.Integer({
+          minimum: 1,
+          maximum: 300,
+          default: 25,
+          description: 'Long-poll wait in seconds.',
+        }),
+        request_timeout_s: T.Integer({
+          minimum: 1,
+          maximum: 600,
+          default: 30,
+          description: 'Timeout of one cloud request.',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    connector: T.Object(
+      {
+        type: T.Union([T.Literal('TPHub'), T.Literal('Printserver')], {
+          default: 'Printserver',
+          description: 'Connector type registered in the cloud.',
+        }),
+        name: T.Optional(
+          T.String({ minLength: 1, maxLength: 255, description: 'Readable name; default: the host name.' }),
+        ),
+        description: T.String({ default: '', maxLength: 1000 }),
+        location: T.Optional(T.String({ maxLength: 255 })),
+        serial: T.Optional(
+          T.String({
+            minLength: 1,
+            maxLength: 255,
+            description:
+              'Override of the stable serial (default: generated once, kept in the data directory).',
+          }),
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    data_dir: T.Optional(
+      T.String({
+        minLength: 1,
+        description:
+          'State directory; default /var/lib/printrelay (Linux), %ProgramData%\\PrintRelay (Windows).',
+      }),
+    ),
+    log: T.Object(
+      {
+        level: T.Union(
+          ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => T.Literal(l)),
+          { default: 'info' },
+        ),
+        pretty: T.Optional(
+          T.Boolean({ description: 'Human-readable lines; default when stdout is a terminal.' }),
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    jobs: T.Object(
+      {
+        retry_initial_ms: T.Integer({
+          minimum: 10,
+          maximum: 600_000,
+          default: 1000,
+          description: 'First retry delay when a printer is busy or unreachable.',
+        }),
+        retry_max_ms: T.Integer({
+          minimum: 100,
+          maximum: 3_600_000,
+          default: 60_000,
+          description: 'Longest retry delay.',
+        }),
+        give_up_after_s: T.Integer({
+          minimum: 60,
+          maximum: 604_800,
+          default: 86_400,
+          description: 'A job whose printer stays unreachable this long fails with 3011.',
+        }),
+        status_poll_ms: T.Integer({
+          minimum: 50,
+          maximum: 60_000,
+          default: 500,
+          description: 'How often a submitted job is checked at the printer.',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    printers: T.Array(PrinterEntry, {
+      default: [],
+      description: 'Printers this connector registers and prints to.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export type AgentConfig = Static<typeof AgentConfigSchema>;
+export type AgentPrinterConfig = Static<typeof PrinterEntry>;
