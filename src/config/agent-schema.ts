@@ -4,6 +4,7 @@
  * Later capabilities (release stations, discovery, control API) add their sections here.
  */
 import { type Static, Type as T } from '@sinclair/typebox';
+import { ReleaseStationSchema } from '../agent/release/release-config.js';
 
 const PrinterEntry = T.Object(
   {
@@ -122,10 +123,67 @@ export const AgentConfigSchema = T.Object(
           description: 'A job whose printer stays unreachable this long fails with 3011.',
         }),
         status_poll_ms: T.Integer({
-          minimum: 50,
+          minimum: 5,
           maximum: 60_000,
           default: 500,
-          description: 'How often a submitted job is checked at the printer.',
+          description:
+            'Longest interval between checks of a submitted job at the printer (checks start faster).',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    discovery: T.Object(
+      {
+        cups: T.Boolean({ default: false, description: 'Register the queues of the CUPS server.' }),
+        cups_server: T.Optional(
+          T.String({
+            pattern: '^([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?$',
+            description: 'CUPS server as HOST or HOST:PORT; default: CUPS_SERVER, else localhost:631.',
+          }),
+        ),
+        winspool: T.Boolean({ default: false, description: 'Register the printers of the Windows spooler.' }),
+        dnssd: T.Boolean({
+          default: false,
+          description: 'Register IPP printers announced on the LAN (DNS-SD).',
+        }),
+        interval_s: T.Integer({
+          minimum: 10,
+          maximum: 86_400,
+          default: 300,
+          description: 'How often discovery runs, in seconds (each run is followed by a printer sync).',
+        }),
+        allow: T.Array(T.String({ minLength: 1 }), {
+          default: [],
+          description:
+            'Glob patterns (* and ?) on name or URI; when not empty only matching printers are kept.',
+        }),
+        deny: T.Array(T.String({ minLength: 1 }), {
+          default: [],
+          description: 'Glob patterns (* and ?) on name or URI; matching printers are never registered.',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    sync: T.Object(
+      {
+        interval_s: T.Integer({
+          minimum: 5,
+          maximum: 86_400,
+          default: 60,
+          description: 'How often printer state and capabilities are compared with the cloud, in seconds.',
+        }),
+        grace_period_h: T.Number({
+          minimum: 0,
+          maximum: 8760,
+          default: 24,
+          description: 'A printer missing locally is deleted in the cloud only after this many hours.',
+        }),
+        max_delete_share: T.Number({
+          minimum: 0,
+          maximum: 1,
+          default: 0.25,
+          description:
+            'Largest share of all printers deleted in one run (at least one); never a mass delete.',
         }),
       },
       { additionalProperties: false, default: {} },
@@ -134,9 +192,18 @@ export const AgentConfigSchema = T.Object(
       default: [],
       description: 'Printers this connector registers and prints to.',
     }),
+    release_stations: T.Array(ReleaseStationSchema, {
+      default: [],
+      description:
+        'Card readers at pull printers: a swipe releases the held jobs of the card holder through the pull service (/TPFM/).',
+    }),
   },
   { additionalProperties: false },
 );
 
 export type AgentConfig = Static<typeof AgentConfigSchema>;
 export type AgentPrinterConfig = Static<typeof PrinterEntry>;
+/** One `release_stations` entry. */
+export type AgentReleaseStationConfig = AgentConfig['release_stations'][number];
+export type AgentDiscoveryConfig = AgentConfig['discovery'];
+export type AgentSyncConfig = AgentConfig['sync'];

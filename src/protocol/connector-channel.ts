@@ -7,12 +7,14 @@
  *   POST /connector/v1/register                 ConnectorRegistration -> Connector (idempotent by serial_string)
  *   POST /printing/v1/printers/  (X-Host-Id)    spec's printer create; PUT/PATCH/GET/DELETE per the admin spec
  *   PUT  /connector/v1/printers/<id>/properties PrinterPropertiesUpload -> 204
+ *   PUT  /connector/v1/printers/<id>/blob_capabilities  BlobCapabilitiesUpload -> 204 (its own printers)
  *   GET  /connector/v1/channel                  WebSocket: ServerMessage down, AgentMessage up
  *   GET  /connector/v1/jobs?wait=<s>            long poll fallback -> JobPollResponse
  *   POST /connector/v1/jobs/<id>/claim          -> JobOffer (409 if another connector holds it)
  *   GET  /connector/v1/jobs/<id>/document       the document; Range supported (206), ETag
  *   POST /connector/v1/jobs/<id>/events         JobEvent -> 204 (idempotent by event_id)
  */
+import type { BlobCapabilities } from './blob-capabilities.js';
 import type { PrinterCapabilityProperties } from './printer-properties.js';
 import type { PrintTicket } from './print-ticket.js';
 
@@ -20,6 +22,8 @@ export const CHANNEL_PATHS = {
   register: '/connector/v1/register',
   printerProperties: (printerId: string) =>
     `/connector/v1/printers/${encodeURIComponent(printerId)}/properties`,
+  printerBlobCapabilities: (printerId: string) =>
+    `/connector/v1/printers/${encodeURIComponent(printerId)}/blob_capabilities`,
   channel: '/connector/v1/channel',
   jobs: '/connector/v1/jobs',
   claim: (jobId: string) => `/connector/v1/jobs/${encodeURIComponent(jobId)}/claim`,
@@ -73,6 +77,15 @@ export interface Connector {
 /** Body of PUT /connector/v1/printers/<id>/properties. */
 export interface PrinterPropertiesUpload {
   properties: PrinterCapabilityProperties;
+}
+
+/**
+ * Body of PUT /connector/v1/printers/<id>/blob_capabilities: the `default` side of the five blob
+ * capabilities, as the connector computed them from the printer. The bare five at top level are
+ * accepted as well. Admin customs stay as they are; GET .../blob_capabilities/ shows both.
+ */
+export interface BlobCapabilitiesUpload {
+  defaults: BlobCapabilities;
 }
 
 /** The document of a job, as the connector downloads it. */

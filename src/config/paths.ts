@@ -1,0 +1,23 @@
+/**
+ * Where PrintRelay keeps its state when no data directory is configured. The platform is a
+ * parameter so the choice is testable anywhere; nothing here creates directories.
+ */
+import { join, win32 } from 'node:path';
+
+/**
+ * The default data directory of the agent: `/var/lib/printrelay` on Linux and other Unix
+ * systems, `%ProgramData%\PrintRelay` on Windows (C:\ProgramData when the variable is unset).
+ * Pure: the caller creates the directory.
+ */
+export function defaultDataDir(
+  platform: NodeJS.Platform = process.platform,
+  env: Record<string, string | undefined> = process.env,
+): string {
+  if (platform === 'win32') {
+    return win32.join(env.ProgramData ?? env.PROGRAMDATA ?? 'C:\\ProgramData', 'PrintRelay');
+  }
+  return join('/', 'var', 'lib', 'printrelay');
+}
+
+/** The default data directory of `printrelay demo`, relative to the working directory. */
+export const DEMO_DATA_DIR = '.printrelay-demo';
