@@ -70,6 +70,12 @@ export interface PrinterBackend {
   submit(job: BackendJob, signal?: AbortSignal): Promise<SubmittedJob>;
   /** The state of a job this backend submitted. */
   jobState(printerJobId: string, signal?: AbortSignal): Promise<BackendJobState>;
+  /**
+   * Finds the newest job with this job-name at the printer (undefined when none), so a job
+   * interrupted between Print-Job and recording its id is watched instead of printed twice.
+   * Optional: a backend that cannot ask its printer leaves it out, and such a job fails.
+   */
+  findJobByName?(jobName: string, signal?: AbortSignal): Promise<SubmittedJob | undefined>;
   /** Cancels a job this backend submitted (no error when it already ended). */
   cancel(printerJobId: string, signal?: AbortSignal): Promise<void>;
   /** Releases connections; the backend is not used afterwards. */

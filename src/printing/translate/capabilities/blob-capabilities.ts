@@ -9,84 +9,28 @@ import { type Margins, readPrinterMedia } from './ipp-media.js';
 import { ippToPrinterProperties } from './ipp-to-properties.js';
 import { asInteger, asResolution, values } from './ipp-values.js';
 
-export interface BlobColors {
-  /** DEVMODE dmColor of the default: 1 monochrome, 2 color. */
-  devmode: number;
-  mono_num_colors: number;
-  color_num_colors: number;
-  mono_bits_pixel: number;
-  color_bits_pixel: number;
-  mono_planes: number;
-  color_planes: number;
-}
+import {
+  type BlobCapabilities,
+  BlobOption,
+  type BlobPaper,
+  type BlobResolution,
+  type PrintableArea,
+  type SimplifiedCapabilities,
+} from '../../../protocol/blob-capabilities.js';
 
-export interface BlobTray {
-  index: number;
-  name: string;
-  default: boolean;
-}
-
-export interface PrintableArea {
-  /** Sum of left and right margins, tenths of a millimetre. */
-  left_right_margins: number;
-  /** Sum of top and bottom margins, tenths of a millimetre. */
-  top_bottom_margins: number;
-  printable_width: number;
-  printable_length: number;
-}
-
-export interface BlobPaper {
-  /** Desktop paper id (256 for sizes without one). */
-  index: number;
-  /** Width in tenths of a millimetre. */
-  xsize: number;
-  /** Length in tenths of a millimetre. */
-  ysize: number;
-  name: string;
-  default: boolean;
-  printable_area: PrintableArea;
-}
-
-export interface BlobResolution {
-  /** Dots per inch (horizontal). */
-  value: number;
-  default: boolean;
-}
-
-/** The five blob capabilities, one value each (a default or a custom). */
-export interface BlobCapabilities {
-  colors: BlobColors;
-  trays: BlobTray[];
-  options: number;
-  papers: BlobPaper[];
-  resolutions: BlobResolution[];
-}
-
-export type BlobCapabilityName = keyof BlobCapabilities;
-
-/** Bits of the `options` capability. */
-export const BlobOption = {
-  duplex: 1,
-  color: 2,
-  collate: 4,
-  customPaper: 8,
-  landscape: 16,
-} as const;
-
-export interface SimplifiedTray {
-  index: number;
-  /** Custom name set by an admin; null when unset. */
-  name: string | null;
-  /** The printer's own tray name; never changes. */
-  original_name: string;
-  enabled: boolean;
-}
-
-export interface SimplifiedCapabilities {
-  color_supported: boolean;
-  duplex_supported: boolean;
-  trays: SimplifiedTray[];
-}
+// The wire types live in protocol/ (shared with the emulator); re-exported for existing importers.
+export {
+  type BlobCapabilities,
+  type BlobCapabilityName,
+  type BlobColors,
+  BlobOption,
+  type BlobPaper,
+  type BlobResolution,
+  type BlobTray,
+  type PrintableArea,
+  type SimplifiedCapabilities,
+  type SimplifiedTray,
+} from '../../../protocol/blob-capabilities.js';
 
 function marginSupported(attrs: PrinterAttributes, side: string): number {
   const reported = values(attrs, `media-${side}-margin-supported`).map(asInteger);

@@ -4,50 +4,21 @@
  * admin allows (disabled trays, custom tray names, overridden papers, color and duplex switched
  * off). Pure; nothing to clean up.
  */
-import { ValidationError } from '../../../lib/errors.js';
-import { CUSTOM_PAPER_ID } from '../../../protocol/paper-sizes.js';
-import type { PrintTicket, TrayChoice } from '../../../protocol/print-ticket.js';
 import {
   type BlobCapabilities,
-  type BlobCapabilityName,
   BlobOption,
   type SimplifiedCapabilities,
   type SimplifiedTray,
-} from './blob-capabilities.js';
+} from '../../../protocol/blob-capabilities.js';
+import { CUSTOM_PAPER_ID } from '../../../protocol/paper-sizes.js';
+import type { PrintTicket, TrayChoice } from '../../../protocol/print-ticket.js';
 
-/** Custom values per capability; null or absent means "use the default". */
-export type CustomCapabilities = { [K in BlobCapabilityName]?: BlobCapabilities[K] | null };
-
-const NAMES: BlobCapabilityName[] = ['colors', 'trays', 'options', 'papers', 'resolutions'];
-
-/** Each capability's custom value when set, else its default (never a field-by-field mix). */
-export function mergeCustomCapabilities(
-  defaults: BlobCapabilities,
-  custom: CustomCapabilities,
-): BlobCapabilities {
-  const merged = { ...defaults };
-  for (const name of NAMES) {
-    const value = custom[name];
-    if (value !== undefined && value !== null) Object.assign(merged, { [name]: value });
-  }
-  return merged;
-}
-
-/**
- * Checks rule 2 on simplified trays after an admin edit: custom names must not duplicate
- * another tray's name (custom or original). Throws a ValidationError naming the tray.
- */
-export function validateTrayNames(trays: SimplifiedTray[]): void {
-  const seen = new Map<string, number>();
-  for (const tray of trays) {
-    const shown = (tray.name ?? tray.original_name).toLowerCase();
-    const other = seen.get(shown);
-    if (other !== undefined) {
-      throw new ValidationError(`trays[${tray.index}].name`, `must not duplicate the name of tray ${other}`);
-    }
-    seen.set(shown, tray.index);
-  }
-}
+// The merge and the tray-name rule live in protocol/ so the emulator and the agent share them.
+export {
+  type CustomCapabilities,
+  mergeCustomCapabilities,
+  validateTrayNames,
+} from '../../../protocol/capability-merge.js';
 
 /** What the admin allows for a printer: merged simplified and blob capabilities. */
 export interface EffectiveCapabilities {

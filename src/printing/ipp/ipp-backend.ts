@@ -1,0 +1,149 @@
+/**
+ * PrinterBackend for ipp:// and ipps:// printers over the streaming IppClient. describe() reads
+ * the printer attributes (kept raw for capability translation and for ticket translation in
+ * submit()); submit() sends Print-Job with the ticket's job template attributes, logging the
+ * options the printer cannot honour. Holds no connections: close() only forgets the cached attributes.
+ */
+import type { Logger } from '../../log/logger.js';
+import type {
+  BackendJob,
+  BackendJobState,
+  BackendJobStateName,
+  PrinterAttributes,
+  PrinterBackend,
+  PrinterDescription,
+  PrinterState,
+  SubmittedJob,
+} from '../printer-backend.js';
+import { ValidationError } from '../../lib/errors.js';
+import { ticketToIpp } from '../translate/ticket-to-ipp.js';
+import { firstNumber, firstText, textList } from './ipp-attributes.js';
+import { IppClient, type IppClientOptions } from './ipp-client.js';
+import { IppRejectedError } from './ipp-errors.js';
+import { STATUS } from './ipp-constants.js';
+
+const PRINTER_STATES: Record<number, PrinterState> = { 3: 'idle', 4: 'processing', 5: 'stopped' };
+const JOB_STATES: Record<number, BackendJobStateName> = {
+  3: 'pending',
+  4: 'held',
+  5: 'processing',
+  6: 'stopped',
+  7: 'cancelled',
+  8: 'aborted',
+  9: 'completed',
+};
+
+/** Maps Get-Printer-Attributes to a PrinterDescription. Pure. */
+export function describePrinter(uri: string, attrs: PrinterAttributes): PrinterDescription {
+  return {
+    uri,
+    name: firstText(attrs, 'printer-name') ?? uri,
+    makeAndModel: firstText(attrs, 'printer-make-and-model') ?? 'Unknown IPP printer',
+    state: PRINTER_STATES[firstNumber(attrs, 'printer-state') ?? 3] ?? 'stopped',
+    stateReasons: textList(attrs, 'printer-state-reasons'),
+    uuid: firstText(attrs, 'printer-uuid'),
+    deviceId: firstText(attrs, 'printer-device-id'),
+    location: firstText(attrs, 'printer-location') || undefined,
+    documentFormats: textList(attrs, 'document-format-supported'),
+    attributes: attrs,
+  };
+}
+
+/** Maps Get-Job-Attributes to a BackendJobState. Pure. */
+export function jobStateOf(attrs: PrinterAttributes): BackendJobState {
+  const sheets = firstNumber(attrs, 'job-media-sheets-completed');
+  const impressions = firstNumber(attrs, 'job-impressions-completed');
+  return {
+    state: JOB_STATES[firstNumber(attrs, 'job-state') ?? 3] ?? 'pending',
+    reasons: textList(attrs, 'job-state-reasons'),
+    pagesCompleted: impressions ?? sheets,
+    pagesTotal: firstNumber(attrs, 'job-impressions') ?? undefined,
+  };
+}
+
+/** Get-Jobs by job-name through an IPP client, as a SubmittedJob. */
+export async function findIppJobByName(
+  client: IppClient,
+  jobName: string,
+  signal?: AbortSignal,
+): Promise<SubmittedJob | undefined> {
+  const id = (await client.findJobByName(jobName, signal))?.['job-id'];
+  return typeof id === 'number' ? { printerJobId: String(id) } : undefined;
+}
+
+/** The backend for one IPP printer URI. Construct per printer; close() when done. */
+export class IppBackend implements PrinterBackend {
+  private readonly client: IppClient;
+  private readonly logger: Logger;
+  private attributes: PrinterAttributes | undefined;
+
+  constructor(
+    readonly uri: string,
+    options: { logger: Logger } & Partial<Omit<IppClientOptions, 'uri' | 'logger'>>,
+  ) {
+    this.logger = options.logger.child({ printer: uri.replace(/\?.*$/, '') });
+    this.client = new IppClient({ ...options, uri, logger: this.logger });
+  }
+
+  /** The underlying client, for Validate-Job and Get-Jobs (crash recovery by job-name). */
+  get ipp(): IppClient {
+    return this.client;
+  }
+
+  async describe(signal?: AbortSignal): Promise<PrinterDescription> {
+    this.attributes = await this.client.getPrinterAttributes(undefined, signal);
+    return describePrinter(this.uri, this.attributes);
+  }
+
+  async submit(job: BackendJob, signal?: AbortSignal): Promise<SubmittedJob> {
+    const printer = this.attributes ?? (await this.client.getPrinterAttributes(undefined, signal));
+    this.attributes = printer;
+    const { attributes, dropped } = ticketToIpp(job.ticket, printer);
+    for (const d of dropped) this.logger.warn({ option: d.option, reason: d.reason }, 'print option dropped');
+    const created = await this.client.printJob(
+      {
+        documentPath: job.documentPath,
+        documentFormat: job.documentFormat,
+        jobName: job.jobName,
+        userName: job.userName,
+        jobAttributes: attributes,
+      },
+      signal,
+    );
+    this.logger.info({ printerJobId: created.jobId, dropped: dropped.length }, 'job accepted by printer');
+    return { printerJobId: String(created.jobId) };
+  }
+
+  async jobState(printerJobId: string, signal?: AbortSignal): Promise<BackendJobState> {
+    return jobStateOf(await this.client.getJobAttributes(parseJobId(printerJobId), signal));
+  }
+
+  findJobByName(jobName: string, signal?: AbortSignal): Promise<SubmittedJob | undefined> {
+    return findIppJobByName(this.client, jobName, signal);
+  }
+
+  async cancel(printerJobId: string, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.client.cancelJob(parseJobId(printerJobId), signal);
+    } catch (error) {
+      // Already finished or gone: cancelling is then a no-op, as the interface promises.
+      if (
+        error instanceof IppRejectedError &&
+        [STATUS.NOT_POSSIBLE, STATUS.NOT_FOUND].includes(error.statusCode)
+      )
+        return;
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.attributes = undefined;
+  }
+}
+
+function parseJobId(printerJobId: string): number {
+  const id = Number(printerJobId);
+  if (!Number.isInteger(id) || id <= 0)
+    throw new ValidationError('printerJobId', 'must be a positive integer');
+  return id;
+}

@@ -1,0 +1,206 @@
+/**
+ * A streaming IPP client for one printer URI: Get-Printer-Attributes, Print-Job, Validate-Job,
+ * Get-Job-Attributes, Get-Jobs and Cancel-Job. Documents stream from their file; every request
+ * has a timeout (AbortSignal) on top of the caller's signal; every failure is typed (ipp-errors.ts).
+ * Holds no sockets between calls, so there is nothing to close.
+ */
+import type { Logger } from '../../log/logger.js';
+import { anySignal } from '../../lib/abort.js';
+import type { PrinterAttributes } from '../printer-backend.js';
+import { encodeMessage, type IppAttribute, type IppMessage } from './ipp-codec.js';
+import { attr, groupRecord, groupRecords, operationPreamble } from './ipp-attributes.js';
+import { OPERATION, TAG } from './ipp-constants.js';
+import { errorForStatus } from './ipp-errors.js';
+import { exchange, type IppTarget, parseIppTarget } from './ipp-transport.js';
+
+/** Options of an IppClient. */
+export interface IppClientOptions {
+  /** ipp:// or ipps:// printer URI, with optional tls-verify / tls-fingerprint query parameters. */
+  uri: string;
+  logger: Logger;
+  /** Per-request timeout for attribute requests (default 15 s). */
+  timeoutMs?: number;
+  /** Per-request timeout for requests carrying a document (default 10 min). */
+  documentTimeoutMs?: number;
+  /** requesting-user-name when none is given (default printrelay). */
+  userName?: string;
+}
+
+/** A document and its job attributes for Print-Job / Validate-Job. */
+export interface IppJobRequest {
+  documentPath: string;
+  documentFormat: string;
+  jobName: string;
+  userName?: string;
+  /** Job template attributes (see translate/ticket-to-ipp.ts). */
+  jobAttributes: IppAttribute[];
+}
+
+/** What the printer said about a new job. */
+export interface IppJobCreated {
+  jobId: number;
+  jobUri?: string;
+  jobState?: number;
+  /** The status keyword: successful-ok or successful-ok-ignored-or-substituted-attributes. */
+  statusCode: number;
+  /** Attributes the printer ignored or substituted (unsupported group). */
+  unsupported: PrinterAttributes;
+}
+
+/** Which jobs Get-Jobs lists. */
+export type WhichJobs = 'not-completed' | 'completed' | 'all';
+
+/** An IPP client bound to one printer URI. Construct, then call operations; no cleanup needed. */
+export class IppClient {
+  private readonly target: IppTarget;
+  private requestId = 0;
+
+  constructor(private readonly options: IppClientOptions) {
+    this.target = parseIppTarget(options.uri);
+  }
+
+  /** The printer-uri this client sends (query parameters removed). */
+  get printerUri(): string {
+    return this.target.printerUri;
+  }
+
+  /** Get-Printer-Attributes; `requested` defaults to all plus media-col-database. */
+  async getPrinterAttributes(requested?: string[], signal?: AbortSignal): Promise<PrinterAttributes> {
+    const names = requested ?? ['all', 'media-col-database'];
+    const response = await this.call(
+      'Get-Printer-Attributes',
+      OPERATION.GET_PRINTER_ATTRIBUTES,
+      [attr(TAG.KEYWORD, 'requested-attributes', names)],
+      { signal },
+    );
+    return groupRecord(response, TAG.PRINTER);
+  }
+
+  /** Print-Job: streams the document; resolves when the printer accepted the job. */
+  async printJob(job: IppJobRequest, signal?: AbortSignal): Promise<IppJobCreated> {
+    const response = await this.call('Print-Job', OPERATION.PRINT_JOB, this.jobOperation(job), {
+      signal,
+      job: job.jobAttributes,
+      documentPath: job.documentPath,
+    });
+    const jobAttrs = groupRecord(response, TAG.JOB);
+    const jobId = jobAttrs['job-id'];
+    if (typeof jobId !== 'number') throw errorForStatus(0x0500, 'Print-Job', 'no job-id in the response')!;
+    return {
+      jobId,
+      jobUri: typeof jobAttrs['job-uri'] === 'string' ? jobAttrs['job-uri'] : undefined,
+      jobState: typeof jobAttrs['job-state'] === 'number' ? jobAttrs['job-state'] : undefined,
+      statusCode: response.code,
+      unsupported: groupRecord(response, TAG.UNSUPPORTED_GROUP),
+    };
+  }
+
+  /** Validate-Job: checks the job attributes without sending a document. */
+  async validateJob(
+    job: Omit<IppJobRequest, 'documentPath'>,
+    signal?: AbortSignal,
+  ): Promise<PrinterAttributes> {
+    const response = await this.call('Validate-Job', OPERATION.VALIDATE_JOB, this.jobOperation(job), {
+      signal,
+      job: job.jobAttributes,
+    });
+    return groupRecord(response, TAG.UNSUPPORTED_GROUP);
+  }
+
+  /** Get-Job-Attributes of one job. */
+  async getJobAttributes(jobId: number, signal?: AbortSignal): Promise<PrinterAttributes> {
+    const response = await this.call(
+      'Get-Job-Attributes',
+      OPERATION.GET_JOB_ATTRIBUTES,
+      [
+        attr(TAG.INTEGER, 'job-id', jobId),
+        attr(TAG.NAME, 'requesting-user-name', this.options.userName ?? 'printrelay'),
+      ],
+      { signal },
+    );
+    return groupRecord(response, TAG.JOB);
+  }
+
+  /** Get-Jobs: one record per job, with job-id, job-name, job-state and the requested attributes. */
+  async getJobs(which: WhichJobs = 'all', signal?: AbortSignal): Promise<PrinterAttributes[]> {
+    const response = await this.call(
+      'Get-Jobs',
+      OPERATION.GET_JOBS,
+      [
+        attr(TAG.NAME, 'requesting-user-name', this.options.userName ?? 'printrelay'),
+        attr(TAG.KEYWORD, 'which-jobs', which),
+        attr(TAG.KEYWORD, 'requested-attributes', [
+          'job-id',
+          'job-name',
+          'job-state',
+          'job-state-reasons',
+          'job-impressions-completed',
+        ]),
+      ],
+      { signal },
+    );
+    return groupRecords(response, TAG.JOB);
+  }
+
+  /** The newest job with this job-name, for finding a job again after a crash; undefined when none. */
+  async findJobByName(jobName: string, signal?: AbortSignal): Promise<PrinterAttributes | undefined> {
+    const jobs = await this.getJobs('all', signal);
+    const matches = jobs.filter((j) => j['job-name'] === jobName && typeof j['job-id'] === 'number');
+    matches.sort((a, b) => (b['job-id'] as number) - (a['job-id'] as number));
+    return matches[0];
+  }
+
+  /** Cancel-Job. */
+  async cancelJob(jobId: number, signal?: AbortSignal): Promise<void> {
+    await this.call(
+      'Cancel-Job',
+      OPERATION.CANCEL_JOB,
+      [
+        attr(TAG.INTEGER, 'job-id', jobId),
+        attr(TAG.NAME, 'requesting-user-name', this.options.userName ?? 'printrelay'),
+      ],
+      { signal },
+    );
+  }
+
+  private jobOperation(job: Omit<IppJobRequest, 'documentPath'>): IppAttribute[] {
+    return [
+      attr(TAG.NAME, 'requesting-user-name', job.userName ?? this.options.userName ?? 'printrelay'),
+      attr(TAG.NAME, 'job-name', job.jobName),
+      attr(TAG.MIME_TYPE, 'document-format', job.documentFormat),
+    ];
+  }
+
+  private async call(
+    name: string,
+    operationId: number,
+    operation: IppAttribute[],
+    extra: { signal?: AbortSignal; job?: IppAttribute[]; documentPath?: string },
+  ): Promise<IppMessage> {
+    this.requestId = (this.requestId % 0x7fffffff) + 1;
+    const groups = [
+      { tag: TAG.OPERATION, attributes: [...operationPreamble(this.target.printerUri), ...operation] },
+    ];
+    if (extra.job && extra.job.length > 0) groups.push({ tag: TAG.JOB, attributes: extra.job });
+    const header = encodeMessage({
+      version: { major: 2, minor: 0 },
+      code: operationId,
+      requestId: this.requestId,
+      groups,
+    });
+    const timeout = extra.documentPath
+      ? (this.options.documentTimeoutMs ?? 600_000)
+      : (this.options.timeoutMs ?? 15_000);
+    const signal = anySignal(extra.signal, AbortSignal.timeout(timeout));
+    this.options.logger.debug({ operation: name, requestId: this.requestId }, 'ipp request');
+    const response = await exchange(this.target, header, {
+      operation: name,
+      documentPath: extra.documentPath,
+      signal,
+    });
+    const message = groupRecord(response, TAG.OPERATION)['status-message'];
+    const error = errorForStatus(response.code, name, typeof message === 'string' ? message : undefined);
+    if (error) throw error;
+    return response;
+  }
+}

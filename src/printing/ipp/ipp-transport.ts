@@ -1,0 +1,213 @@
+/**
+ * One IPP request over HTTP(S): the encoded attribute groups, then the document streamed from
+ * its file (never read whole), and the response decoded safely. TLS policy for ipps:// comes
+ * from the URI (see parseIppTarget and docs/ipp.md). Timeouts and cancellation through
+ * AbortSignal. Each call owns its socket and closes it (no keep-alive agent to clean up).
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { TLSSocket } from 'node:tls';
+import { pipeline } from 'node:stream/promises';
+import { PermanentError, ValidationError } from '../../lib/errors.js';
+import { decodeMessage, type IppMessage, IppIncompleteError } from './ipp-codec.js';
+import { errorForNetworkFailure, IppResponseError } from './ipp-errors.js';
+
+/** Where and how to reach a printer, parsed from an ipp:// or ipps:// URI. */
+export interface IppTarget {
+  /** The printer-uri sent in requests (query parameters removed). */
+  printerUri: string;
+  secure: boolean;
+  host: string;
+  port: number;
+  path: string;
+  /** ipps only: verify the certificate chain and host name (default false: printers are self-signed). */
+  tlsVerify: boolean;
+  /** ipps only: the SHA-256 fingerprint the certificate must have (AA:BB:..., case-insensitive). */
+  tlsFingerprint?: string;
+}
+
+/**
+ * Parses ipp://host[:port]/path[?tls-verify=true|false][&tls-fingerprint=AA:BB:...]. The default
+ * port is 631. Throws ValidationError naming `uri` for anything else.
+ */
+export function parseIppTarget(uri: string): IppTarget {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new ValidationError('uri', 'must be an absolute ipp:// or ipps:// URI', 'uri: not an absolute URI');
+  }
+  if (url.protocol !== 'ipp:' && url.protocol !== 'ipps:') {
+    throw new ValidationError(
+      'uri',
+      'scheme must be ipp or ipps',
+      `uri: scheme ${url.protocol} is not ipp/ipps`,
+    );
+  }
+  const verify = url.searchParams.get('tls-verify');
+  if (verify !== null && verify !== 'true' && verify !== 'false') {
+    throw new ValidationError('uri', 'tls-verify must be true or false');
+  }
+  const fingerprint = url.searchParams.get('tls-fingerprint') ?? undefined;
+  if (fingerprint !== undefined && !/^([0-9a-f]{2}:){31}[0-9a-f]{2}$/i.test(fingerprint)) {
+    throw new ValidationError('uri', 'tls-fingerprint must be a SHA-256 fingerprint AA:BB:... (32 bytes)');
+  }
+  const path = url.pathname || '/';
+  const printerUri = `${url.protocol}//${url.host}${path}`;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return {
+    printerUri,
+    secure: url.protocol === 'ipps:',
+    host,
+    port: url.port ? Number(url.port) : 631,
+    path,
+    tlsVerify: verify === 'true',
+    tlsFingerprint: fingerprint?.toUpperCase(),
+  };
+}
+
+/** The largest response accepted (responses are attribute lists; a printer's is a few tens of kB). */
+const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+/** Options of one exchange. */
+export interface ExchangeOptions {
+  operation: string;
+  /** Path of a document to stream after the attributes. */
+  documentPath?: string;
+  signal: AbortSignal;
+}
+
+/** Sends `header` (and the document) to the target; resolves with the decoded response. */
+export async function exchange(
+  target: IppTarget,
+  header: Buffer,
+  options: ExchangeOptions,
+): Promise<IppMessage> {
+  const documentSize = options.documentPath ? await documentLength(options.documentPath) : 0;
+  const where = `${target.host}:${target.port}`;
+  return new Promise<IppMessage>((resolve, reject) => {
+    let settled = false;
+    let responded = false;
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    };
+    const req = openRequest(target, header.length + documentSize, options.signal);
+    req.on('error', (error) => {
+      if (!responded) fail(mapRequestError(error, options, where));
+    });
+    req.on('response', (res) => {
+      responded = true;
+      readResponse(res, options.operation).then(
+        (message) => {
+          settled = true;
+          resolve(message);
+        },
+        (error) => fail(options.signal.aborted ? mapRequestError(error, options, where) : error),
+      );
+    });
+    if (target.secure && target.tlsFingerprint) pinFingerprint(req, target.tlsFingerprint, fail);
+    req.write(header);
+    if (!options.documentPath) {
+      req.end();
+      return;
+    }
+    pipeline(createReadStream(options.documentPath), req).catch((error) => {
+      // The printer may answer (busy, format not supported) and close before taking the whole
+      // document; then the response wins and this write error is noise.
+      setImmediate(() => {
+        if (!responded) fail(mapRequestError(error, options, where));
+      });
+    });
+  });
+}
+
+async function documentLength(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch (error) {
+    throw new PermanentError('document_unreadable', `document ${path} cannot be read`, { cause: error });
+  }
+}
+
+function openRequest(target: IppTarget, length: number, signal: AbortSignal): ClientRequest {
+  const common = {
+    host: target.host,
+    port: target.port,
+    path: target.path,
+    method: 'POST',
+    headers: { 'content-type': 'application/ipp', 'content-length': String(length), connection: 'close' },
+    signal,
+    agent: false as const,
+  };
+  if (!target.secure) return httpRequest(common);
+  return httpsRequest({
+    ...common,
+    rejectUnauthorized: target.tlsVerify,
+    servername: serverName(target.host),
+  });
+}
+
+function serverName(host: string): string | undefined {
+  return /^[\d.]+$/.test(host) || host.includes(':') ? undefined : host;
+}
+
+function pinFingerprint(req: ClientRequest, expected: string, fail: (e: unknown) => void): void {
+  req.on('socket', (socket) => {
+    socket.once('secureConnect', () => {
+      const actual = (socket as TLSSocket).getPeerCertificate().fingerprint256?.toUpperCase();
+      if (actual !== expected) {
+        const error = new PermanentError(
+          'printer_tls_untrusted',
+          `certificate fingerprint ${actual ?? 'none'} does not match tls-fingerprint`,
+        );
+        fail(error);
+        req.destroy(error);
+      }
+    });
+  });
+}
+
+function mapRequestError(error: unknown, options: ExchangeOptions, where: string): unknown {
+  if (options.signal.aborted) {
+    const reason: unknown = options.signal.reason;
+    if (reason instanceof Error && reason.name === 'TimeoutError') {
+      return errorForNetworkFailure(
+        Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }),
+        options.operation,
+        where,
+      );
+    }
+    return reason ?? error;
+  }
+  if (error instanceof PermanentError) return error;
+  return errorForNetworkFailure(error, options.operation, where);
+}
+
+async function readResponse(res: IncomingMessage, operation: string): Promise<IppMessage> {
+  if (res.statusCode !== 200) {
+    res.resume();
+    throw new IppResponseError(operation, `HTTP status ${res.statusCode}`);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of res) {
+      total += (chunk as Buffer).length;
+      if (total > MAX_RESPONSE_BYTES) throw new IppResponseError(operation, 'response larger than 8 MiB');
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    if (error instanceof IppResponseError) throw error;
+    throw new IppResponseError(operation, 'connection closed mid-response', { cause: error });
+  }
+  try {
+    return decodeMessage(Buffer.concat(chunks));
+  } catch (error) {
+    const problem = error instanceof IppIncompleteError ? 'truncated IPP message' : (error as Error).message;
+    throw new IppResponseError(operation, problem, { cause: error });
+  }
+}
