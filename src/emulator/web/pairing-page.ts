@@ -5,6 +5,7 @@
  */
 import { html, hiddenFields } from './html.js';
 import { clientCard, errorNotice, renderPage } from './page-layout.js';
+import { describeScope } from './scope-words.js';
 import type { PageClient } from './sign-in-page.js';
 
 /** Data of the pairing sign-in page. */
@@ -43,4 +44,43 @@ export function renderPairingDonePage(data: { pairingCode: string; client?: Page
   const body = html`${card}
 <p role="status">The device with code <span class="code">${data.pairingCode}</span> is now connected to your account. You can close this page.</p>`;
   return renderPage({ title: 'Device connected', body });
+}
+
+/** Data of the pairing confirmation page (the person is already signed in). */
+export interface PairingConfirmPageData {
+  action: string;
+  csrfToken: string;
+  pairingCode: string;
+  client?: PageClient;
+  /** Who is signed in: the account the device will act for. */
+  userEmail: string;
+  /** Scopes the device asked for, already validated. */
+  scopes: readonly string[];
+}
+
+/** Renders the confirmation for a signed-in person: Connect (decision=approve) or Deny. */
+export function renderPairingConfirmPage(data: PairingConfirmPageData): string {
+  const card = data.client ? clientCard(data.client) : html``;
+  const items = data.scopes.map((scope) => html`<li data-scope="${scope}">${describeScope(scope)}</li>`);
+  const body = html`${card}
+<p>Signed in as <strong>${data.userEmail}</strong>.</p>
+<p>Connect the device showing this code to your account?</p>
+<p class="code" id="pairing-code" aria-label="Pairing code">${data.pairingCode}</p>
+<p id="scopes-heading">The device will be able to:</p>
+<ul class="scopes" aria-labelledby="scopes-heading">${items}</ul>
+<form method="post" action="${data.action}">
+<input type="hidden" name="csrf_token" value="${data.csrfToken}">
+<input type="hidden" name="pairing_code" value="${data.pairingCode}">
+<div class="actions">
+<button type="submit" name="decision" value="approve">Connect device</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</div>
+</form>`;
+  return renderPage({ title: 'Connect a device', body });
+}
+
+/** Renders the page shown after the person denied a pairing. */
+export function renderPairingDeniedPage(data: { pairingCode: string }): string {
+  const body = html`<p role="status">The device with code <span class="code">${data.pairingCode}</span> was not connected. You can close this page.</p>`;
+  return renderPage({ title: 'Device not connected', body });
 }

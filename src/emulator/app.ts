@@ -1,0 +1,175 @@
+/**
+ * The emulator: one Fastify 5 app serving the cloud's hosts on one origin (paths matched
+ * case-insensitively, trailing slash optional), CORS with credentials, one error mapping,
+ * its SQLite store seeded on first start, and every route plugin of routes/. `close()` stops
+ * the server, closes the WebSockets and the database.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import cookie from '@fastify/cookie';
+import cors from '@fastify/cors';
+import formbody from '@fastify/formbody';
+import websocket from '@fastify/websocket';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { EmulatorSeed } from '../config/emulator-seed-schema.js';
+import { type Clock, systemClock } from '../lib/clock.js';
+import type { Logger } from '../log/logger.js';
+import type { EmulatorContext } from './context.js';
+import { installErrorHandlers } from './http/error-handler.js';
+import { PathOnlyLogController } from './http/request-log.js';
+import { connectorChannelRoutes } from './routes/connector-channel.js';
+import { connectorJobRoutes } from './routes/connector-jobs.js';
+import { connectorAdminRoutes } from './routes/connectors.js';
+import { driverRoutes } from './routes/drivers.js';
+import { jwksRoutes } from './routes/jwks.js';
+import { oauthAuthorizeRoutes } from './routes/oauth-authorize.js';
+import { oauthClientRoutes } from './routes/oauth-clients.js';
+import { oauthPairRoutes } from './routes/oauth-pair.js';
+import { oauthRevokeRoutes } from './routes/oauth-revoke.js';
+import { oauthTokenRoutes } from './routes/oauth-token.js';
+import { openidRoutes } from './routes/openid.js';
+import { printerCapabilityRoutes } from './routes/printer-capabilities.js';
+import { printerRoutes } from './routes/printers.js';
+import { pullPrintingRoutes } from './routes/pull-printing.js';
+import { sfapiRoutes } from './routes/sfapi.js';
+import { usersMeRoutes } from './routes/users-me.js';
+import { AuthorizationCodeService } from './services/authorization-codes.js';
+import { startPrinterParts } from './services/capability-service.js';
+import { ConnectorHub } from './services/connector-hub.js';
+import { ConnectorService } from './services/connector-service.js';
+import { JobService } from './services/job-service.js';
+import { OAuthClientService } from './services/oauth-client-service.js';
+import { PairingService } from './services/pairing.js';
+import { PrinterService } from './services/printer-service.js';
+import { TokenService } from './services/token-service.js';
+import { openEmulatorStore } from './store/emulator-store.js';
+import { applySeed } from './store/seed-loader.js';
+
+/** How to build an emulator (see createEmulator). */
+export interface EmulatorOptions {
+  /** Database file path, or ':memory:'. */
+  db: string;
+  /** Directory for uploaded files and other data; created when missing. */
+  dataDir: string;
+  /** Applied to an empty database only. */
+  seed: EmulatorSeed;
+  logger: Logger;
+  clock?: Clock;
+  /** Base for absolute URLs such as sasUri; default: from the request. Also the tokens' issuer. */
+  publicUrl?: string;
+  /** Seconds between channel pings (default 25); tests shorten it. */
+  channelHeartbeatS?: number;
+  /** The printer driver catalog directory (default: drivers/printers/ of the package). */
+  driverDir?: string;
+}
+
+/** A built emulator; the creator calls close(). */
+export interface Emulator {
+  app: FastifyInstance;
+  /** Starts listening (port 0: any free port); resolves to the base URL, e.g. http://127.0.0.1:41234. */
+  listen(host: string, port: number): Promise<string>;
+  /** Closes the server, its WebSockets and the database. */
+  close(): Promise<void>;
+}
+
+/** Builds a ready emulator (routes registered, database migrated and seeded); the caller closes it. */
+export async function createEmulator(options: EmulatorOptions): Promise<Emulator> {
+  const context = await createContext(options);
+  const app = Fastify({
+    // pino's Logger is a FastifyBaseLogger; the generic types differ only in the custom-level parameter.
+    loggerInstance: options.logger.child({ part: 'emulator' }) as FastifyBaseLogger,
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
+    logController: new PathOnlyLogController(),
+    bodyLimit: 16 * 1024 * 1024,
+  });
+  app.decorate('emulator', context);
+  app.decorateRequest('auth', null as never);
+  installErrorHandlers(app);
+  await app.register(cors, {
+    origin: true,
+    credentials: true,
+    exposedHeaders: ['etag', 'content-range', 'www-authenticate'],
+  });
+  await app.register(formbody);
+  // Signs the sign-in pages' session cookie; a new secret per start (sessions do not survive restarts).
+  await app.register(cookie, { secret: randomBytes(32).toString('base64url') });
+  await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
+  await registerRoutes(app, context);
+  // Release long polls and close channels first, so in-flight requests finish before the store closes.
+  app.addHook('preClose', async () => context.hub.stop());
+  app.addHook('onClose', async () => context.store.close());
+  await app.ready();
+  return {
+    app,
+    listen: (host, port) => listen(app, host, port),
+    close: () => app.close(),
+  };
+}
+
+async function registerRoutes(app: FastifyInstance, context: EmulatorContext): Promise<void> {
+  await app.register(oauthTokenRoutes, { context });
+  await app.register(jwksRoutes, { context });
+  // The OAuth authorization server (owner: oauth-server).
+  await app.register(oauthPairRoutes, { context });
+  await app.register(oauthAuthorizeRoutes, { context });
+  await app.register(oauthRevokeRoutes, { context });
+  await app.register(oauthClientRoutes, { context });
+  await app.register(usersMeRoutes, { context });
+  await app.register(openidRoutes, { context });
+  await app.register(printerRoutes, { context });
+  // Capabilities, connectors and drivers of the admin API (owner: printers-admin).
+  await app.register(printerCapabilityRoutes, { context });
+  await app.register(connectorAdminRoutes, { context });
+  await app.register(driverRoutes, { context });
+  await app.register(connectorJobRoutes, { context });
+  await app.register(connectorChannelRoutes, { context });
+  // The print submission API and storage (owner: sfapi) register below.
+  await app.register(sfapiRoutes, { context });
+  // Pull printing: /TPFM/, held queues, pairing and card claims (owner: tpfm-server).
+  await app.register(pullPrintingRoutes, { context });
+}
+
+async function createContext(options: EmulatorOptions): Promise<EmulatorContext> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger.child({ part: 'emulator' });
+  await mkdir(options.dataDir, { recursive: true });
+  const store = openEmulatorStore(options.db);
+  try {
+    if (applySeed(store, options.seed, clock.now())) logger.info('seeded an empty database');
+    const tokens = new TokenService(store, clock, logger, options.publicUrl ?? 'printrelay-emulator');
+    await tokens.start();
+    const hub = new ConnectorHub(clock, logger, options.channelHeartbeatS);
+    const connectors = new ConnectorService(store, clock, logger);
+    const printerParts = await startPrinterParts(store, clock, logger, options.driverDir);
+    const printers = new PrinterService(store, clock, logger, printerParts);
+    const jobs = new JobService(store, clock, logger, hub);
+    return {
+      store,
+      logger,
+      clock,
+      dataDir: options.dataDir,
+      publicUrl: options.publicUrl,
+      tokens,
+      printers,
+      jobs,
+      connectors,
+      hub,
+      ...printerParts,
+      pairings: new PairingService(store, tokens, clock, logger),
+      authorizationCodes: new AuthorizationCodeService(store, tokens, clock, logger),
+      oauthClients: new OAuthClientService(store, clock, logger),
+    };
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+}
+
+async function listen(app: FastifyInstance, host: string, port: number): Promise<string> {
+  await app.listen({ host, port });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string')
+    throw new Error('the emulator is not listening on TCP');
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${shownHost}:${address.port}`;
+}

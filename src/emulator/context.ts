@@ -1,0 +1,60 @@
+/**
+ * What every route plugin of the emulator gets: the store, the services, the clock, the logger
+ * and the data directory. app.ts builds one context per emulator and decorates the Fastify
+ * instance with it (`app.emulator`); plugins also receive it as `options.context`.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../log/logger.js';
+import type { AuthorizationCodeService } from './services/authorization-codes.js';
+import type { CapabilityService } from './services/capability-service.js';
+import type { ConnectorHub } from './services/connector-hub.js';
+import type { ConnectorService } from './services/connector-service.js';
+import type { DriverAssignmentService } from './services/driver-assignment-service.js';
+import type { JobService } from './services/job-service.js';
+import type { OAuthClientService } from './services/oauth-client-service.js';
+import type { PairingService } from './services/pairing.js';
+import type { PrinterService } from './services/printer-service.js';
+import type { TokenService } from './services/token-service.js';
+import type { EmulatorStore } from './store/emulator-store.js';
+
+/** Shared state of one emulator instance. Owned and closed by createEmulator's close(). */
+export interface EmulatorContext {
+  store: EmulatorStore;
+  logger: Logger;
+  clock: Clock;
+  /** Uploaded files and other data live under this directory. */
+  dataDir: string;
+  /** Base URL for absolute links (sasUri); undefined: derived from the request. */
+  publicUrl: string | undefined;
+  tokens: TokenService;
+  printers: PrinterService;
+  jobs: JobService;
+  connectors: ConnectorService;
+  hub: ConnectorHub;
+  /** Blob and simplified capabilities of printers, and the merged printer properties. */
+  capabilities: CapabilityService;
+  /** The driver catalog and automatic driver assignment. */
+  drivers: DriverAssignmentService;
+  /** Pairing-code grant; `pairings.approvePairing(code, email)` approves in-process (the demo). */
+  pairings: PairingService;
+  /** Authorization codes of the authorization code grant. */
+  authorizationCodes: AuthorizationCodeService;
+  /** OAuth client management (/v1/oauth-clients/). */
+  oauthClients: OAuthClientService;
+}
+
+/** Options every emulator route plugin is registered with. */
+export interface EmulatorRouteOptions {
+  context: EmulatorContext;
+}
+
+/** The type of a route plugin: `await app.register(plugin, { context })`. */
+export type EmulatorRoutePlugin = FastifyPluginAsync<EmulatorRouteOptions>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The emulator context (set by createEmulator). */
+    emulator: EmulatorContext;
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Typed errors of the emulator's HTTP layer and the one mapping from any thrown error to an
+ * HTTP status, headers and JSON body `{ error, message, field?, rule? }`. Routes throw; the
+ * error handler (http/error-handler.ts) calls `toHttpError` and answers.
+ */
+import {
+  NotFoundError,
+  PermanentError,
+  PrintRelayError,
+  RetryableError,
+  ValidationError,
+  ValidationErrors,
+} from '../../lib/errors.js';
+
+/** An error that knows its HTTP status (401, 403, 409, 416, ...). */
+export class HttpError extends PrintRelayError {
+  constructor(
+    readonly status: number,
+    code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+    readonly field?: string,
+  ) {
+    super(code, message);
+  }
+}
+
+/** An OAuth 2.0 error (RFC 6749 section 5.2 / RFC 6750 section 3.1). */
+export class OAuthError extends HttpError {
+  constructor(status: number, code: string, description: string, headers: Record<string, string> = {}) {
+    super(status, code, description, headers);
+  }
+}
+
+/** 401 with `WWW-Authenticate: Bearer error="invalid_token"`. */
+export function invalidToken(description: string): OAuthError {
+  return new OAuthError(401, 'invalid_token', description, {
+    'www-authenticate': `Bearer realm="printrelay", error="invalid_token", error_description="${description}"`,
+  });
+}
+
+/** 403 insufficient_scope naming the scopes needed (all of them, or one of them). */
+export function insufficientScope(required: string[], how: 'all of' | 'one of' = 'all of'): OAuthError {
+  const scope = required.join(' ');
+  return new OAuthError(403, 'insufficient_scope', `this call needs ${how} the scopes: ${scope}`, {
+    'www-authenticate': `Bearer realm="printrelay", error="insufficient_scope", scope="${scope}"`,
+  });
+}
+
+/** 409 conflict. */
+export function conflict(message: string, field?: string): HttpError {
+  return new HttpError(409, 'conflict', message, {}, field);
+}
+
+/** 403 for an authenticated caller without the needed role or ownership. */
+export function forbidden(message: string): HttpError {
+  return new HttpError(403, 'forbidden', message);
+}
+
+/** What an error becomes on the wire. */
+export interface HttpErrorResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: { error: string; message: string; field?: string; rule?: string; [key: string]: unknown };
+}
+
+/** Maps any thrown value to a status and body; unknown errors become 500 without details. */
+export function toHttpError(error: unknown): HttpErrorResponse {
+  if (error instanceof OAuthError) {
+    const body = { error: error.code, error_description: error.message, message: error.message };
+    return { status: error.status, headers: error.headers, body };
+  }
+  if (error instanceof HttpError) {
+    const body = {
+      error: error.code,
+      message: error.message,
+      ...(error.field ? { field: error.field } : {}),
+    };
+    return { status: error.status, headers: error.headers, body };
+  }
+  if (error instanceof ValidationError) {
+    return { status: 400, headers: {}, body: { ...validationBody(error), errors: [validationBody(error)] } };
+  }
+  if (error instanceof ValidationErrors) {
+    const first = error.errors[0];
+    const body = {
+      error: 'invalid_request',
+      message: error.message,
+      ...(first ? { field: first.field, rule: first.rule } : {}),
+      errors: error.errors.map(validationBody),
+    };
+    return { status: 400, headers: {}, body };
+  }
+  if (error instanceof NotFoundError)
+    return { status: 404, headers: {}, body: { error: 'not_found', message: error.message } };
+  if (error instanceof RetryableError) {
+    const headers: Record<string, string> =
+      error.retryAfterMs === undefined ? {} : { 'retry-after': String(Math.ceil(error.retryAfterMs / 1000)) };
+    return { status: 503, headers, body: { error: error.code, message: error.message } };
+  }
+  if (error instanceof PermanentError)
+    return { status: 422, headers: {}, body: { error: error.code, message: error.message } };
+  return fromFrameworkError(error);
+}
+
+function validationBody(e: ValidationError): HttpErrorResponse['body'] {
+  return { error: 'invalid_request', message: e.message, field: e.field, rule: e.rule };
+}
+
+/** Fastify's own errors (bad JSON, wrong content type, too large) carry a 4xx statusCode. */
+function fromFrameworkError(error: unknown): HttpErrorResponse {
+  const e = error as { statusCode?: unknown; code?: unknown; message?: unknown };
+  if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    const code = typeof e.code === 'string' ? e.code.toLowerCase() : 'bad_request';
+    return { status: e.statusCode, headers: {}, body: { error: code, message: String(e.message ?? code) } };
+  }
+  return { status: 500, headers: {}, body: { error: 'internal_error', message: 'internal error' } };
+}

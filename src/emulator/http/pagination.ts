@@ -1,0 +1,75 @@
+/**
+ * The admin spec's paginated list envelope `{ count, next, previous, results }` with limit and
+ * offset query parameters; next/previous are absolute URLs keeping the other query parameters.
+ * Pure apart from reading the request's URL and host.
+ */
+import type { FastifyRequest } from 'fastify';
+import { ValidationError, ValidationErrors } from '../../lib/errors.js';
+
+/** Page size when limit is not given (the spec's sample links use 20). */
+export const DEFAULT_PAGE_SIZE = 20;
+/** Largest accepted limit. */
+export const MAX_PAGE_SIZE = 1000;
+
+/** A page request. */
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+/** The paginated list envelope of the admin spec. */
+export interface PageEnvelope<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+/** Reads limit (1..1000, default 20) and offset (>= 0, default 0); errors name the parameter. */
+export function parsePage(query: Record<string, unknown>): Page {
+  const errors: ValidationError[] = [];
+  const read = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = query[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!Number.isInteger(n) || n < min || n > max) {
+      errors.push(new ValidationError(name, `must be an integer from ${min} to ${max}`));
+    }
+    return n;
+  };
+  const page = {
+    limit: read('limit', DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE),
+    offset: read('offset', 0, 0, Number.MAX_SAFE_INTEGER),
+  };
+  if (errors.length > 0) throw new ValidationErrors(errors);
+  return page;
+}
+
+/** The base URL of a request: `publicUrl` when configured, else from the Host header. */
+export function requestBaseUrl(request: FastifyRequest, publicUrl: string | undefined): string {
+  if (publicUrl) return publicUrl.replace(/\/+$/, '');
+  return `${request.protocol}://${request.host}`;
+}
+
+/** Builds the envelope; next/previous keep the request's path and other query parameters. */
+export function envelope<T>(
+  request: FastifyRequest,
+  publicUrl: string | undefined,
+  page: Page,
+  count: number,
+  results: T[],
+): PageEnvelope<T> {
+  const url = new URL(request.url, requestBaseUrl(request, publicUrl) + '/');
+  const link = (offset: number): string => {
+    const u = new URL(url);
+    u.searchParams.set('limit', String(page.limit));
+    u.searchParams.set('offset', String(offset));
+    return u.toString();
+  };
+  return {
+    count,
+    next: page.offset + page.limit < count ? link(page.offset + page.limit) : null,
+    previous: page.offset > 0 ? link(Math.max(0, page.offset - page.limit)) : null,
+    results,
+  };
+}

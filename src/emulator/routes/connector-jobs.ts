@@ -1,0 +1,79 @@
+/**
+ * The REST half of the connector channel (protocol/connector-channel.ts): register, properties
+ * upload, long poll, claim, document download (Range, ETag) and job events. Every call needs the
+ * scope printing.connectors; the calling connector is X-Host-Id or the one the caller registered.
+ */
+import type { FastifyRequest } from 'fastify';
+import { ValidationError } from '../../lib/errors.js';
+import type { JobPollResponse } from '../../protocol/connector-channel.js';
+import type { EmulatorRoutePlugin } from '../context.js';
+import { requireScopes } from '../http/bearer-auth.js';
+import { sendFileWithRange } from '../http/file-range.js';
+import { connectorToWire } from '../services/connector-service.js';
+import { parsePropertiesUpload } from '../services/printer-wire.js';
+import { hostId } from './printers.js';
+
+/** Longest long poll the emulator holds, in seconds. */
+export const MAX_POLL_WAIT_S = 120;
+
+type JobParams = { Params: { id: string } };
+
+/** Registers the connector REST routes. */
+export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+  const auth = { preHandler: requireScopes('printing.connectors') };
+  const { connectors, jobs, printers, hub } = context;
+  const caller = (request: FastifyRequest) => {
+    const connector = connectors.resolveCaller(request.auth, hostId(request));
+    connectors.seen(connector.id);
+    return connector;
+  };
+
+  app.post('/connector/v1/register', auth, async (request, reply) => {
+    const { connector, created } = connectors.register(request.auth, request.body);
+    return reply.status(created ? 201 : 200).send(connectorToWire(connector));
+  });
+
+  app.put<JobParams>('/connector/v1/printers/:id/properties', auth, async (request, reply) => {
+    const properties = parsePropertiesUpload(request.body);
+    printers.uploadProperties(request.auth.organizationId, request.params.id, properties);
+    return reply.status(204).send();
+  });
+
+  app.get('/connector/v1/jobs', auth, async (request, reply): Promise<JobPollResponse> => {
+    const wait = parseWait((request.query as Record<string, unknown>)['wait']);
+    const connector = caller(request);
+    let offers = jobs.pendingOffers(connector.id);
+    if (offers.length === 0 && wait > 0) {
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      await hub.waitForWork(connector.id, wait * 1000, gone.signal);
+      offers = jobs.pendingOffers(connector.id);
+    }
+    return { jobs: offers };
+  });
+
+  app.post<JobParams>('/connector/v1/jobs/:id/claim', auth, async (request) =>
+    jobs.claim(caller(request), request.params.id),
+  );
+
+  app.get<JobParams>('/connector/v1/jobs/:id/document', auth, async (request, reply) => {
+    const job = jobs.documentFor(caller(request), request.params.id);
+    const { path, size, sha256, contentType } = job.file;
+    return sendFileWithRange(request, reply, { path, size, etag: `"${sha256}"`, contentType });
+  });
+
+  app.post<JobParams>('/connector/v1/jobs/:id/events', auth, async (request, reply) => {
+    await jobs.applyEvent(caller(request), request.params.id, request.body);
+    return reply.status(204).send();
+  });
+};
+
+/** The wait parameter: whole seconds from 0 to MAX_POLL_WAIT_S (default 0: answer at once). */
+function parseWait(raw: unknown): number {
+  if (raw === undefined || raw === '') return 0;
+  const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(n) || n > MAX_POLL_WAIT_S) {
+    throw new ValidationError('wait', `must be whole seconds from 0 to ${MAX_POLL_WAIT_S}`);
+  }
+  return n;
+}

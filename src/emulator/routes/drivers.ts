@@ -1,0 +1,30 @@
+/**
+ * The admin API's driver endpoints, served from the catalog in drivers/printers/:
+ *   GET /printing/v1/drivers/vendors/            array of vendor names
+ *   GET /printing/v1/drivers/?vendor=&limit=&offset=   paginated Driver objects (vendor required)
+ * A printer's driver is set with PATCH /printing/v1/printers/<id>/ {driver_id} (routes/printers.ts).
+ * Reads need printing or printing.connectors.
+ */
+import { ValidationError } from '../../lib/errors.js';
+import type { EmulatorRoutePlugin } from '../context.js';
+import { requireAnyScope } from '../http/bearer-auth.js';
+import { envelope, parsePage } from '../http/pagination.js';
+
+/** Registers the driver routes. */
+export const driverRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+  const { drivers, publicUrl } = context;
+  const read = { preHandler: requireAnyScope('printing', 'printing.connectors') };
+
+  app.get('/printing/v1/drivers/vendors', read, async () => drivers.vendors());
+
+  app.get('/printing/v1/drivers', read, async (request) => {
+    const query = request.query as Record<string, unknown>;
+    const page = parsePage(query);
+    const vendor = query['vendor'];
+    if (typeof vendor !== 'string' || vendor.trim() === '') {
+      throw new ValidationError('vendor', 'required: a vendor name from GET /printing/v1/drivers/vendors/');
+    }
+    const all = drivers.driversOf(request.auth.organizationId, vendor);
+    return envelope(request, publicUrl, page, all.length, all.slice(page.offset, page.offset + page.limit));
+  });
+};

@@ -1,0 +1,82 @@
+/**
+ * Fetches a document named by `fileurl` in a Print request: a streaming GET (redirects
+ * followed) written to disk through FileStore.streamTo, so large files never sit in memory.
+ * Fetches run in the background; the Print route answers 412 until the fetch has finished.
+ */
+import { Readable } from 'node:stream';
+import { fetch } from 'undici';
+import { PermanentError, errorMessage } from '../../lib/errors.js';
+import type { Logger } from '../../log/logger.js';
+import type { FileStore, StoredFile } from './file-store.js';
+
+/** What a UrlFetcher needs: the store the documents go to and a logger. */
+export interface UrlFetcherOptions {
+  files: FileStore;
+  logger: Logger;
+  /** Gives up on a fetch after this long (default 10 minutes). */
+  timeoutMs?: number;
+}
+
+/**
+ * Runs URL fetches into stored files. `stop()` aborts the fetches still running (their files
+ * are marked failed); the caller stops it before closing the file store.
+ */
+export class UrlFetcher {
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly controller = new AbortController();
+
+  constructor(private readonly options: UrlFetcherOptions) {}
+
+  /**
+   * Starts fetching `url` into `file` (already in state fetching) and returns at once. The file
+   * becomes ready, or failed with a reason, when the fetch ends.
+   */
+  start(file: StoredFile, url: string): void {
+    const task = this.fetchInto(file, url).finally(() => this.running.delete(file.fileId));
+    this.running.set(file.fileId, task);
+  }
+
+  /** Waits until the fetch of `fileId` ends or `ms` pass; true when it has ended. */
+  async settled(fileId: string, ms: number): Promise<boolean> {
+    const task = this.running.get(fileId);
+    if (!task) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    const done = await Promise.race([task.then(() => true as const), timeout]);
+    clearTimeout(timer);
+    return done;
+  }
+
+  /** Aborts every running fetch and waits for them to record their failure. */
+  async stop(): Promise<void> {
+    this.controller.abort(new Error('emulator stopping'));
+    await Promise.allSettled([...this.running.values()]);
+  }
+
+  private async fetchInto(file: StoredFile, url: string): Promise<void> {
+    const { files, logger } = this.options;
+    const log = logger.child({ file: file.fileId, host: new URL(url).host });
+    const signal = AbortSignal.any([
+      this.controller.signal,
+      AbortSignal.timeout(this.options.timeoutMs ?? 600_000),
+    ]);
+    try {
+      const response = await fetch(url, { signal, redirect: 'follow' });
+      if (!response.ok || !response.body) {
+        await response.body?.cancel();
+        throw new PermanentError('fetch_failed', `the server answered HTTP ${response.status}`);
+      }
+      const { size, sha256 } = await files.streamTo(Readable.fromWeb(response.body), file.path);
+      Object.assign(file, { size, sha256 });
+      await files.setState(file, 'ready');
+      log.info({ size }, 'fetched document from URL');
+    } catch (error) {
+      const cause = error instanceof Error && error.cause ? ` (${errorMessage(error.cause)})` : '';
+      const reason = `fetching fileurl failed: ${errorMessage(error)}${cause}`;
+      log.warn({ reason }, 'document fetch failed');
+      await files.setState(file, 'failed', reason);
+    }
+  }
+}

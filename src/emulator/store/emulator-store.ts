@@ -1,0 +1,54 @@
+/**
+ * The emulator's store: the database handle and one repository per table, built together.
+ * `close()` closes the database; whoever called `openEmulatorStore` calls it.
+ */
+import { ConnectorRepo } from './connector-repo.js';
+import { type EmulatorDatabase, openEmulatorDatabase } from './database.js';
+import { JobRepo } from './job-repo.js';
+import { OAuthClientRepo } from './oauth-client-repo.js';
+import { OrganizationRepo } from './organization-repo.js';
+import { PrinterRepo } from './printer-repo.js';
+import { PrinterSettingsRepo } from './printer-settings-repo.js';
+import { RefreshTokenRepo } from './refresh-token-repo.js';
+import { SigningKeyRepo } from './signing-key-repo.js';
+import { UserRepo } from './user-repo.js';
+
+/** Every repository over one database. */
+export class EmulatorStore {
+  readonly organizations: OrganizationRepo;
+  readonly users: UserRepo;
+  readonly clients: OAuthClientRepo;
+  readonly refreshTokens: RefreshTokenRepo;
+  readonly signingKeys: SigningKeyRepo;
+  readonly printerSettings: PrinterSettingsRepo;
+  readonly connectors: ConnectorRepo;
+  readonly printers: PrinterRepo;
+  readonly jobs: JobRepo;
+
+  constructor(readonly db: EmulatorDatabase) {
+    this.organizations = new OrganizationRepo(db);
+    this.users = new UserRepo(db);
+    this.clients = new OAuthClientRepo(db);
+    this.refreshTokens = new RefreshTokenRepo(db);
+    this.signingKeys = new SigningKeyRepo(db);
+    this.printerSettings = new PrinterSettingsRepo(db);
+    this.connectors = new ConnectorRepo(db);
+    this.printers = new PrinterRepo(db);
+    this.jobs = new JobRepo(db);
+  }
+
+  /** Runs `fn` in one transaction. */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  /** Closes the database. */
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+/** Opens (and migrates) the database at `path` (a file or ':memory:'); the caller closes the store. */
+export function openEmulatorStore(path: string): EmulatorStore {
+  return new EmulatorStore(openEmulatorDatabase(path));
+}

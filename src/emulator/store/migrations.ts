@@ -1,0 +1,292 @@
+/**
+ * The emulator database's numbered migrations. Each entry brings the schema to its `version`;
+ * the runner (store/database.ts) applies the pending ones in order, one transaction each, and
+ * records them in `schema_migrations`. Append new migrations; never edit an applied one.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Every migration, in version order. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'organizations, users, cards, oauth clients, tokens, signing keys',
+    sql: `
+      CREATE TABLE organizations (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE users (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        password_hash TEXT NOT NULL,
+        first_name TEXT NOT NULL DEFAULT '',
+        last_name TEXT NOT NULL DEFAULT '',
+        roles TEXT NOT NULL,
+        pull_printing_enabled INTEGER NOT NULL DEFAULT 1,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE user_cards (
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        card_number TEXT NOT NULL,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (organization_id, card_number)
+      );
+      CREATE TABLE oauth_clients (
+        client_id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        secret_hash TEXT,
+        name TEXT NOT NULL,
+        external_description TEXT NOT NULL DEFAULT '',
+        client_type TEXT NOT NULL,
+        grant_types TEXT NOT NULL,
+        redirect_urls TEXT NOT NULL,
+        allowed_scopes TEXT NOT NULL,
+        tenant_mode TEXT,
+        protected INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        deleted_at INTEGER
+      );
+      CREATE TABLE refresh_tokens (
+        token_hash TEXT PRIMARY KEY,
+        family_id TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        organization_id TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        spent_at INTEGER,
+        revoked_at INTEGER
+      );
+      CREATE INDEX refresh_tokens_family ON refresh_tokens(family_id);
+      CREATE TABLE signing_keys (
+        kid TEXT PRIMARY KEY,
+        algorithm TEXT NOT NULL,
+        private_jwk TEXT NOT NULL,
+        public_jwk TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        active INTEGER NOT NULL DEFAULT 1
+      );
+      CREATE TABLE printer_settings (
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        printer_name TEXT NOT NULL,
+        pull_printing_password_hash TEXT,
+        PRIMARY KEY (organization_id, printer_name)
+      );`,
+  },
+  {
+    version: 2,
+    name: 'connectors, printers, jobs, job events',
+    sql: `
+      CREATE TABLE connectors (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        serial_string TEXT,
+        readable_name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        type TEXT NOT NULL,
+        tpuid INTEGER NOT NULL UNIQUE,
+        status TEXT NOT NULL,
+        location TEXT,
+        hostname TEXT NOT NULL,
+        internal_ip TEXT,
+        external_ip TEXT,
+        os_type TEXT NOT NULL,
+        sw_version TEXT NOT NULL,
+        management_url TEXT,
+        supported_formats TEXT NOT NULL,
+        registered_user_id TEXT NOT NULL,
+        registered_client_id TEXT NOT NULL,
+        last_seen_online INTEGER NOT NULL,
+        last_printer_update INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        UNIQUE (organization_id, serial_string),
+        UNIQUE (organization_id, readable_name)
+      );
+      CREATE TABLE printers (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        connector_id TEXT NOT NULL REFERENCES connectors(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        status TEXT NOT NULL,
+        tp_id INTEGER NOT NULL,
+        supported_formats TEXT NOT NULL,
+        vendor_name TEXT NOT NULL DEFAULT '',
+        model_name TEXT NOT NULL DEFAULT '',
+        location TEXT NOT NULL DEFAULT '',
+        pnp_id TEXT NOT NULL DEFAULT '',
+        driver_id TEXT,
+        manual_driver_id TEXT,
+        properties_json TEXT,
+        properties_updated_at INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        UNIQUE (organization_id, name),
+        UNIQUE (connector_id, tp_id)
+      );
+      CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        printer_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        file_path TEXT NOT NULL,
+        file_size INTEGER NOT NULL,
+        file_sha256 TEXT NOT NULL,
+        file_extension TEXT NOT NULL,
+        content_type TEXT NOT NULL,
+        file_name TEXT NOT NULL,
+        ticket_json TEXT NOT NULL,
+        delete_after_print INTEGER NOT NULL,
+        file_deleted INTEGER NOT NULL DEFAULT 0,
+        claimed_by TEXT,
+        pages_printed INTEGER NOT NULL DEFAULT 0,
+        pages_total INTEGER NOT NULL DEFAULT 0,
+        printer_job_id TEXT,
+        error_code INTEGER,
+        message TEXT,
+        last_seq INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        finished_at INTEGER
+      );
+      CREATE INDEX jobs_printer_state ON jobs(printer_id, state);
+      CREATE TABLE job_events (
+        event_id TEXT PRIMARY KEY,
+        job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        at TEXT NOT NULL,
+        body_json TEXT NOT NULL,
+        applied INTEGER NOT NULL,
+        received_at INTEGER NOT NULL
+      );
+      CREATE INDEX job_events_job ON job_events(job_id, seq);`,
+  },
+  {
+    version: 3,
+    name: 'pull printing: queue printers, held jobs, local jobs, registration codes',
+    sql: `
+      CREATE TABLE pull_queues (
+        organization_id TEXT PRIMARY KEY REFERENCES organizations(id) ON DELETE CASCADE,
+        connector_id TEXT NOT NULL REFERENCES connectors(id) ON DELETE CASCADE,
+        printer_id TEXT NOT NULL REFERENCES printers(id) ON DELETE CASCADE
+      );
+      CREATE TABLE held_jobs (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        file_name TEXT NOT NULL,
+        display_name TEXT NOT NULL,
+        driver_name TEXT NOT NULL,
+        file_path TEXT NOT NULL,
+        file_size INTEGER NOT NULL,
+        file_sha256 TEXT NOT NULL,
+        file_extension TEXT NOT NULL,
+        content_type TEXT NOT NULL,
+        ticket_json TEXT NOT NULL,
+        on_hold INTEGER NOT NULL DEFAULT 0,
+        released_job_id TEXT,
+        created_at INTEGER NOT NULL,
+        modified_at INTEGER NOT NULL
+      );
+      CREATE INDEX held_jobs_user ON held_jobs(user_id, created_at);
+      CREATE TABLE local_jobs (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        printer_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        state TEXT NOT NULL,
+        fields_json TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE registration_codes (
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        code TEXT NOT NULL,
+        card_number TEXT NOT NULL,
+        printer_id TEXT NOT NULL,
+        print_job_id TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        claimed_by TEXT,
+        PRIMARY KEY (organization_id, code)
+      );`,
+  },
+  {
+    version: 4,
+    name: 'oauth server: client origin, pairings, authorization codes, sessions, creation log, revoked tokens',
+    sql: `
+      ALTER TABLE oauth_clients ADD COLUMN origin TEXT NOT NULL DEFAULT 'seed';
+      ALTER TABLE oauth_clients ADD COLUMN partner_scoped INTEGER NOT NULL DEFAULT 0;
+      CREATE TABLE oauth_pairings (
+        code_hash TEXT PRIMARY KEY,
+        client_id TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        interval_s INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        last_polled_at INTEGER,
+        user_id TEXT,
+        decision TEXT,
+        decided_at INTEGER,
+        consumed_at INTEGER
+      );
+      CREATE TABLE oauth_codes (
+        code_hash TEXT PRIMARY KEY,
+        client_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        redirect_uri TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        code_challenge TEXT,
+        nonce TEXT,
+        family_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER
+      );
+      CREATE TABLE oauth_sessions (
+        id_hash TEXT PRIMARY KEY,
+        user_id TEXT,
+        csrf_token TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE TABLE oauth_client_creations (
+        admin_user_id TEXT NOT NULL,
+        organization_id TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX oauth_client_creations_admin ON oauth_client_creations(admin_user_id, created_at);
+      CREATE TABLE revoked_access_tokens (
+        jti TEXT PRIMARY KEY,
+        expires_at INTEGER NOT NULL
+      );`,
+  },
+  {
+    version: 5,
+    name: 'printer capabilities (defaults, customs, simplified customs), driver assignment states',
+    sql: `
+      CREATE TABLE printer_capabilities (
+        printer_id TEXT PRIMARY KEY REFERENCES printers(id) ON DELETE CASCADE,
+        defaults_json TEXT,
+        custom_json TEXT NOT NULL DEFAULT '{}',
+        simplified_json TEXT NOT NULL DEFAULT '{}',
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE printer_driver_states (
+        printer_id TEXT PRIMARY KEY REFERENCES printers(id) ON DELETE CASCADE,
+        state TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );`,
+  },
+];

@@ -1,0 +1,141 @@
+/**
+ * Test harness for the emulator's integration tests: starts an emulator with the demo seed on
+ * 127.0.0.1 port 0 in a temp data dir, and small undici helpers for tokens and JSON calls.
+ * `close()` stops the emulator and removes the temp dir.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { DEMO, defaultEmulatorSeed } from '../../src/config/demo-seed.js';
+import type { EmulatorSeed } from '../../src/config/emulator-seed-schema.js';
+import { type Emulator, createEmulator } from '../../src/emulator/app.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { silentLogger } from '../../src/log/logger.js';
+import type { ConnectorRegistration } from '../../src/protocol/connector-channel.js';
+
+export { DEMO };
+
+export interface Harness {
+  emulator: Emulator;
+  baseUrl: string;
+  clock: ManualClock;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/** Starts an emulator (':memory:' database unless `db` is given). */
+export async function startHarness(
+  options: { seed?: EmulatorSeed; db?: string; dataDir?: string; heartbeatS?: number } = {},
+): Promise<Harness> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'emulator-test-')));
+  const clock = new ManualClock(Date.now());
+  const emulator = await createEmulator({
+    db: options.db ?? ':memory:',
+    dataDir,
+    seed: options.seed ?? defaultEmulatorSeed(),
+    logger: silentLogger(),
+    clock,
+    ...(options.heartbeatS === undefined ? {} : { channelHeartbeatS: options.heartbeatS }),
+  });
+  const baseUrl = await emulator.listen('127.0.0.1', 0);
+  return {
+    emulator,
+    baseUrl,
+    clock,
+    dataDir,
+    close: async () => {
+      await emulator.close();
+      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Basic header of the demo client. */
+export function demoBasic(id: string = DEMO.client.id, secret: string = DEMO.client.secret): string {
+  return `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+}
+
+export interface CallResult<T = unknown> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+}
+
+/** A form POST to the token endpoint. */
+export async function tokenRequest(
+  baseUrl: string,
+  form: Record<string, string>,
+  authorization?: string,
+): Promise<CallResult<Record<string, unknown>>> {
+  const res = await request(`${baseUrl}/oauth/access_token/`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(authorization ? { authorization } : {}),
+    },
+    body: new URLSearchParams(form).toString(),
+  });
+  return {
+    status: res.statusCode,
+    headers: res.headers,
+    body: (await res.body.json()) as Record<string, unknown>,
+  };
+}
+
+/** An access token of a demo user by the password grant. */
+export async function passwordToken(
+  baseUrl: string,
+  scope: string,
+  user: { email: string; password: string } = DEMO.admin,
+): Promise<string> {
+  const res = await tokenRequest(
+    baseUrl,
+    { grant_type: 'password', username: user.email, password: user.password, scope },
+    demoBasic(),
+  );
+  if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body['access_token'] as string;
+}
+
+/** A JSON call with a bearer token; the body is parsed when there is one. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely; each assertion states the shape it expects.
+export async function call<T = any>(
+  baseUrl: string,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  path: string,
+  token: string | undefined,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<CallResult<T>> {
+  const res = await request(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.body.text();
+  return {
+    status: res.statusCode,
+    headers: res.headers,
+    body: (text === '' ? undefined : JSON.parse(text)) as T,
+  };
+}
+
+/** A registration body with the given serial. */
+export function registration(serial: string, name = 'Office connector'): ConnectorRegistration {
+  return {
+    serial_string: serial,
+    type: 'TPHub',
+    readable_name: name,
+    hostname: 'host-1',
+    internal_ip: '10.0.0.5',
+    external_ip: null,
+    os_type: 'Linux',
+    sw_version: '0.1.0',
+    supported_formats: 'RAW,PDF',
+  };
+}

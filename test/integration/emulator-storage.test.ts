@@ -1,0 +1,200 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FormData, request } from 'undici';
+import { ManualClock } from '../../src/lib/clock.js';
+import { createLogger } from '../../src/log/logger.js';
+import { call, type SfapiHarness, startSfapiHarness } from './emulator-sfapi-harness.js';
+
+let h: SfapiHarness;
+const clock = new ManualClock(Date.now());
+
+beforeAll(async () => {
+  h = await startSfapiHarness(clock);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function prepare(): Promise<{ fileid: string; sasUri: string }> {
+  const { status, body } = await call(h, '/sfapi/PrepareUpload/');
+  expect(status).toBe(200);
+  return body;
+}
+
+async function put(
+  url: string,
+  body: string | Buffer | FormData | Readable,
+  headers: Record<string, string> = {},
+) {
+  const response = await request(url, { method: 'PUT', headers, body });
+  return { status: response.statusCode, text: await response.body.text(), headers: response.headers };
+}
+
+function stored(fileid: string): Promise<Buffer> {
+  return readFile(join(h.dataDir, 'files', `${fileid}.bin`));
+}
+
+/** Prints the file, proving the upload made it printable. */
+async function printable(fileid: string): Promise<void> {
+  const print = await call(h, '/sfapi/Print/', {
+    method: 'POST',
+    body: { fileid, type: 'pdf', printerid: h.printerId },
+  });
+  expect(print.status).toBe(200);
+}
+
+describe('PrepareUpload', () => {
+  it('returns a fileid and an absolute signed sasUri on the emulator', async () => {
+    const { fileid, sasUri } = await prepare();
+    const url = new URL(sasUri);
+    expect(url.origin).toBe(h.base);
+    expect(url.pathname).toBe(`/storage/uploads/${fileid}`);
+    expect(url.searchParams.get('sig')).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+    expect(Date.parse(url.searchParams.get('se') ?? '')).toBe(clock.now() + 3600_000);
+  });
+});
+
+describe('uploads', () => {
+  it('takes the multipart form of the spec, streaming the part named file', async () => {
+    const { fileid, sasUri } = await prepare();
+    const content = randomBytes(300_000);
+    const form = new FormData();
+    form.append('comment', 'ignored');
+    form.append('file', new Blob([content]), 'doc.pdf');
+    const answer = await put(sasUri, form, { 'x-ms-blob-type': 'BlockBlob' });
+    expect(answer).toMatchObject({ status: 201, text: '' });
+    expect((await stored(fileid)).equals(content)).toBe(true);
+    await printable(fileid);
+  });
+
+  it('refuses a multipart body without a file part, naming it', async () => {
+    const { sasUri } = await prepare();
+    const form = new FormData();
+    form.append('other', 'x');
+    const answer = await put(sasUri, form, { 'x-ms-blob-type': 'BlockBlob' });
+    expect(answer.status).toBe(400);
+    expect(answer.text).toMatch(/part named file/);
+  });
+
+  it('takes a raw streamed body (Azure SDK, small files)', async () => {
+    const { fileid, sasUri } = await prepare();
+    const chunks = [randomBytes(70_000), randomBytes(70_000), randomBytes(5)];
+    const answer = await put(sasUri, Readable.from(chunks), {
+      'x-ms-blob-type': 'BlockBlob',
+      'content-type': 'application/pdf',
+    });
+    expect(answer.status).toBe(201);
+    expect((await stored(fileid)).equals(Buffer.concat(chunks))).toBe(true);
+    await printable(fileid);
+  });
+
+  it('needs x-ms-blob-type on a whole-blob upload', async () => {
+    const { sasUri } = await prepare();
+    const answer = await put(sasUri, 'x', { 'content-type': 'application/pdf' });
+    expect(answer.status).toBe(400);
+    expect(answer.text).toMatch(/x-ms-blob-type/);
+  });
+
+  it('assembles blocks uploaded in parallel and out of order, in the listed order', async () => {
+    const { fileid, sasUri } = await prepare();
+    const blocks = Array.from({ length: 8 }, (_, i) => ({
+      id: Buffer.from(`block-${String(i).padStart(6, '0')}`).toString('base64'),
+      data: randomBytes(50_000 + i),
+    }));
+    const order = [5, 2, 7, 0, 3, 6, 1, 4];
+    const answers = await Promise.all(
+      order.map((i) =>
+        put(`${sasUri}&comp=block&blockid=${encodeURIComponent(blocks[i]!.id)}`, blocks[i]!.data),
+      ),
+    );
+    for (const answer of answers) expect(answer.status).toBe(201);
+    const xml = `<?xml version="1.0" encoding="utf-8"?><BlockList>${blocks.map((b) => `<Latest>${b.id}</Latest>`).join('')}</BlockList>`;
+    const commit = await put(`${sasUri}&comp=blocklist`, xml, { 'content-type': 'application/xml' });
+    expect(commit).toMatchObject({ status: 201, text: '' });
+    const whole = Buffer.concat(blocks.map((b) => b.data));
+    expect((await stored(fileid)).equals(whole)).toBe(true);
+    const record = JSON.parse(await readFile(join(h.dataDir, 'files', `${fileid}.json`), 'utf8'));
+    expect(record.sha256).toBe(createHash('sha256').update(whole).digest('hex'));
+
+    // A second list can reuse committed blocks and add uncommitted ones.
+    const extra = { id: Buffer.from('block-extra').toString('base64'), data: Buffer.from('tail') };
+    expect(
+      (await put(`${sasUri}&comp=block&blockid=${encodeURIComponent(extra.id)}`, extra.data)).status,
+    ).toBe(201);
+    const relist = `<BlockList><Committed>${blocks[3]!.id}</Committed><Uncommitted>${extra.id}</Uncommitted><Latest>${blocks[0]!.id}</Latest></BlockList>`;
+    expect((await put(`${sasUri}&comp=blocklist`, relist)).status).toBe(201);
+    expect((await stored(fileid)).equals(Buffer.concat([blocks[3]!.data, extra.data, blocks[0]!.data]))).toBe(
+      true,
+    );
+    await printable(fileid);
+  });
+
+  it('refuses a block list naming a block never uploaded, and a bad block id', async () => {
+    const { sasUri } = await prepare();
+    const missing = await put(`${sasUri}&comp=blocklist`, '<BlockList><Latest>QUJD</Latest></BlockList>');
+    expect(missing.status).toBe(400);
+    expect(missing.text).toMatch(/blocklist: block QUJD \(Latest\) was not uploaded/);
+    const badId = await put(`${sasUri}&comp=block&blockid=${encodeURIComponent('not base64!')}`, 'x');
+    expect(badId.status).toBe(400);
+    expect(badId.text).toMatch(/blockid: must be base64/);
+  });
+});
+
+describe('logging', () => {
+  it('never writes the signed query string to the log', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'trace',
+      destination: { write: (line: string) => lines.push(line) },
+    });
+    const logged = await startSfapiHarness(undefined, logger);
+    try {
+      const { body } = await call(logged, '/sfapi/PrepareUpload/');
+      const url = new URL(body.sasUri);
+      const headers = { 'x-ms-blob-type': 'BlockBlob' };
+      expect((await put(url.href, 'document', headers)).status).toBe(201);
+      url.searchParams.set('sig', 'tampered-signature-value');
+      expect((await put(url.href, 'document', headers)).status).toBe(403);
+      expect(lines.length).toBeGreaterThan(0);
+      const sig = new URL(body.sasUri).searchParams.get('sig') ?? '';
+      for (const line of lines) {
+        expect(line).not.toContain(sig);
+        expect(line).not.toContain('tampered-signature-value');
+      }
+    } finally {
+      await logged.close();
+    }
+  });
+});
+
+describe('signatures', () => {
+  it('refuses a tampered signature or a URL of another file with 403', async () => {
+    const { sasUri } = await prepare();
+    const other = await prepare();
+    const tampered = new URL(sasUri);
+    const sig = tampered.searchParams.get('sig') ?? '';
+    tampered.searchParams.set('sig', `${sig.slice(0, -2)}${sig.endsWith('AA') ? 'BB' : 'AA'}`);
+    const headers = { 'x-ms-blob-type': 'BlockBlob' };
+    expect((await put(tampered.href, 'x', headers)).status).toBe(403);
+    const swapped = new URL(sasUri);
+    swapped.pathname = `/storage/uploads/${other.fileid}`;
+    expect((await put(swapped.href, 'x', headers)).status).toBe(403);
+    const later = new URL(sasUri);
+    later.searchParams.set('se', new Date(clock.now() + 7200_000).toISOString());
+    expect((await put(later.href, 'x', headers)).status).toBe(403);
+    const unsigned = new URL(sasUri);
+    unsigned.search = '';
+    expect((await put(unsigned.href, 'x', headers)).status).toBe(403);
+  });
+
+  it('refuses an expired URL with 403 after one hour', async () => {
+    const { sasUri } = await prepare();
+    clock.advance(3600_000);
+    const answer = await put(sasUri, 'late', { 'x-ms-blob-type': 'BlockBlob' });
+    expect(answer.status).toBe(403);
+    expect(answer.text).toMatch(/expired/);
+  });
+});

@@ -1,0 +1,97 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { defaultEmulatorSeed } from '../../src/config/demo-seed.js';
+import { openEmulatorDatabase, runMigrations, schemaVersion } from '../../src/emulator/store/database.js';
+import { openEmulatorStore } from '../../src/emulator/store/emulator-store.js';
+import { MIGRATIONS } from '../../src/emulator/store/migrations.js';
+import { hashSecret, verifySecret } from '../../src/emulator/store/secret-hash.js';
+import { applySeed } from '../../src/emulator/store/seed-loader.js';
+import { call, DEMO, passwordToken, startHarness } from './emulator-harness.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'emulator-store-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('migrations', () => {
+  it('bring an empty file database to the latest version in WAL mode, once', () => {
+    const db = openEmulatorDatabase(join(dir, 'e.db'));
+    expect(schemaVersion(db)).toBe(MIGRATIONS.at(-1)!.version);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(runMigrations(db, MIGRATIONS)).toEqual([]);
+    db.close();
+  });
+
+  it('apply only newer migrations and refuse a bad order', () => {
+    const db = openEmulatorDatabase(':memory:');
+    const extra = [...MIGRATIONS, { version: 99, name: 'extra', sql: 'CREATE TABLE extra (x INTEGER)' }];
+    expect(runMigrations(db, extra)).toEqual([99]);
+    expect(schemaVersion(db)).toBe(99);
+    expect(() => runMigrations(db, [...extra].reverse())).toThrow(/increase strictly/);
+    db.close();
+  });
+});
+
+describe('seed', () => {
+  it('fills an empty database only, hashing passwords and secrets', () => {
+    const store = openEmulatorStore(':memory:');
+    expect(applySeed(store, defaultEmulatorSeed(), 1)).toBe(true);
+    expect(applySeed(store, defaultEmulatorSeed(), 2)).toBe(false);
+    expect(store.organizations.list().map((o) => o.name)).toEqual([
+      DEMO.organization,
+      DEMO.otherOrganization,
+    ]);
+    const row = store.db.prepare('SELECT password_hash FROM users WHERE email = ?').get(DEMO.user.email) as {
+      password_hash: string;
+    };
+    expect(row.password_hash).not.toContain(DEMO.user.password);
+    expect(store.users.verifyPassword(DEMO.user.email.toUpperCase(), DEMO.user.password)?.email).toBe(
+      DEMO.user.email,
+    );
+    expect(store.users.verifyPassword(DEMO.user.email, 'wrong')).toBeUndefined();
+    const alice = store.users.findByEmail(DEMO.user.email)!;
+    expect(store.users.findByCard(alice.organizationId, DEMO.user.card)?.id).toBe(alice.id);
+    expect(store.clients.authenticate(DEMO.client.id, DEMO.client.secret)?.clientId).toBe(DEMO.client.id);
+    expect(store.clients.authenticate(DEMO.client.id, 'x')).toBeUndefined();
+    expect(
+      store.printerSettings.verifyPullPrintingPassword(
+        alice.organizationId,
+        DEMO.printer.name,
+        DEMO.printer.pullPrintingPassword,
+      ),
+    ).toBe(true);
+    store.close();
+  });
+
+  it('hashes with a salt and verifies in constant time', () => {
+    const a = hashSecret('s3cret');
+    expect(a).not.toBe(hashSecret('s3cret'));
+    expect(verifySecret('s3cret', a)).toBe(true);
+    expect(verifySecret('s3cret!', a)).toBe(false);
+    expect(verifySecret('s3cret', 'garbage')).toBe(false);
+  });
+});
+
+describe('restart', () => {
+  it('keeps the signing key and state in a file database: old tokens stay valid', async () => {
+    const db = join(dir, 'emulator.db');
+    const first = await startHarness({ db, dataDir: dir });
+    const token = await passwordToken(first.baseUrl, 'printing printing.connectors');
+    const kid = (await call(first.baseUrl, 'GET', '/.well-known/jwks.json', undefined)).body.keys[0].kid;
+    await first.close();
+    const second = await startHarness({ db, dataDir: dir });
+    try {
+      const keys = (await call(second.baseUrl, 'GET', '/.well-known/jwks.json', undefined)).body.keys;
+      expect(keys.map((k: { kid: string }) => k.kid)).toEqual([kid]);
+      expect((await call(second.baseUrl, 'GET', '/printing/v1/printers', token)).status).toBe(200);
+      expect(second.emulator.app.emulator.store.organizations.count()).toBe(2);
+    } finally {
+      await second.close();
+    }
+  });
+});
