@@ -1,0 +1,304 @@
+/**
+ * The agent's lifecycle. Constructors only assign; start(signal) brings the parts up in order —
+ * store, tokens and cloud client, connector registration, printers, outbox delivery, job loop,
+ * job feed — checking the signal between phases; stop() takes them down in reverse, letting
+ * in-flight jobs finish their Print-Job and leaving the rest resumable in the ledger.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChannelClient as ChannelClientType } from '../client/channel-client.js';
+import { ChannelClient, isClaimConflict } from '../client/channel-client.js';
+import { HttpClient } from '../client/http-base.js';
+import { fetchPasswordToken, type OAuthClientSettings, refreshToken } from '../client/oauth-client.js';
+import { CONNECTOR_TOKEN_SCOPE } from '../client/pairing-client.js';
+import { type TokenGrants, TokenStore } from '../client/token-store.js';
+import type { AgentConfig } from '../config/agent-schema.js';
+import { throwIfAborted } from '../lib/abort.js';
+import type { BackoffPolicy } from '../lib/backoff.js';
+import { type Clock, systemClock } from '../lib/clock.js';
+import { errorMessage } from '../lib/errors.js';
+import type { Logger } from '../log/logger.js';
+import { Redactor } from '../log/redaction.js';
+import { type BackendRegistry, defaultBackendRegistry } from '../printing/backend-registry.js';
+import { type AgentDatabase, openAgentDatabase } from '../store/agent-db.js';
+import { IdentityStore } from '../store/identity-store.js';
+import { JobLedger } from '../store/job-ledger.js';
+import { type NewJobEvent, Outbox } from '../store/outbox.js';
+import { SyncStateStore } from '../store/sync-state-store.js';
+import { packageVersion, readHostFacts } from './connector/identity.js';
+import { JobFeed } from './connector/job-feed.js';
+import { JobLoop } from './connector/job-loop.js';
+import { JobRunner } from './connector/job-runner.js';
+import { OutboxSender } from './connector/outbox-sender.js';
+import { PrinterSync } from './connector/printer-sync.js';
+import { PrinterSyncClient } from './connector/printer-sync-client.js';
+import { syncDiscoverers } from './connector/printer-sync-discovery.js';
+import { type RegisteredPrinter, Registration } from './connector/registration.js';
+import { TicketOverrides } from './connector/ticket-overrides.js';
+import { ReleaseStations, type ReleaseStationsDeps, type StationStatus } from './release/release-stations.js';
+
+/** What the agent is built from; the caller owns the logger. */
+export interface AgentDeps {
+  config: AgentConfig;
+  dataDir: string;
+  logger: Logger;
+  clock?: Clock;
+  backends?: BackendRegistry;
+  /** The logger's redactor: release stations register passwords and card numbers with it. */
+  redactor?: Redactor;
+  /** Release-station parts besides the config (terminal UI, reader overrides, session hook). */
+  release?: Pick<ReleaseStationsDeps, 'ui' | 'readerOverrides' | 'onSessionEnd' | 'profiles' | 'retry'>;
+}
+
+/** The parts that exist while the agent runs. */
+interface Running {
+  db: AgentDatabase;
+  http: HttpClient;
+  identity: IdentityStore;
+  ledger: JobLedger;
+  outbox: Outbox;
+  sender: OutboxSender;
+  registration: Registration;
+  connectorId: string;
+  printers: Map<string, RegisteredPrinter>;
+  loop?: JobLoop;
+  feed?: JobFeed;
+  /** Keeps the cloud's printers true (configured + discovered); feeds `printers`. */
+  sync?: PrinterSync;
+  /** Admin overrides for tickets: the job runner calls `overrides.apply(printerId, ticket)` before submit. */
+  overrides?: TicketOverrides;
+  stations?: ReleaseStations;
+}
+
+/** The pairing asks for the same scopes (client/pairing-client.ts). */
+const TOKEN_SCOPE = CONNECTOR_TOKEN_SCOPE;
+
+/** The connector daemon; start() once, stop() once. */
+export class Agent {
+  private running: Running | undefined;
+  private readonly clock: Clock;
+
+  constructor(private readonly deps: AgentDeps) {
+    this.clock = deps.clock ?? systemClock;
+  }
+
+  /** The connector id after start(). */
+  get connectorId(): string | undefined {
+    return this.running?.connectorId;
+  }
+
+  /** Whether the channel WebSocket is connected (false in poll mode or while it is down). */
+  get channelConnected(): boolean {
+    return this.running?.feed?.connected ?? false;
+  }
+
+  /** Registered printers after start(), by config name. */
+  printers(): RegisteredPrinter[] {
+    return [...(this.running?.printers.values() ?? [])];
+  }
+
+  /** The configured release stations and their state (empty before start()). */
+  releaseStations(): StationStatus[] {
+    return this.running?.stations?.status() ?? [];
+  }
+
+  /** Brings every part up in order; throws (after cleaning up) if the signal aborts between phases. */
+  async start(signal?: AbortSignal): Promise<void> {
+    if (this.running) throw new Error('agent already started');
+    const { dataDir, logger } = this.deps;
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const db = openAgentDatabase(join(dataDir, 'agent.db'));
+    const partial: Partial<Running> & { db: AgentDatabase } = { db, printers: new Map() };
+    try {
+      await this.bringUp(partial, signal);
+    } catch (error) {
+      await this.tearDown(partial);
+      throw error;
+    }
+    logger.info({ connector: partial.connectorId, printers: partial.printers?.size }, 'agent started');
+  }
+
+  /** Drains and stops every part in reverse order. Safe to call when not started. */
+  async stop(): Promise<void> {
+    const running = this.running;
+    this.running = undefined;
+    if (!running) return;
+    await this.tearDown(running);
+    this.deps.logger.info('agent stopped');
+  }
+
+  private async bringUp(r: Partial<Running> & { db: AgentDatabase }, signal?: AbortSignal): Promise<void> {
+    const { config, logger, dataDir } = this.deps;
+    r.identity = new IdentityStore(r.db, this.clock);
+    r.ledger = new JobLedger(r.db, this.clock);
+    r.outbox = new Outbox(r.db, this.clock, this.backoff());
+    const tokens = new TokenStore({
+      path: join(dataDir, 'tokens.json'),
+      grants: this.grants(),
+      clock: this.clock,
+      logger,
+    });
+    r.http = new HttpClient({
+      baseUrl: config.cloud.url,
+      timeoutMs: config.cloud.request_timeout_s * 1000,
+      tokens,
+    });
+    const channel = new ChannelClient(r.http);
+    r.registration = new Registration({ config, channel, identity: r.identity, logger });
+    throwIfAborted(signal);
+    r.connectorId = await r.registration.registerConnector(await readHostFacts(), packageVersion(), signal);
+    throwIfAborted(signal);
+    await this.startSync(r as Running, channel, signal);
+    throwIfAborted(signal);
+    const outbox = r.outbox;
+    r.sender = new OutboxSender(outbox, (id, e, s) => channel.postEvent(id, e, s), this.clock, logger);
+    r.sender.start();
+    r.loop = this.makeLoop(r as Running, channel);
+    r.loop.start();
+    throwIfAborted(signal);
+    r.feed = this.makeFeed(r as Running, channel, tokens);
+    r.feed.start();
+    r.stations = this.makeStations();
+    await r.stations.start();
+    this.running = r as Running;
+  }
+
+  /** Release stations never fail the agent: their start() logs and retries on its own. */
+  private makeStations(): ReleaseStations {
+    const { config, logger, release } = this.deps;
+    return new ReleaseStations({
+      ...release,
+      configs: config.release_stations,
+      logger: logger.child({ part: 'release' }),
+      clock: this.clock,
+      redactor: this.deps.redactor ?? new Redactor(),
+    });
+  }
+
+  /** The printer sync: its first run registers the printers (configured and discovered). */
+  private async startSync(r: Running, channel: ChannelClientType, signal?: AbortSignal): Promise<void> {
+    const { config, logger, dataDir } = this.deps;
+    const client = new PrinterSyncClient(r.http);
+    r.overrides = new TicketOverrides({ client, clock: this.clock, logger });
+    r.sync = new PrinterSync({
+      config,
+      connectorId: () => r.connectorId,
+      channel,
+      client,
+      store: new SyncStateStore(r.db, this.clock),
+      registry: this.deps.backends ?? defaultBackendRegistry(),
+      discoverers: syncDiscoverers(config.discovery, logger.child({ part: 'discovery' })),
+      dataDir,
+      clock: this.clock,
+      logger: logger.child({ part: 'printer-sync' }),
+      onPrinters: (list) => {
+        r.printers.clear();
+        for (const p of list) r.printers.set(p.config.name, p);
+      },
+      onCapabilitiesChanged: (ids) => r.overrides?.invalidate(ids),
+    });
+    await r.sync.start(signal);
+  }
+
+  private makeLoop(r: Running, channel: ChannelClientType): JobLoop {
+    const { logger, config, dataDir } = this.deps;
+    const emit = (jobId: string, event: NewJobEvent) => {
+      r.outbox.add(jobId, event);
+      r.sender.notify();
+    };
+    const runner = new JobRunner({
+      ledger: r.ledger,
+      emit,
+      download: (offer, target, s) => channel.download(offer.job_id, offer.document, target, s),
+      adjustTicket: (printerId, ticket) =>
+        r.overrides ? r.overrides.apply(printerId, ticket) : Promise.resolve({ ticket, warnings: [] }),
+      jobs: config.jobs,
+      spoolDir: join(dataDir, 'spool'),
+      clock: this.clock,
+      logger,
+    });
+    const byCloudId = () => new Map([...r.printers.values()].map((p) => [p.cloudId, p.backend]));
+    return new JobLoop({
+      ledger: r.ledger,
+      runner,
+      emit,
+      claim: async (offer) => {
+        try {
+          await channel.claim(offer.job_id);
+          return true;
+        } catch (error) {
+          if (isClaimConflict(error)) return false;
+          throw error;
+        }
+      },
+      backendFor: (printerId) => byCloudId().get(printerId),
+      spoolDir: join(dataDir, 'spool'),
+      logger,
+    });
+  }
+
+  private makeFeed(r: Running, channel: ChannelClientType, tokens: TokenStore): JobFeed {
+    const { config, logger } = this.deps;
+    return new JobFeed({
+      mode: config.cloud.channel,
+      baseUrl: config.cloud.url,
+      channel,
+      tokens,
+      pollWaitS: config.cloud.poll_interval_s,
+      backoff: this.backoff(),
+      logger,
+      onOffer: (offer) => void r.loop?.offer(offer),
+      onCancel: (jobId) => r.loop?.cancel(jobId),
+      onUnknownConnector: () => void this.reRegister(r),
+    });
+  }
+
+  private async reRegister(r: Running): Promise<void> {
+    this.deps.logger.warn('the cloud no longer knows this connector; registering again');
+    r.identity.forgetCloudIds();
+    try {
+      r.connectorId = await r.registration.registerConnector(await readHostFacts(), packageVersion());
+      new SyncStateStore(r.db, this.clock).forgetCloudIds();
+      await r.sync?.runNow(undefined, true);
+    } catch (error) {
+      this.deps.logger.error({ error: errorMessage(error) }, 're-registration failed');
+    }
+  }
+
+  private async tearDown(r: Partial<Running> & { db: AgentDatabase }): Promise<void> {
+    await r.stations?.stop();
+    await r.feed?.stop();
+    await r.loop?.stop();
+    if (r.sender) {
+      await r.sender.flush(AbortSignal.timeout(5000)).catch(() => 0);
+      await r.sender.stop();
+    }
+    await r.sync?.stop();
+    for (const printer of r.printers?.values() ?? []) await printer.backend.close().catch(() => {});
+    await r.http?.close();
+    r.db.close();
+  }
+
+  private grants(): TokenGrants {
+    const { cloud } = this.deps.config;
+    const settings: OAuthClientSettings = {
+      authUrl: cloud.url,
+      clientId: cloud.client_id,
+      clientSecret: cloud.client_secret,
+      timeoutMs: cloud.request_timeout_s * 1000,
+    };
+    const { username, password } = cloud;
+    return {
+      refresh: (token, retryKey) => refreshToken(settings, token, TOKEN_SCOPE, retryKey),
+      password:
+        username && password
+          ? () => fetchPasswordToken(settings, username, password, TOKEN_SCOPE)
+          : undefined,
+    };
+  }
+
+  private backoff(): BackoffPolicy {
+    const { jobs } = this.deps.config;
+    return { initialMs: jobs.retry_initial_ms, maxMs: jobs.retry_max_ms, factor: 2, jitter: 0.5 };
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Where offers come from: the channel WebSocket (with the REST long poll while it is down), or
+ * the long poll only (config cloud.channel = poll). Offers and cancels go to the handlers.
+ * start() begins listening; stop() closes the socket and ends the poll loop.
+ */
+import { sleep } from '../../lib/abort.js';
+import { type BackoffPolicy, backoffDelay } from '../../lib/backoff.js';
+import { errorMessage } from '../../lib/errors.js';
+import type { Logger } from '../../log/logger.js';
+import type { ChannelClient } from '../../client/channel-client.js';
+import { ChannelSocket } from '../../client/channel-socket.js';
+import type { TokenSource } from '../../client/http-base.js';
+import type { JobOffer, ServerMessage } from '../../protocol/connector-channel.js';
+
+/** What a JobFeed needs; the handlers receive offers and cancels. */
+export interface JobFeedDeps {
+  mode: 'websocket' | 'poll';
+  baseUrl: string;
+  channel: ChannelClient;
+  tokens: TokenSource;
+  pollWaitS: number;
+  backoff: BackoffPolicy;
+  logger: Logger;
+  onOffer: (offer: JobOffer) => void;
+  onCancel: (jobId: string) => void;
+  onUnknownConnector?: () => void;
+}
+
+/** Offer source combining WebSocket and poll. */
+export class JobFeed {
+  private socket: ChannelSocket | undefined;
+  private controller = new AbortController();
+  private pollLoop: Promise<void> | undefined;
+
+  constructor(private readonly deps: JobFeedDeps) {}
+
+  /** Starts the socket (websocket mode) and the poll loop. */
+  start(): void {
+    this.controller = new AbortController();
+    if (this.deps.mode === 'websocket') {
+      this.socket = new ChannelSocket({
+        baseUrl: this.deps.baseUrl,
+        tokens: this.deps.tokens,
+        logger: this.deps.logger.child({ connector: 'channel' }),
+        backoff: this.deps.backoff,
+        onMessage: (m) => this.handle(m),
+        onUnknownConnector: this.deps.onUnknownConnector,
+      });
+      this.socket.start();
+    }
+    this.pollLoop = this.poll(this.controller.signal);
+  }
+
+  /** Whether the WebSocket is connected. */
+  get connected(): boolean {
+    return this.socket?.isUp ?? false;
+  }
+
+  /** Stops listening. */
+  async stop(): Promise<void> {
+    this.controller.abort(new Error('stopping'));
+    await this.socket?.stop();
+    this.socket = undefined;
+    await this.pollLoop;
+  }
+
+  private handle(message: ServerMessage): void {
+    if (message.type === 'job.offer') this.deps.onOffer(message.job);
+    else if (message.type === 'job.cancel') this.deps.onCancel(message.job_id);
+  }
+
+  private async poll(signal: AbortSignal): Promise<void> {
+    let failures = 0;
+    while (!signal.aborted) {
+      if (this.socket?.isUp) {
+        await sleep(500, signal).catch(() => {});
+        continue;
+      }
+      try {
+        const offers = await this.deps.channel.poll(this.deps.pollWaitS, signal);
+        failures = 0;
+        for (const offer of offers) this.deps.onOffer(offer);
+      } catch (error) {
+        if (signal.aborted) return;
+        this.deps.logger.warn({ error: errorMessage(error) }, 'job poll failed');
+        await sleep(backoffDelay(this.deps.backoff, failures++), signal).catch(() => {});
+      }
+    }
+  }
+}

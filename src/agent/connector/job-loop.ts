@@ -1,0 +1,200 @@
+/**
+ * The job loop: offers arrive (WebSocket or poll), are claimed and recorded in the ledger, and
+ * run in one pipeline per printer, printers independent. Per printer, documents download ahead
+ * (at most `prefetch` at once), Print-Jobs go out strictly one at a time and in arrival order,
+ * and each submitted job is watched until it ends while the next one is already sent — the way
+ * a spooler keeps a printer busy. A cancel offer cancels the job (at the printer once
+ * submitted). On start, unfinished ledger jobs are resumed. stop() waits for running jobs: a
+ * Print-Job in flight finishes, then every job stops in a resumable state.
+ */
+import { mkdirSync } from 'node:fs';
+import { errorMessage } from '../../lib/errors.js';
+import type { Logger } from '../../log/logger.js';
+import type { PrinterBackend } from '../../printing/printer-backend.js';
+import type { JobOffer } from '../../protocol/connector-channel.js';
+import type { JobLedger } from '../../store/job-ledger.js';
+import type { NewJobEvent } from '../../store/outbox.js';
+import type { JobControl, JobRunner } from './job-runner.js';
+
+/** Claims a job at the cloud; resolves false when another connector holds it. */
+export type ClaimJob = (offer: JobOffer) => Promise<boolean>;
+
+/** What a JobLoop needs; all owned by the caller. */
+export interface JobLoopDeps {
+  ledger: JobLedger;
+  runner: JobRunner;
+  claim: ClaimJob;
+  emit: (jobId: string, event: NewJobEvent) => void;
+  /** The backend of a cloud printer id, or undefined when the printer is not ours. */
+  backendFor: (printerId: string) => PrinterBackend | undefined;
+  spoolDir: string;
+  logger: Logger;
+  /** Documents downloaded ahead per printer; default 4. */
+  prefetch?: number;
+}
+
+/** One printer's pipeline: the submission chain, downloads in flight, and jobs being watched. */
+interface PrinterPipeline {
+  submitChain: Promise<void>;
+  downloads: Semaphore;
+  active: Set<Promise<unknown>>;
+  queued: number;
+}
+
+/** A counting semaphore for the downloads of one printer. */
+class Semaphore {
+  private waiting: (() => void)[] = [];
+  constructor(private free: number) {}
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
+}
+
+/** Queues and runs jobs; start() resumes, stop() drains. */
+export class JobLoop {
+  private readonly pipelines = new Map<string, PrinterPipeline>();
+  private readonly cancels = new Set<string>();
+  private readonly claiming = new Set<string>();
+  private readonly wakers = new Map<string, AbortController>();
+  private stopController = new AbortController();
+  private running = false;
+
+  constructor(private readonly deps: JobLoopDeps) {}
+
+  /** Creates the spool directory and resumes every unfinished ledger job. */
+  start(): void {
+    mkdirSync(this.deps.spoolDir, { recursive: true });
+    this.stopController = new AbortController();
+    this.running = true;
+    for (const job of this.deps.ledger.unfinished()) {
+      this.deps.logger.info({ job: job.jobId, state: job.state }, 'resuming job');
+      this.enqueue(job.printerId, job.jobId);
+    }
+  }
+
+  /** Handles an offer: ignores known jobs, claims new ones, records and queues them. */
+  async offer(offer: JobOffer): Promise<void> {
+    if (!this.running || this.deps.ledger.get(offer.job_id) || this.claiming.has(offer.job_id)) return;
+    const log = this.deps.logger.child({ job: offer.job_id });
+    this.claiming.add(offer.job_id);
+    try {
+      if (!(await this.deps.claim(offer))) {
+        log.info('job claimed by another connector; skipping');
+        return;
+      }
+      if (!this.deps.ledger.add(offer)) return;
+      this.deps.emit(offer.job_id, { kind: 'received' });
+      log.info({ printer: offer.printer_id }, 'job received');
+      this.enqueue(offer.printer_id, offer.job_id);
+    } catch (error) {
+      log.warn({ error: errorMessage(error) }, 'claiming the job failed; it will be offered again');
+    } finally {
+      this.claiming.delete(offer.job_id);
+    }
+  }
+
+  /** Cancels a job: before submission it never prints; after, it is cancelled at the printer. */
+  cancel(jobId: string): void {
+    const job = this.deps.ledger.get(jobId);
+    if (!job || job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled') return;
+    this.cancels.add(jobId);
+    this.deps.logger.info({ job: jobId }, 'cancel requested');
+    this.wakers.get(jobId)?.abort(new Error('job cancelled'));
+  }
+
+  /** Number of jobs not yet ended. */
+  backlog(): number {
+    let n = 0;
+    for (const p of this.pipelines.values()) n += p.queued;
+    return n;
+  }
+
+  /** Stops taking jobs and waits for running ones to finish or park in a resumable state. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.stopController.abort(new Error('agent stopping'));
+    await Promise.all([...this.pipelines.values()].flatMap((p) => [p.submitChain, ...p.active]));
+    this.pipelines.clear();
+  }
+
+  private enqueue(printerId: string, jobId: string): void {
+    const backend = this.deps.backendFor(printerId);
+    if (!backend) {
+      this.deps.logger.warn(
+        { job: jobId, printer: printerId },
+        'job for a printer this connector does not serve',
+      );
+      this.failUnknownPrinter(jobId, printerId);
+      return;
+    }
+    const pipeline = this.pipelineOf(printerId);
+    const control = this.controlFor(jobId);
+    const log = this.deps.logger.child({ job: jobId });
+    pipeline.queued++;
+    const prepared = pipeline.downloads.run(() =>
+      this.guard(log, () => this.deps.runner.prepare(jobId, control)),
+    );
+    pipeline.submitChain = pipeline.submitChain.then(async () => {
+      await prepared;
+      await this.guard(log, () => this.deps.runner.submit(jobId, backend, control));
+      const watching = this.guard(log, () => this.deps.runner.watch(jobId, backend, control)).finally(() => {
+        pipeline.active.delete(watching);
+        pipeline.queued--;
+        this.forget(jobId);
+      });
+      pipeline.active.add(watching);
+    });
+  }
+
+  private pipelineOf(printerId: string): PrinterPipeline {
+    let pipeline = this.pipelines.get(printerId);
+    if (!pipeline) {
+      pipeline = {
+        submitChain: Promise.resolve(),
+        downloads: new Semaphore(this.deps.prefetch ?? 4),
+        active: new Set(),
+        queued: 0,
+      };
+      this.pipelines.set(printerId, pipeline);
+    }
+    return pipeline;
+  }
+
+  /** The per-job controls: stop (agent stopping), wake (stop or cancel), cancelled. */
+  private controlFor(jobId: string): JobControl {
+    const waker = new AbortController();
+    this.wakers.set(jobId, waker);
+    if (this.cancels.has(jobId)) waker.abort(new Error('job cancelled'));
+    const stop = this.stopController.signal;
+    return { stop, wake: AbortSignal.any([stop, waker.signal]), cancelled: () => this.cancels.has(jobId) };
+  }
+
+  private forget(jobId: string): void {
+    this.wakers.delete(jobId);
+    const state = this.deps.ledger.get(jobId)?.state;
+    if (state === 'completed' || state === 'failed' || state === 'cancelled') this.cancels.delete(jobId);
+  }
+
+  /** Runs one phase; a failure is logged, never thrown into the pipeline (one job never stops the loop). */
+  private async guard(log: Logger, phase: () => Promise<unknown>): Promise<void> {
+    try {
+      await phase();
+    } catch (error) {
+      log.error({ error: errorMessage(error) }, 'job runner failed');
+    }
+  }
+
+  private failUnknownPrinter(jobId: string, printerId: string): void {
+    const message = `printer ${printerId} is not configured at this connector`;
+    this.deps.emit(jobId, { kind: 'failed', error_code: 3011, message });
+    this.deps.ledger.move(jobId, 'failed', { lastError: message });
+  }
+}

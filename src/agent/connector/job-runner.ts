@@ -1,0 +1,330 @@
+/**
+ * Takes one job from wherever the ledger says it is to a final state: download to the spool,
+ * submit with retry and backoff while the printer is busy or unreachable, watch it at the
+ * printer, report events through the outbox, remove the spool file at the end. `submitting`
+ * is recorded before Print-Job and `submitted` with the printer's job id after, so a restart
+ * looks the job up at the printer (by its name `printrelay-<job id>`) instead of printing twice.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AgentConfig } from '../../config/agent-schema.js';
+import { sleep } from '../../lib/abort.js';
+import { type BackoffPolicy, backoffDelay } from '../../lib/backoff.js';
+import type { Clock } from '../../lib/clock.js';
+import { errorMessage, isRetryable, PermanentError, type RetryableError } from '../../lib/errors.js';
+import type { Logger } from '../../log/logger.js';
+import {
+  type BackendJobState,
+  isFinalJobState,
+  type PrinterBackend,
+} from '../../printing/printer-backend.js';
+import type { JobOffer } from '../../protocol/connector-channel.js';
+import type { PrintTicket } from '../../protocol/print-ticket.js';
+import type { JobLedger, LedgerJob } from '../../store/job-ledger.js';
+import type { NewJobEvent } from '../../store/outbox.js';
+import type { ApplyTicketOverrides } from './ticket-overrides.js';
+
+/** Error code for "the job must be restarted" (spec: job status 3011). */
+export const RESTART_JOB_CODE = 3011;
+
+/** The printer job name of a cloud job. */
+export function printerJobName(jobId: string): string {
+  return `printrelay-${jobId}`;
+}
+
+/** What a runner needs; all owned by the caller. */
+export interface JobRunnerDeps {
+  ledger: JobLedger;
+  emit: (jobId: string, event: NewJobEvent) => void;
+  download: (offer: JobOffer, target: string, signal: AbortSignal) => Promise<void>;
+  /** Applies the admin's capability overrides (tray names, disabled trays, papers) to a ticket. */
+  adjustTicket?: ApplyTicketOverrides;
+  jobs: AgentConfig['jobs'];
+  spoolDir: string;
+  clock: Clock;
+  logger: Logger;
+  random?: () => number;
+}
+
+/**
+ * Per-job controls: `stop` aborts when the agent stops (the job stays resumable); `wake` aborts
+ * on stop or on a cancel request, ending waits and downloads early; `cancelled` says whether the
+ * job was cancelled.
+ */
+export interface JobControl {
+  stop: AbortSignal;
+  wake: AbortSignal;
+  cancelled: () => boolean;
+}
+
+/**
+ * Runs jobs in three phases, so the loop can pipeline them: prepare (download to the spool),
+ * submit (Print-Job, serialized per printer by the caller) and watch (until the printer says the
+ * job ended). Each phase takes the job from whatever state the ledger records and returns when
+ * its part is done, the job is final, or `control.stop` aborts (the job stays resumable).
+ */
+export class JobRunner {
+  constructor(private readonly deps: JobRunnerDeps) {}
+
+  /** All three phases in order. */
+  async run(jobId: string, backend: PrinterBackend, control: JobControl): Promise<void> {
+    await this.prepare(jobId, control);
+    await this.submit(jobId, backend, control);
+    await this.watch(jobId, backend, control);
+  }
+
+  /** offered | downloading -> spooled (or cancelled / failed). */
+  prepare(jobId: string, control: JobControl): Promise<LedgerJob> {
+    return this.drive(jobId, control, ['offered', 'downloading'], async (job, log) => {
+      if (control.cancelled()) return this.cancel(job, log);
+      if (job.state === 'offered') {
+        this.deps.emit(job.jobId, { kind: 'downloading' });
+        return this.deps.ledger.move(job.jobId, 'downloading');
+      }
+      return this.download(job, control.wake, log);
+    });
+  }
+
+  /** spooled | submitting -> submitted (or cancelled / failed); the caller sends one at a time per printer. */
+  submit(jobId: string, backend: PrinterBackend, control: JobControl): Promise<LedgerJob> {
+    const busy = { count: 0 };
+    return this.drive(jobId, control, ['spooled', 'submitting'], async (job, log) => {
+      // An interrupted submission is resolved first: the printer may already have the job.
+      if (job.state === 'submitting') return this.recover(job, backend, control.stop, log);
+      if (control.cancelled()) return this.cancel(job, log);
+      return this.submitOnce(job, backend, control, busy, log);
+    });
+  }
+
+  /** submitted -> completed | failed | cancelled, reporting page progress; removes the spool file. */
+  watch(jobId: string, backend: PrinterBackend, control: JobControl): Promise<LedgerJob> {
+    return this.drive(jobId, control, ['submitted'], (job, log) =>
+      this.watchAtPrinter(job, backend, control, log),
+    );
+  }
+
+  /**
+   * Repeats `step` while the job is in one of `states`; retryable errors wait with backoff. A job
+   * that ends here (completed, failed, cancelled) has its spool file removed.
+   */
+  private async drive(
+    jobId: string,
+    control: JobControl,
+    states: LedgerJob['state'][],
+    step: (job: LedgerJob, log: Logger) => Promise<LedgerJob>,
+  ): Promise<LedgerJob> {
+    const log = this.deps.logger.child({ job: jobId });
+    let job = this.require(jobId);
+    while (states.includes(job.state) && !control.stop.aborted) {
+      try {
+        job = await step(job, log);
+      } catch (error) {
+        job = this.require(jobId);
+        if (control.stop.aborted && !(error instanceof PermanentError)) break;
+        if (control.cancelled() && job.state !== 'submitted') continue;
+        if (!isRetryable(error)) {
+          job = this.fail(job, errorMessage(error), log);
+          break;
+        }
+        log.warn({ error: errorMessage(error) }, 'temporary failure; retrying');
+        await sleep(backoffDelay(this.backoff(), job.attempts, this.deps.random), control.wake).catch(
+          () => {},
+        );
+        job = this.require(jobId);
+      }
+    }
+    if (isFinal(job) && job.spoolPath) rmSync(job.spoolPath, { force: true });
+    return job;
+  }
+
+  private async download(job: LedgerJob, stop: AbortSignal, log: Logger): Promise<LedgerJob> {
+    const target = join(
+      this.deps.spoolDir,
+      `${safeName(job.jobId)}.${safeName(job.offer.document.extension)}`,
+    );
+    try {
+      await this.deps.download(job.offer, target, stop);
+    } catch (error) {
+      if (!isRetryable(error) || stop.aborted) throw error;
+      log.warn({ error: errorMessage(error) }, 'download failed; retrying');
+      await sleep(backoffDelay(this.backoff(), job.attempts + 1, this.deps.random), stop);
+      return this.deps.ledger.move(job.jobId, 'downloading', {
+        lastError: errorMessage(error),
+        attempt: true,
+      });
+    }
+    log.debug({ bytes: job.offer.document.size }, 'document spooled');
+    return this.deps.ledger.move(job.jobId, 'spooled', { spoolPath: target });
+  }
+
+  /** One Print-Job; `busy.count` counts consecutive busy answers for the retry schedule. */
+  private async submitOnce(
+    job: LedgerJob,
+    backend: PrinterBackend,
+    control: JobControl,
+    busy: { count: number },
+    log: Logger,
+  ) {
+    const { ledger, clock, jobs } = this.deps;
+    if (job.nextRetryAt && job.nextRetryAt > clock.now()) {
+      await sleep(job.nextRetryAt - clock.now(), control.wake).catch(() => {});
+      if (control.wake.aborted) return this.require(job.jobId);
+    }
+    if (job.firstTryAt !== undefined && clock.now() - job.firstTryAt > jobs.give_up_after_s * 1000) {
+      return this.fail(
+        job,
+        `gave up after ${jobs.give_up_after_s} s: ${job.lastError ?? 'printer unavailable'}`,
+        log,
+      );
+    }
+    const ticket = await this.ticketFor(job, log);
+    ledger.move(job.jobId, 'submitting', { attempt: true });
+    try {
+      const submitted = await backend.submit({
+        documentPath: job.spoolPath as string,
+        documentFormat: job.offer.document.content_type,
+        jobName: printerJobName(job.jobId),
+        userName: job.offer.user.email || job.offer.user.name || 'printrelay',
+        ticket,
+      });
+      busy.count = 0;
+      return this.submittedAs(job, submitted.printerJobId, log);
+    } catch (error) {
+      if (!isRetryable(error)) throw error;
+      const message = errorMessage(error);
+      if (!refusedBeforePrinting(error)) {
+        // The printer may have the job (the answer was lost): look it up by name before sending again.
+        log.warn({ error: message }, 'Print-Job outcome unknown; checking the printer before retrying');
+        return ledger.move(job.jobId, 'submitting', { nextRetryAt: clock.now(), lastError: message });
+      }
+      const delay =
+        error.code === 'printer_busy'
+          ? busyDelay(busy.count++, jobs.retry_max_ms)
+          : Math.max(error.retryAfterMs ?? 0, backoffDelay(this.backoff(), job.attempts, this.deps.random));
+      log.debug({ error: message, delayMs: delay }, 'printer busy or unreachable; will retry');
+      return ledger.move(job.jobId, 'spooled', { nextRetryAt: clock.now() + delay, lastError: message });
+    }
+  }
+
+  /** The job's ticket with the admin's overrides applied (unchanged when there are none). */
+  private async ticketFor(job: LedgerJob, log: Logger): Promise<PrintTicket> {
+    if (!this.deps.adjustTicket) return job.offer.ticket;
+    const { ticket, warnings } = await this.deps.adjustTicket(job.offer.printer_id, job.offer.ticket);
+    for (const warning of warnings) log.warn({ warning }, 'print ticket adjusted by the printer settings');
+    return ticket;
+  }
+
+  private submittedAs(job: LedgerJob, printerJobId: string, log: Logger): LedgerJob {
+    const moved = this.deps.ledger.move(job.jobId, 'submitted', { printerJobId });
+    this.deps.emit(job.jobId, { kind: 'printing', printer_job_id: printerJobId });
+    log.info({ printerJobId }, 'submitted to the printer');
+    return moved;
+  }
+
+  private async recover(job: LedgerJob, backend: PrinterBackend, stop: AbortSignal, log: Logger) {
+    if (!backend.findJobByName) {
+      return this.fail(
+        job,
+        'interrupted while submitting and the printer cannot be asked; restart the job',
+        log,
+      );
+    }
+    const found = await backend.findJobByName(printerJobName(job.jobId), stop);
+    if (found) {
+      log.info({ printerJobId: found.printerJobId }, 'found the interrupted job at the printer; watching it');
+      return this.submittedAs(job, found.printerJobId, log);
+    }
+    log.info('interrupted job never reached the printer; submitting again');
+    return this.deps.ledger.move(job.jobId, 'spooled', { nextRetryAt: this.deps.clock.now() });
+  }
+
+  private async watchAtPrinter(job: LedgerJob, backend: PrinterBackend, control: JobControl, log: Logger) {
+    const printerJobId = job.printerJobId as string;
+    let cancelSent = false;
+    let pages = -1;
+    for (let poll = 0; ; poll++) {
+      if (control.cancelled() && !cancelSent) {
+        await backend.cancel(printerJobId, control.stop);
+        cancelSent = true;
+      }
+      const state = await this.pollState(backend, printerJobId, control.stop, log);
+      if (state && isFinalJobState(state.state)) return this.finish(job, state, log);
+      if (state && (state.pagesCompleted ?? -1) > pages) {
+        pages = state.pagesCompleted ?? 0;
+        this.deps.emit(job.jobId, { kind: 'progress', pages_printed: pages, pages_total: state.pagesTotal });
+      }
+      // Printers finish most jobs quickly: check again soon, then less often.
+      await sleep(Math.min(this.deps.jobs.status_poll_ms, 5 * 2 ** poll), control.stop);
+    }
+  }
+
+  private async pollState(backend: PrinterBackend, id: string, stop: AbortSignal, log: Logger) {
+    try {
+      return await backend.jobState(id, stop);
+    } catch (error) {
+      if (!isRetryable(error)) throw error;
+      log.debug({ error: errorMessage(error) }, 'job state unavailable; polling again');
+      return undefined;
+    }
+  }
+
+  private finish(job: LedgerJob, state: BackendJobState, log: Logger): LedgerJob {
+    const pages = { pages_printed: state.pagesCompleted, pages_total: state.pagesTotal };
+    if (state.state === 'completed') {
+      this.deps.emit(job.jobId, { kind: 'completed', ...pages });
+      log.info(pages, 'job completed');
+      return this.deps.ledger.move(job.jobId, 'completed');
+    }
+    if (state.state === 'cancelled') return this.cancel(job, log);
+    return this.fail(job, `printer aborted the job (${state.reasons.join(', ') || 'no reason given'})`, log);
+  }
+
+  private cancel(job: LedgerJob, log: Logger): LedgerJob {
+    this.deps.emit(job.jobId, { kind: 'cancelled' });
+    log.info('job cancelled');
+    return this.deps.ledger.move(job.jobId, 'cancelled');
+  }
+
+  private fail(job: LedgerJob, message: string, log: Logger): LedgerJob {
+    this.deps.emit(job.jobId, { kind: 'failed', error_code: RESTART_JOB_CODE, message });
+    log.warn({ error: message }, 'job failed');
+    return this.deps.ledger.move(job.jobId, 'failed', { lastError: message });
+  }
+
+  private require(jobId: string): LedgerJob {
+    const job = this.deps.ledger.get(jobId);
+    if (!job) throw new PermanentError('not_found', `job ${jobId} not in the ledger`);
+    return job;
+  }
+
+  private backoff(): BackoffPolicy {
+    const { retry_initial_ms, retry_max_ms } = this.deps.jobs;
+    return { initialMs: retry_initial_ms, maxMs: retry_max_ms, factor: 2, jitter: 0.5 };
+  }
+}
+
+/**
+ * True when a failed Print-Job certainly did not create a job: the printer answered with an IPP
+ * error status (busy, server error), or the connection was refused before anything was sent.
+ * Anything else (a reset or timeout mid-way, a truncated answer) leaves the outcome unknown.
+ */
+export function refusedBeforePrinting(error: RetryableError): boolean {
+  if (error.code === 'printer_busy' || error.code === 'printer_error') return true;
+  const cause = (error.cause as { code?: string } | undefined)?.code;
+  return error.code === 'printer_unreachable' && cause !== undefined && REFUSED_CODES.has(cause);
+}
+
+const REFUSED_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Delay before the next try at a busy printer: 2 ms doubling per consecutive busy answer, capped. */
+export function busyDelay(consecutiveBusy: number, maxMs: number): number {
+  return Math.min(maxMs, 2 * 2 ** Math.min(consecutiveBusy, 20));
+}
+
+function isFinal(job: LedgerJob): boolean {
+  return job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled';
+}
+
+function safeName(value: string): string {
+  return value.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120) || 'job';
+}

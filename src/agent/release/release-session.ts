@@ -1,0 +1,213 @@
+/**
+ * One /TPFM/ session of a release station for one card: lists the card's jobs at the printer and
+ * releases them according to the mode, ending on completion, card removal, idle timeout or stop.
+ * Owned by ReleaseStation; run() always resolves with a summary (errors are shown and logged).
+ */
+import type { Clock } from '../../lib/clock.js';
+import { errorMessage } from '../../lib/errors.js';
+import type { Logger } from '../../log/logger.js';
+import { maskCardNumber, type Redactor } from '../../log/redaction.js';
+import type { TpfmPrintResult, TpfmProgressEvent } from '../../client/tpfm-print-run.js';
+import type { JobListOptions, PrintJobOptions, TpfmJobList } from '../../client/tpfm-client.js';
+import { tpfmErrorText, TpfmReturnCode } from '../../protocol/tpfm-codes.js';
+import { jobTitle, type TpfmJob } from '../../protocol/tpfm-job-list.js';
+import type { ReleaseStationSettings } from './release-station.js';
+import type { ReleaseUi } from './release-ui.js';
+
+/** A running print as the station needs it (TpfmClient's PrintRun fits). */
+export interface PrintRunLike extends AsyncIterable<TpfmProgressEvent> {
+  readonly procId: number | undefined;
+  result(): Promise<TpfmPrintResult>;
+  abort(): void;
+}
+
+/** The /TPFM/ commands a station uses (TpfmClient fits). */
+export interface ReleaseClient {
+  getJobList(user: string, options?: JobListOptions): Promise<TpfmJobList>;
+  printJob(user: string, options: PrintJobOptions): Promise<PrintRunLike>;
+  cancelPrintJob(user: string, procId: number): Promise<void>;
+  deleteJob(user: string, job: string): Promise<void>;
+}
+
+/** Why a session ended. */
+export type SessionEnd = 'done' | 'no-jobs' | 'removed' | 'idle' | 'stopped' | 'error';
+
+/** What a session did (job file names). */
+export interface SessionSummary {
+  reason: SessionEnd;
+  printed: string[];
+  deleted: string[];
+  failed: string[];
+  cancelled: string[];
+}
+
+interface SessionDeps {
+  settings: ReleaseStationSettings;
+  client: ReleaseClient;
+  clock: Clock;
+  ui: ReleaseUi;
+  logger: Logger;
+  redactor: Redactor;
+  card: string;
+}
+
+/** See the file comment. */
+export class ReleaseSession {
+  private readonly controller = new AbortController();
+  private lastActivity: number;
+  private reason: SessionEnd | undefined;
+  private readonly summary: SessionSummary = {
+    reason: 'done',
+    printed: [],
+    deleted: [],
+    failed: [],
+    cancelled: [],
+  };
+
+  constructor(private readonly deps: SessionDeps) {
+    this.lastActivity = deps.clock.now();
+  }
+
+  /** Marks activity: the idle deadline moves. */
+  touch(): void {
+    this.lastActivity = this.deps.clock.now();
+  }
+
+  /** The card left the field: in while-present mode the session ends and cancels its print. */
+  cardRemoved(): void {
+    if (this.deps.settings.mode === 'while-present') this.end('removed');
+  }
+
+  /** Ends the session early for a reason. */
+  end(reason: SessionEnd): void {
+    if (this.controller.signal.aborted) return;
+    this.reason = reason;
+    this.controller.abort(new Error(`session ended: ${reason}`));
+  }
+
+  /** Runs the session to its end. */
+  async run(): Promise<SessionSummary> {
+    const { logger, settings, ui } = this.deps;
+    const ticker = setInterval(() => this.checkIdle(), settings.idleCheckMs ?? 250);
+    logger.info(
+      { cardMasked: maskCardNumber(this.deps.card), mode: settings.mode },
+      'release session started',
+    );
+    try {
+      await this.release();
+    } catch (error) {
+      if (!this.controller.signal.aborted) {
+        this.reason = 'error';
+        const message = this.deps.redactor.scrubString(errorMessage(error));
+        logger.warn({ reason: message }, 'release session failed');
+        ui.message(
+          'error',
+          (error as { code?: string }).code === 'tpfm_unauthorized' ? 'Card not accepted' : message,
+        );
+      }
+    } finally {
+      clearInterval(ticker);
+    }
+    this.summary.reason = this.reason ?? this.summary.reason;
+    if (this.summary.reason === 'idle') ui.message('info', 'Session ended after inactivity');
+    logger.info({ ...this.summary }, 'release session ended');
+    return this.summary;
+  }
+
+  private checkIdle(): void {
+    if (this.deps.clock.now() - this.lastActivity >= this.deps.settings.idleTimeoutMs) this.end('idle');
+  }
+
+  private async release(): Promise<void> {
+    const { client, settings, ui, card } = this.deps;
+    const list = await client.getJobList(card, { printer: settings.printer });
+    this.touch();
+    if (list.jobs.length === 0) {
+      this.reason = 'no-jobs';
+      ui.message('info', 'No jobs waiting');
+      return;
+    }
+    let jobs = list.jobs;
+    if (settings.mode === 'choose') {
+      if (list.visible) jobs = await this.choose(list.jobs);
+      else ui.message('info', 'Job selection is not offered for this printer; releasing all jobs');
+    }
+    for (const job of jobs) {
+      if (this.controller.signal.aborted) break;
+      await this.print(job);
+    }
+  }
+
+  private async choose(jobs: TpfmJob[]): Promise<TpfmJob[]> {
+    const choice = await this.deps.ui.choose(jobs, { allowDelete: true, signal: this.controller.signal });
+    this.touch();
+    for (const job of choice.delete) {
+      await this.deps.client.deleteJob(this.deps.card, job.fileName);
+      this.summary.deleted.push(job.fileName);
+      this.deps.ui.message('info', `Deleted ${jobTitle(job)}`);
+    }
+    return choice.print;
+  }
+
+  private async print(job: TpfmJob): Promise<void> {
+    const { client, settings, ui, card } = this.deps;
+    const signal = this.controller.signal;
+    ui.message('info', `Releasing ${jobTitle(job)}`);
+    const run = await client.printJob(card, {
+      job: job.fileName,
+      printer: settings.printer,
+      progress: true,
+      signal,
+    });
+    this.touch();
+    let cancelling: Promise<void> | undefined;
+    const onAbort = () => {
+      cancelling = this.cancel(run);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      for await (const event of run) {
+        this.touch();
+        ui.progress(job, event);
+      }
+      this.record(job, await run.result());
+    } catch (error) {
+      if (!signal.aborted) throw error;
+      this.summary.cancelled.push(job.fileName);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      // The session is over only once the service has been told to cancel.
+      await cancelling;
+    }
+  }
+
+  private async cancel(run: PrintRunLike): Promise<void> {
+    const { client, card, logger } = this.deps;
+    try {
+      if (run.procId !== undefined) await client.cancelPrintJob(card, run.procId);
+    } catch (error) {
+      logger.warn(
+        { reason: this.deps.redactor.scrubString(errorMessage(error)) },
+        'cancelling the print failed',
+      );
+    } finally {
+      run.abort();
+    }
+  }
+
+  private record(job: TpfmJob, result: TpfmPrintResult): void {
+    const { ui, settings } = this.deps;
+    if (result.code === TpfmReturnCode.Success) {
+      this.summary.printed.push(job.fileName);
+      ui.message('info', `Printed ${jobTitle(job)}`);
+    } else if (result.code === TpfmReturnCode.Cancelled) {
+      this.summary.cancelled.push(job.fileName);
+      ui.message('info', `Cancelled ${jobTitle(job)}`);
+    } else {
+      this.summary.failed.push(job.fileName);
+      const text = result.errText || tpfmErrorText(result.code, settings.lang);
+      ui.message('error', `${jobTitle(job)} failed: ${text}`);
+    }
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * A release station: one card reader at one printer. A swipe is converted to the site's card
+ * number, then a /TPFM/ session lists the user's jobs and releases them in the configured mode —
+ * all at once, chosen on the terminal (only when X-FMP-Visible allows it), or one after another
+ * while the card is present (removal cancels the running print by its ProcId). A session with no
+ * activity for the idle timeout ends. Card numbers are registered with the Redactor and only
+ * ever logged masked. The station starts and stops the reader it is given.
+ */
+import type { Clock } from '../../lib/clock.js';
+import { ValidationError, errorMessage } from '../../lib/errors.js';
+import type { Logger } from '../../log/logger.js';
+import { maskCardNumber, type Redactor } from '../../log/redaction.js';
+import type { CardEvent, CardReader } from '../../cardreader/card-reader.js';
+import { applyTransforms, parseTransformChain, type TransformStep } from '../../cardreader/transform.js';
+import type { ReleaseMode } from './release-config.js';
+import type { ReleaseUi } from './release-ui.js';
+import { type ReleaseClient, ReleaseSession, type SessionSummary } from './release-session.js';
+
+export type { ReleaseClient, PrintRunLike, SessionSummary } from './release-session.js';
+
+/** Settings of one station (already validated config, times in ms). */
+export interface ReleaseStationSettings {
+  name: string;
+  printer: string;
+  mode: ReleaseMode;
+  /** Conversion chain applied to each raw swipe. */
+  transforms: readonly string[];
+  idleTimeoutMs: number;
+  /** How often the idle deadline is checked against the clock; default 250 ms. */
+  idleCheckMs?: number;
+  /** X-Lang-ID used for fallback error texts. */
+  lang?: string;
+}
+
+/** What a station is given. */
+export interface ReleaseStationDeps {
+  settings: ReleaseStationSettings;
+  reader: CardReader;
+  client: ReleaseClient;
+  clock: Clock;
+  ui: ReleaseUi;
+  logger: Logger;
+  redactor: Redactor;
+}
+
+/** See the file comment. */
+export class ReleaseStation {
+  private chain: TransformStep[] = [];
+  private unsubscribe: (() => void) | undefined;
+  private session: ReleaseSession | undefined;
+  private running: Promise<void> | undefined;
+  private readonly summaryListeners = new Set<(summary: SessionSummary) => void>();
+  private sessions = 0;
+
+  constructor(private readonly deps: ReleaseStationDeps) {}
+
+  /** Validates the settings, subscribes to the reader and starts it. */
+  async start(): Promise<void> {
+    const { settings, reader } = this.deps;
+    this.chain = parseTransformChain(settings.transforms);
+    if (settings.mode === 'while-present' && !reader.reportsRemoval) {
+      throw new ValidationError(
+        'mode',
+        `while-present needs a reader that reports card removal (${reader.uri} does not)`,
+      );
+    }
+    this.unsubscribe = reader.onEvent((event) => this.onReaderEvent(event));
+    await reader.start();
+    this.deps.logger.info({ mode: settings.mode, printer: settings.printer }, 'release station ready');
+  }
+
+  /** Ends a running session (cancelling its print), then stops the reader. */
+  async stop(): Promise<void> {
+    this.session?.end('stopped');
+    await this.running;
+    this.unsubscribe?.();
+    await this.deps.reader.stop();
+  }
+
+  /** Adds a listener for finished sessions; returns its remover. */
+  onSessionEnd(listener: (summary: SessionSummary) => void): () => void {
+    this.summaryListeners.add(listener);
+    return () => this.summaryListeners.delete(listener);
+  }
+
+  private onReaderEvent(event: CardEvent): void {
+    if (event.type === 'card') this.onCard(event.raw);
+    else if (event.type === 'removed') this.session?.cardRemoved();
+    else if (event.type === 'disconnected') this.deps.ui.message('error', 'Card reader disconnected');
+    else this.deps.logger.debug('card reader connected');
+  }
+
+  private onCard(raw: string): void {
+    const { redactor, ui, logger } = this.deps;
+    redactor.add(raw);
+    if (this.session) {
+      this.session.touch();
+      logger.debug({ cardMasked: maskCardNumber(raw) }, 'card ignored: a session is running');
+      return;
+    }
+    let card: string;
+    try {
+      card = applyTransforms(this.chain, raw);
+    } catch (error) {
+      logger.warn(
+        { cardMasked: maskCardNumber(raw), reason: redactor.scrubString(errorMessage(error)) },
+        'card not convertible',
+      );
+      ui.message('error', 'Card not readable: check the conversion chain (printrelay card probe)');
+      return;
+    }
+    redactor.add(card);
+    this.begin(card);
+  }
+
+  private begin(card: string): void {
+    const id = ++this.sessions;
+    const logger = this.deps.logger.child({ session: id });
+    const session = new ReleaseSession({ ...this.deps, logger, card });
+    this.session = session;
+    this.running = session.run().then((summary) => {
+      this.session = undefined;
+      for (const listener of this.summaryListeners) listener(summary);
+    });
+  }
+}

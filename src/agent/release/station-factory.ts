@@ -1,0 +1,74 @@
+/**
+ * Builds a ReleaseStation from its configuration entry: the card reader from the registry (with
+ * the reader profiles, whose default chain applies when the entry names none), a TpfmClient with
+ * the printer's pull-printing password (registered with the Redactor), and the given UI and clock.
+ * The station talks through a CardRegistrationClient, so an unknown card gets its registration
+ * code printed at the station's printer. The caller starts and stops the station, then closes
+ * the returned client.
+ */
+import type { CardReaderContext } from '../../cardreader/reader-registry.js';
+import { defaultCardReaderRegistry, profileForUri } from '../../cardreader/reader-registry.js';
+import type { ReaderProfile } from '../../cardreader/reader-profiles.js';
+import { TpfmClient } from '../../client/tpfm-client.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Logger } from '../../log/logger.js';
+import type { Redactor } from '../../log/redaction.js';
+import { CardRegistrationClient } from './card-registration.js';
+import type { ReleaseStationConfig } from './release-config.js';
+import { ReleaseStation } from './release-station.js';
+import type { ReleaseUi } from './release-ui.js';
+
+/** What building a station needs besides its entry. */
+export interface StationFactoryDeps {
+  logger: Logger;
+  redactor: Redactor;
+  clock: Clock;
+  ui: ReleaseUi;
+  profiles: readonly ReaderProfile[];
+  /** Hardware overrides passed to the reader registry (tests). */
+  readerOverrides?: Pick<CardReaderContext, 'hidOpen' | 'serialFactory' | 'keyboardInput'>;
+  userAgent?: string;
+}
+
+/** A station and the client it owns. */
+export interface BuiltStation {
+  station: ReleaseStation;
+  client: TpfmClient;
+}
+
+/** See the file comment. */
+export function createReleaseStation(config: ReleaseStationConfig, deps: StationFactoryDeps): BuiltStation {
+  deps.redactor.add(config.password);
+  const logger = deps.logger.child({ station: config.name, printer: config.printer });
+  const profile = profileForUri(config.reader, deps.profiles);
+  const reader = defaultCardReaderRegistry().create(config.reader, {
+    logger,
+    clock: deps.clock,
+    profiles: deps.profiles,
+    ...deps.readerOverrides,
+  });
+  const client = new TpfmClient({
+    baseUrl: config.pull_url,
+    password: config.password,
+    userAgent: deps.userAgent ?? 'PrintRelay release station',
+    lang: config.lang,
+    logger,
+  });
+  const station = new ReleaseStation({
+    settings: {
+      name: config.name,
+      printer: config.printer,
+      mode: config.mode,
+      transforms: config.transforms ?? profile?.transforms ?? [],
+      idleTimeoutMs: config.idle_timeout_s * 1000,
+      lang: config.lang,
+    },
+    reader,
+    client: new CardRegistrationClient(client, config.printer),
+    clock: deps.clock,
+    ui: deps.ui,
+    logger,
+    redactor: deps.redactor,
+  });
+  return { station, client };
+}

@@ -1,0 +1,146 @@
+/**
+ * `serial:///dev/ttyUSB0?baud=9600&framing=line|stx-etx[:n]|fixed:<n>`: a card reader on a
+ * serial line (USB CDC or RS-232), read with serialport (loaded lazily, only when configured).
+ * Bytes are cut into frames (framing.ts). When the port closes under us (unplugged) the reader
+ * reports `disconnected` and reopens with backoff until it is back or stop() is called.
+ */
+import type { Clock } from '../../lib/clock.js';
+import { type BackoffPolicy, backoffDelay } from '../../lib/backoff.js';
+import { ValidationError, errorMessage } from '../../lib/errors.js';
+import type { Logger } from '../../log/logger.js';
+import { type CardEvent, CardEventHub, type CardReader } from '../card-reader.js';
+import { createFramer, type FramingSpec, parseFraming } from '../framing.js';
+
+/** The part of serialport's SerialPort the reader uses (tests may pass their own). */
+export interface SerialPortLike {
+  open(callback: (error: Error | null) => void): void;
+  close(callback?: (error: Error | null) => void): void;
+  on(event: 'data', listener: (data: Buffer) => void): unknown;
+  on(event: 'close' | 'error', listener: (error?: Error | null) => void): unknown;
+  removeAllListeners(): unknown;
+  readonly isOpen: boolean;
+}
+
+/** Makes an unopened port. */
+export type SerialPortFactory = (options: { path: string; baudRate: number }) => Promise<SerialPortLike>;
+
+/** The default factory: serialport, imported on first use. */
+export const serialportFactory: SerialPortFactory = async ({ path, baudRate }) => {
+  const { SerialPort } = await import('serialport');
+  return new SerialPort({ path, baudRate, autoOpen: false }) as unknown as SerialPortLike;
+};
+
+/** Settings read from a serial:// URI. */
+export interface SerialReaderSettings {
+  path: string;
+  baudRate: number;
+  framing: FramingSpec;
+}
+
+/** Parses a serial:// URI; profile framing applies when the URI names none. */
+export function parseSerialUri(uri: string, profileFraming?: FramingSpec): SerialReaderSettings {
+  const url = new URL(uri);
+  const path = decodeURIComponent(url.pathname);
+  if (url.protocol !== 'serial:' || !path || path === '/') {
+    throw new ValidationError('reader', `"${uri}" must look like serial:///dev/ttyUSB0?baud=9600`);
+  }
+  const baud = Number(url.searchParams.get('baud') ?? 9600);
+  if (!Number.isInteger(baud) || baud < 300 || baud > 921600) {
+    throw new ValidationError('baud', 'must be an integer from 300 to 921600');
+  }
+  const framingText = url.searchParams.get('framing');
+  const framing = framingText ? parseFraming(framingText) : (profileFraming ?? { type: 'line' });
+  return { path, baudRate: baud, framing };
+}
+
+/** Dependencies of a serial reader. */
+export interface SerialReaderDeps {
+  logger: Logger;
+  clock: Clock;
+  profileFraming?: FramingSpec;
+  factory?: SerialPortFactory;
+  reconnect?: BackoffPolicy;
+}
+
+/** See the file comment. */
+export class SerialCardReader implements CardReader {
+  readonly reportsRemoval = false;
+  private readonly hub = new CardEventHub();
+  private port: SerialPortLike | undefined;
+  private running = false;
+  private timer: NodeJS.Timeout | undefined;
+  private attempt = 0;
+
+  constructor(
+    readonly uri: string,
+    private readonly deps: SerialReaderDeps,
+  ) {}
+
+  /** Opens the port; when it is absent the reader keeps retrying in the background. */
+  async start(): Promise<void> {
+    parseSerialUri(this.uri, this.deps.profileFraming);
+    this.running = true;
+    await this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    const port = this.port;
+    this.port = undefined;
+    if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
+    port?.removeAllListeners();
+  }
+
+  onEvent(listener: (event: CardEvent) => void): () => void {
+    return this.hub.add(listener);
+  }
+
+  private async connect(): Promise<void> {
+    const settings = parseSerialUri(this.uri, this.deps.profileFraming);
+    try {
+      const port = await (this.deps.factory ?? serialportFactory)(settings);
+      await new Promise<void>((resolve, reject) => port.open((error) => (error ? reject(error) : resolve())));
+      if (!this.running) {
+        port.close();
+        return;
+      }
+      this.attach(port, settings.framing);
+      this.attempt = 0;
+      this.deps.logger.info('serial card reader open');
+      this.hub.emit({ type: 'connected', at: this.deps.clock.now() });
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'serial card reader not available; retrying');
+      this.scheduleReconnect();
+    }
+  }
+
+  private attach(port: SerialPortLike, framing: FramingSpec): void {
+    this.port = port;
+    const framer = createFramer(framing);
+    port.on('data', (data) => {
+      for (const raw of framer.push(data)) this.hub.emit({ type: 'card', raw, at: this.deps.clock.now() });
+    });
+    const lost = (error?: Error | null) => this.lost(port, error ? errorMessage(error) : 'port closed');
+    port.on('close', lost);
+    port.on('error', lost);
+  }
+
+  private lost(port: SerialPortLike, reason: string): void {
+    if (this.port !== port) return;
+    this.port = undefined;
+    port.removeAllListeners();
+    if (port.isOpen) port.close();
+    if (!this.running) return;
+    this.deps.logger.warn({ reason }, 'serial card reader lost');
+    this.hub.emit({ type: 'disconnected', at: this.deps.clock.now(), reason });
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (!this.running) return;
+    const policy = this.deps.reconnect ?? { initialMs: 250, maxMs: 5000, factor: 2, jitter: 0.2 };
+    const delay = backoffDelay(policy, this.attempt++);
+    this.timer = setTimeout(() => void this.connect(), delay);
+  }
+}

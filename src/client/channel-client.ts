@@ -1,0 +1,216 @@
+/**
+ * The connector channel over REST (src/protocol/connector-channel.ts): register, printers
+ * (create/PUT/PATCH/GET/DELETE with X-Host-Id), properties upload, long poll, claim, document
+ * download (streamed to a file, Range resume, sha256 check) and job events. The WebSocket half
+ * is channel-socket.ts. close() releases the HTTP pools.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream, statSync, unlinkSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { RetryableError } from '../lib/errors.js';
+import {
+  CHANNEL_PATHS,
+  type Connector,
+  type ConnectorRegistration,
+  type JobDocument,
+  type JobEvent,
+  type JobOffer,
+  type JobPollResponse,
+} from '../protocol/connector-channel.js';
+import type { PrinterCapabilityProperties } from '../protocol/printer-properties.js';
+import { header, type HttpClient, HttpError } from './http-base.js';
+
+/** A printer as the admin API returns it (fields the agent uses). */
+export interface CloudPrinter {
+  id: string;
+  name: string;
+  status: 'Online' | 'Offline' | 'Inproperly Configured';
+  tp_id: number;
+  connector_id: string;
+  location?: string;
+  supported_formats?: string[];
+  vendor_name?: string;
+  model_name?: string;
+  pnp_id?: string;
+}
+
+/** Body of printer create / PUT. */
+export interface CloudPrinterInput {
+  name: string;
+  status: 'Online' | 'Offline';
+  tp_id?: number;
+  connector_id?: string;
+  supported_formats?: string[];
+  vendor_name?: string;
+  model_name?: string;
+  location?: string;
+  pnp_id?: string;
+}
+
+/** The job was claimed by another connector (HTTP 409). */
+export function isClaimConflict(error: unknown): boolean {
+  return error instanceof HttpError && error.status === 409;
+}
+
+/** REST client of the connector channel; the HttpClient (and its token source) is injected. */
+export class ChannelClient {
+  constructor(private readonly http: HttpClient) {}
+
+  /** Registers (idempotent by serial_string) and returns the connector. */
+  register(registration: ConnectorRegistration, signal?: AbortSignal): Promise<Connector> {
+    return this.http.json<Connector>({
+      method: 'POST',
+      path: CHANNEL_PATHS.register,
+      json: registration,
+      signal,
+    });
+  }
+
+  /** Creates a printer owned by `connectorId`. */
+  createPrinter(connectorId: string, input: CloudPrinterInput, signal?: AbortSignal): Promise<CloudPrinter> {
+    return this.http.json<CloudPrinter>({
+      method: 'POST',
+      path: '/printing/v1/printers/',
+      headers: { 'x-host-id': connectorId },
+      json: input,
+      signal,
+    });
+  }
+
+  /** Replaces a printer (name, status, connector_id required). */
+  putPrinter(
+    connectorId: string,
+    id: string,
+    input: CloudPrinterInput,
+    signal?: AbortSignal,
+  ): Promise<CloudPrinter> {
+    return this.http.json<CloudPrinter>({
+      method: 'PUT',
+      path: printerPath(id),
+      headers: { 'x-host-id': connectorId },
+      json: { ...input, connector_id: connectorId },
+      signal,
+    });
+  }
+
+  /** Changes only the given fields of a printer. */
+  patchPrinter(
+    connectorId: string,
+    id: string,
+    changes: Partial<CloudPrinterInput>,
+    signal?: AbortSignal,
+  ): Promise<CloudPrinter> {
+    return this.http.json<CloudPrinter>({
+      method: 'PATCH',
+      path: printerPath(id),
+      headers: { 'x-host-id': connectorId },
+      json: changes,
+      signal,
+    });
+  }
+
+  /** One printer, or undefined when the cloud does not know it. */
+  async getPrinter(connectorId: string, id: string, signal?: AbortSignal): Promise<CloudPrinter | undefined> {
+    try {
+      return await this.http.json<CloudPrinter>({
+        method: 'GET',
+        path: printerPath(id),
+        headers: { 'x-host-id': connectorId },
+        signal,
+      });
+    } catch (error) {
+      if (error instanceof HttpError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /** Deletes a printer in the cloud. */
+  async deletePrinter(connectorId: string, id: string, signal?: AbortSignal): Promise<void> {
+    await this.http.json<unknown>({
+      method: 'DELETE',
+      path: printerPath(id),
+      headers: { 'x-host-id': connectorId },
+      signal,
+    });
+  }
+
+  /** Uploads the printer's capability properties. */
+  async uploadProperties(printerId: string, properties: PrinterCapabilityProperties, signal?: AbortSignal) {
+    await this.http.json<unknown>({
+      method: 'PUT',
+      path: CHANNEL_PATHS.printerProperties(printerId),
+      json: { properties },
+      signal,
+    });
+  }
+
+  /** Long poll: waits up to `waitS` seconds for offered jobs. */
+  async poll(waitS: number, signal?: AbortSignal): Promise<JobOffer[]> {
+    const res = await this.http.json<JobPollResponse>({
+      method: 'GET',
+      path: CHANNEL_PATHS.jobs,
+      query: { wait: waitS },
+      signal,
+      timeoutMs: (waitS + 30) * 1000,
+    });
+    return res?.jobs ?? [];
+  }
+
+  /** Claims a job; throws HttpError 409 (see isClaimConflict) when another connector holds it. */
+  claim(jobId: string, signal?: AbortSignal): Promise<JobOffer> {
+    return this.http.json<JobOffer>({ method: 'POST', path: CHANNEL_PATHS.claim(jobId), signal });
+  }
+
+  /** Posts one job event (idempotent by event_id at the cloud). */
+  async postEvent(jobId: string, event: JobEvent, signal?: AbortSignal): Promise<void> {
+    await this.http.json<unknown>({ method: 'POST', path: CHANNEL_PATHS.events(jobId), json: event, signal });
+  }
+
+  /**
+   * Streams the document to `target`. When `target` already holds a partial download the rest
+   * is requested with Range and appended. The sha256 of the whole file is checked; a mismatch
+   * deletes the file and throws a RetryableError.
+   */
+  async download(jobId: string, document: JobDocument, target: string, signal?: AbortSignal): Promise<void> {
+    const have = fileSize(target);
+    if (have < document.size || document.size === 0) {
+      const resume = have > 0 && have < document.size;
+      const res = await this.http.request({
+        method: 'GET',
+        path: document.url || CHANNEL_PATHS.document(jobId),
+        headers: resume ? { range: `bytes=${have}-` } : {},
+        signal,
+      });
+      const append =
+        resume && res.status === 206 && header(res, 'content-range')?.startsWith(`bytes ${have}-`);
+      await pipeline(res.body, createWriteStream(target, { flags: append ? 'a' : 'w' }), { signal });
+    }
+    const digest = await sha256File(target);
+    if (digest !== document.sha256.toLowerCase()) {
+      unlinkSync(target);
+      throw new RetryableError(
+        'checksum_mismatch',
+        `job ${jobId}: document sha256 ${digest} != ${document.sha256}`,
+      );
+    }
+  }
+}
+
+/** Hex sha256 of a file, streamed. */
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  await pipeline(createReadStream(path), hash);
+  return hash.digest('hex');
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+function printerPath(id: string): string {
+  return `/printing/v1/printers/${encodeURIComponent(id)}/`;
+}

@@ -1,0 +1,132 @@
+/**
+ * The channel WebSocket (GET /connector/v1/channel): connects with the bearer token, answers
+ * pings, hands offers and cancels to the caller, and reconnects with backoff when it drops.
+ * `onState` tells the caller when it is up or down (the job feed polls while it is down).
+ * start() opens it; stop() closes it and stops reconnecting.
+ */
+import WebSocket from 'ws';
+import { type BackoffPolicy, backoffDelay } from '../lib/backoff.js';
+import { errorMessage } from '../lib/errors.js';
+import type { Logger } from '../log/logger.js';
+import {
+  type AgentMessage,
+  CHANNEL_CLOSE,
+  CHANNEL_PATHS,
+  type ServerMessage,
+} from '../protocol/connector-channel.js';
+import type { TokenSource } from './http-base.js';
+
+/** What a ChannelSocket needs; the callbacks run on the socket's events. */
+export interface ChannelSocketOptions {
+  baseUrl: string;
+  tokens: TokenSource;
+  logger: Logger;
+  backoff: BackoffPolicy;
+  onMessage: (message: ServerMessage) => void;
+  onState?: (up: boolean) => void;
+  /** The cloud deleted this connector (close 4404). */
+  onUnknownConnector?: () => void;
+}
+
+/** One reconnecting WebSocket. */
+export class ChannelSocket {
+  private socket: WebSocket | undefined;
+  private stopped = true;
+  private attempt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private up = false;
+
+  constructor(private readonly options: ChannelSocketOptions) {}
+
+  /** Whether the socket is open and greeted. */
+  get isUp(): boolean {
+    return this.up;
+  }
+
+  /** Starts connecting (returns at once; connection state arrives through onState). */
+  start(): void {
+    this.stopped = false;
+    void this.connect();
+  }
+
+  /** Closes the socket and stops reconnecting. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    const socket = this.socket;
+    this.socket = undefined;
+    if (socket && socket.readyState !== WebSocket.CLOSED) {
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.close(1000, 'agent stopping');
+      const timeout = setTimeout(() => socket.terminate(), 2000);
+      await closed;
+      clearTimeout(timeout);
+    }
+    this.setUp(false);
+  }
+
+  /** Sends a message up, when connected. */
+  send(message: AgentMessage): void {
+    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    let token: string;
+    try {
+      token = await this.options.tokens.token();
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'channel: no token, retrying');
+      this.scheduleReconnect();
+      return;
+    }
+    if (this.stopped) return;
+    const url = new URL(CHANNEL_PATHS.channel, this.options.baseUrl);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
+    this.socket = socket;
+    socket.on('message', (data) => this.handle(data.toString()));
+    socket.on('error', (error) => this.options.logger.debug({ error: errorMessage(error) }, 'channel error'));
+    socket.on('close', (code) => this.closed(socket, code, token));
+  }
+
+  private handle(text: string): void {
+    let message: ServerMessage;
+    try {
+      message = JSON.parse(text) as ServerMessage;
+    } catch {
+      this.options.logger.warn('channel: ignoring a message that is not JSON');
+      return;
+    }
+    if (message.type === 'hello') {
+      this.attempt = 0;
+      this.setUp(true);
+      this.options.logger.info({ connector: message.connector_id }, 'channel connected');
+    } else if (message.type === 'ping') {
+      this.send({ type: 'pong', t: message.t });
+    }
+    this.options.onMessage(message);
+  }
+
+  private closed(socket: WebSocket, code: number, token: string): void {
+    if (this.socket === socket) this.socket = undefined;
+    this.setUp(false);
+    if (this.stopped) return;
+    if (code === CHANNEL_CLOSE.unauthorized) this.options.tokens.invalidate(token);
+    if (code === CHANNEL_CLOSE.unknownConnector) this.options.onUnknownConnector?.();
+    this.options.logger.info({ code }, 'channel closed; reconnecting');
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped) return;
+    const delay = backoffDelay(this.options.backoff, this.attempt++);
+    this.timer = setTimeout(() => void this.connect(), delay);
+  }
+
+  private setUp(up: boolean): void {
+    if (this.up === up) return;
+    this.up = up;
+    this.options.onState?.(up);
+  }
+}

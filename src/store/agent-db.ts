@@ -1,0 +1,89 @@
+/**
+ * The agent's SQLite database: opening (WAL for files), and the numbered migrations that build
+ * the identity, printer, job ledger and outbox tables. One database per data directory.
+ */
+import Database from 'better-sqlite3';
+
+/** An open agent database (better-sqlite3); closed by whoever opened it. */
+export type AgentDatabase = Database.Database;
+
+/** Numbered migrations; index + 1 is the schema version it brings the database to. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+   CREATE TABLE printers (
+     name TEXT PRIMARY KEY,
+     cloud_id TEXT,
+     tp_id INTEGER NOT NULL UNIQUE,
+     uuid TEXT,
+     uri TEXT NOT NULL,
+     updated_at INTEGER NOT NULL
+   );
+   CREATE TABLE jobs (
+     job_id TEXT PRIMARY KEY,
+     printer_id TEXT NOT NULL,
+     offer_json TEXT NOT NULL,
+     state TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_retry_at INTEGER,
+     last_error TEXT,
+     printer_job_id TEXT,
+     spool_path TEXT,
+     first_try_at INTEGER,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL
+   );
+   CREATE INDEX jobs_state ON jobs(state);
+   CREATE TABLE event_seq (job_id TEXT PRIMARY KEY, last_seq INTEGER NOT NULL);
+   CREATE TABLE outbox (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     job_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     event_id TEXT NOT NULL UNIQUE,
+     body_json TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at INTEGER NOT NULL,
+     last_error TEXT,
+     created_at INTEGER NOT NULL,
+     UNIQUE (job_id, seq)
+   );`,
+  `CREATE TABLE printer_sync (
+     tp_id INTEGER PRIMARY KEY,
+     cloud_id TEXT,
+     uuid TEXT,
+     record_json TEXT NOT NULL,
+     updated_at INTEGER NOT NULL
+   );`,
+];
+
+/** The schema version a fully migrated database has. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Opens (creating when missing) the database at `path` (a file, or ':memory:') and applies
+ * pending migrations in one transaction each. The caller closes it with `db.close()`.
+ */
+export function openAgentDatabase(path: string): AgentDatabase {
+  const db = new Database(path);
+  if (path !== ':memory:') db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  migrate(db);
+  return db;
+}
+
+/** Applies every migration newer than the database's user_version. */
+export function migrate(db: AgentDatabase): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(
+      `agent database schema version ${current} is newer than this agent (${MIGRATIONS.length}); upgrade the agent`,
+    );
+  }
+  for (let version = current; version < MIGRATIONS.length; version++) {
+    const sql = MIGRATIONS[version] as string;
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${version + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * The job ledger: every job the connector accepted and the state it reached, so a crash at any
+ * point resumes without losing the job or printing it twice. States and allowed moves:
+ *
+ *   offered -> downloading -> spooled -> submitting -> submitted -> completed | failed | cancelled
+ *   submitting -> spooled (the printer was busy: retried later)
+ *   submitting -> submitting (Print-Job's outcome unknown: the job is looked up at the printer)
+ *   any non-final state -> failed | cancelled
+ */
+import type { Clock } from '../lib/clock.js';
+import { PrintRelayError } from '../lib/errors.js';
+import type { JobOffer } from '../protocol/connector-channel.js';
+import type { AgentDatabase } from './agent-db.js';
+
+/** The states a job moves through in the ledger. */
+export type JobState =
+  | 'offered'
+  | 'downloading'
+  | 'spooled'
+  | 'submitting'
+  | 'submitted'
+  | 'completed'
+  | 'failed'
+  | 'cancelled';
+
+const FINAL: ReadonlySet<JobState> = new Set(['completed', 'failed', 'cancelled']);
+
+const MOVES: Record<JobState, readonly JobState[]> = {
+  offered: ['downloading'],
+  downloading: ['downloading', 'spooled'],
+  spooled: ['submitting'],
+  submitting: ['submitted', 'spooled', 'submitting'],
+  submitted: ['completed'],
+  completed: [],
+  failed: [],
+  cancelled: [],
+};
+
+/** True for states after which nothing more happens to the job. */
+export function isFinalState(state: JobState): boolean {
+  return FINAL.has(state);
+}
+
+/** Whether the ledger allows moving from `from` to `to`. */
+export function canMove(from: JobState, to: JobState): boolean {
+  if (isFinalState(from)) return false;
+  if (to === 'failed' || to === 'cancelled') return true;
+  return MOVES[from].includes(to);
+}
+
+/** A move the state machine does not allow. */
+export class LedgerTransitionError extends PrintRelayError {
+  constructor(jobId: string, from: JobState, to: JobState) {
+    super('invalid_transition', `job ${jobId}: cannot move from ${from} to ${to}`);
+  }
+}
+
+/** One job in the ledger. */
+export interface LedgerJob {
+  jobId: string;
+  printerId: string;
+  offer: JobOffer;
+  state: JobState;
+  attempts: number;
+  /** Epoch ms before which the next submit attempt should not happen. */
+  nextRetryAt: number | undefined;
+  lastError: string | undefined;
+  printerJobId: string | undefined;
+  spoolPath: string | undefined;
+  /** Epoch ms of the first submit attempt (for give_up_after_s). */
+  firstTryAt: number | undefined;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Extra facts recorded with a move. */
+export interface MoveDetails {
+  lastError?: string;
+  printerJobId?: string;
+  spoolPath?: string;
+  nextRetryAt?: number;
+  /** Count this move as a submit attempt. */
+  attempt?: boolean;
+}
+
+interface JobRow {
+  job_id: string;
+  printer_id: string;
+  offer_json: string;
+  state: JobState;
+  attempts: number;
+  next_retry_at: number | null;
+  last_error: string | null;
+  printer_job_id: string | null;
+  spool_path: string | null;
+  first_try_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Reads and moves jobs; the database is owned by the caller. */
+export class JobLedger {
+  constructor(
+    private readonly db: AgentDatabase,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Records a newly offered job; returns false when the ledger already has it. */
+  add(offer: JobOffer): boolean {
+    const now = this.clock.now();
+    const result = this.db
+      .prepare(
+        `INSERT OR IGNORE INTO jobs (job_id, printer_id, offer_json, state, created_at, updated_at)
+         VALUES (?, ?, ?, 'offered', ?, ?)`,
+      )
+      .run(offer.job_id, offer.printer_id, JSON.stringify(offer), now, now);
+    return result.changes === 1;
+  }
+
+  /** The job, or undefined. */
+  get(jobId: string): LedgerJob | undefined {
+    const row = this.db.prepare('SELECT * FROM jobs WHERE job_id = ?').get(jobId) as JobRow | undefined;
+    return row ? toJob(row) : undefined;
+  }
+
+  /** Moves a job to `to`, recording details; throws LedgerTransitionError for a forbidden move. */
+  move(jobId: string, to: JobState, details: MoveDetails = {}): LedgerJob {
+    return this.db.transaction(() => {
+      const job = this.get(jobId);
+      if (!job) throw new PrintRelayError('not_found', `job ${jobId} not in the ledger`);
+      if (!canMove(job.state, to)) throw new LedgerTransitionError(jobId, job.state, to);
+      const now = this.clock.now();
+      const attempts = job.attempts + (details.attempt ? 1 : 0);
+      const firstTryAt = job.firstTryAt ?? (details.attempt ? now : undefined);
+      this.db
+        .prepare(
+          `UPDATE jobs SET state = ?, attempts = ?, next_retry_at = ?, last_error = ?, printer_job_id = ?,
+             spool_path = ?, first_try_at = ?, updated_at = ? WHERE job_id = ?`,
+        )
+        .run(
+          to,
+          attempts,
+          details.nextRetryAt ?? null,
+          details.lastError ?? job.lastError ?? null,
+          details.printerJobId ?? job.printerJobId ?? null,
+          details.spoolPath ?? job.spoolPath ?? null,
+          firstTryAt ?? null,
+          now,
+          jobId,
+        );
+      return this.get(jobId) as LedgerJob;
+    })();
+  }
+
+  /** Jobs not yet in a final state, oldest first (what a restart resumes). */
+  unfinished(): LedgerJob[] {
+    const rows = this.db
+      .prepare(
+        "SELECT * FROM jobs WHERE state NOT IN ('completed', 'failed', 'cancelled') ORDER BY created_at, job_id",
+      )
+      .all() as JobRow[];
+    return rows.map(toJob);
+  }
+
+  /** Jobs in one state. */
+  inState(state: JobState): LedgerJob[] {
+    const rows = this.db
+      .prepare('SELECT * FROM jobs WHERE state = ? ORDER BY created_at')
+      .all(state) as JobRow[];
+    return rows.map(toJob);
+  }
+
+  /** Deletes final jobs last updated before `beforeMs`; returns how many. */
+  prune(beforeMs: number): number {
+    return this.db
+      .prepare("DELETE FROM jobs WHERE state IN ('completed', 'failed', 'cancelled') AND updated_at < ?")
+      .run(beforeMs).changes;
+  }
+}
+
+function toJob(row: JobRow): LedgerJob {
+  return {
+    jobId: row.job_id,
+    printerId: row.printer_id,
+    offer: JSON.parse(row.offer_json) as JobOffer,
+    state: row.state,
+    attempts: row.attempts,
+    nextRetryAt: row.next_retry_at ?? undefined,
+    lastError: row.last_error ?? undefined,
+    printerJobId: row.printer_job_id ?? undefined,
+    spoolPath: row.spool_path ?? undefined,
+    firstTryAt: row.first_try_at ?? undefined,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

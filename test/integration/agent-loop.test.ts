@@ -1,0 +1,247 @@
+/**
+ * The agent against the REAL emulator (port 0) and the shared ippeveprinter: registration is
+ * idempotent across restarts, jobs arrive over the WebSocket and over the poll and are printed
+ * and reported completed, and a restart in the middle of a job does not print it twice.
+ */
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Agent } from '../../src/agent/agent.js';
+import { HttpClient } from '../../src/client/http-base.js';
+import { fetchPasswordToken } from '../../src/client/oauth-client.js';
+import { SfapiClient } from '../../src/client/sfapi-client.js';
+import type { AgentConfig } from '../../src/config/agent-schema.js';
+import { DEMO, defaultEmulatorSeed, parseAgentConfig } from '../../src/config/load-config.js';
+import { createEmulator, type Emulator } from '../../src/emulator/app.js';
+import { sleep } from '../../src/lib/abort.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { type RunningIppEvePrinter, startIppEvePrinter } from '../support/ippeveprinter.js';
+import { peersAvailable } from '../support/peers.js';
+
+const enabled = peersAvailable('ippeveprinter', 'ipptool') && inject('ippeveprinterUri') !== '';
+
+describe.skipIf(!enabled)('agent with the emulator and ippeveprinter', () => {
+  let dir: string;
+  let emulator: Emulator;
+  let base: string;
+  let sfapi: SfapiClient;
+  let appHttp: HttpClient;
+  let slow: RunningIppEvePrinter;
+  const printerName = 'Agent Loop Printer';
+  const slowName = 'Agent Slow Printer';
+
+  function config(channel: 'websocket' | 'poll'): AgentConfig {
+    const yaml = `
+version: 1
+cloud:
+  url: ${base}
+  client_id: ${DEMO.client.id}
+  client_secret: ${DEMO.client.secret}
+  username: ${DEMO.admin.email}
+  password: ${DEMO.admin.password}
+  channel: ${channel}
+  poll_interval_s: 1
+connector:
+  name: loop-test
+  description: integration test
+jobs:
+  retry_initial_ms: 50
+  retry_max_ms: 500
+  status_poll_ms: 100
+printers:
+  - name: ${printerName}
+    uri: ${inject('ippeveprinterUri')}
+  - name: ${slowName}
+    uri: ${slow.uri}
+`;
+    return parseAgentConfig(yaml, 'agent.yaml', { env: {} });
+  }
+
+  const agentFor = (channel: 'websocket' | 'poll', dataDir = join(dir, 'agent')) =>
+    new Agent({ config: config(channel), dataDir, logger: silentLogger() });
+
+  /** Submits a text document as an app does and returns the cloud job id. */
+  async function submit(printerId: string, text: string): Promise<string> {
+    const file = join(dir, `doc-${Date.now()}.txt`);
+    writeFileSync(file, text);
+    const upload = await sfapi.prepareUpload();
+    const progress: [number, number][] = [];
+    await sfapi.upload(upload.sasUri, file, (sent, total) => progress.push([sent, total]));
+    const last = progress.at(-1);
+    expect(last?.[0]).toBe(last?.[1]);
+    const { jobid } = await sfapi.print({
+      fileid: upload.fileid,
+      type: 'txt',
+      printerid: printerId,
+      alias: 'a.txt',
+    });
+    return jobid;
+  }
+
+  const cloudIdOf = (agent: Agent, name: string) =>
+    agent.printers().find((p) => p.config.name === name)?.cloudId as string;
+
+  /** Reads one job's ledger row from the agent's database. */
+  function ledgerRow(dataDir: string, jobId: string): { state: string; attempts: number } {
+    const db = new Database(join(dataDir, 'agent.db'), { readonly: true });
+    try {
+      return db.prepare('SELECT state, attempts FROM jobs WHERE job_id = ?').get(jobId) as {
+        state: string;
+        attempts: number;
+      };
+    } finally {
+      db.close();
+    }
+  }
+
+  async function waitFor(jobId: string, code = 0): Promise<number> {
+    for (;;) {
+      const status = await sfapi.status(jobId);
+      if (status.jobstatus === code || ![129, 1246].includes(status.jobstatus)) return status.jobstatus;
+      await sleep(100);
+    }
+  }
+
+  /** Printer jobs that carry this cloud job's name (ippeveprinter keeps `<id>-<name>.*` files per job). */
+  const printsOf = (jobId: string) => {
+    const files = readdirSync(inject('ippeveprinterSpool')).filter((f) => f.includes(`printrelay-${jobId}.`));
+    return new Set(files.map((f) => f.split('-')[0])).size;
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agent-loop-'));
+    const command = join(dir, 'slow-print.sh');
+    writeFileSync(command, '#!/bin/sh\nsleep 2\n');
+    chmodSync(command, 0o755);
+    slow = await startIppEvePrinter({ name: slowName, command });
+    emulator = await createEmulator({
+      db: join(dir, 'emulator.db'),
+      dataDir: join(dir, 'emulator'),
+      seed: defaultEmulatorSeed(),
+      logger: silentLogger(),
+    });
+    base = await emulator.listen('127.0.0.1', 0);
+    const settings = { authUrl: base, clientId: DEMO.client.id, clientSecret: DEMO.client.secret };
+    const token = await fetchPasswordToken(settings, DEMO.user.email, DEMO.user.password, 'printing');
+    appHttp = new HttpClient({
+      baseUrl: base,
+      timeoutMs: 10_000,
+      tokens: { token: async () => token.access_token, invalidate: () => {} },
+    });
+    sfapi = new SfapiClient(appHttp);
+  });
+
+  afterAll(async () => {
+    await appHttp?.close();
+    await emulator?.close();
+    await slow?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('registers idempotently and prints a job offered over the WebSocket', async () => {
+    const first = agentFor('websocket');
+    await first.start();
+    const connectorId = first.connectorId;
+    const printerId = cloudIdOf(first, printerName) as string;
+    expect(first.printers().map((p) => p.online)).toEqual([true, true]);
+    await first.stop();
+
+    const agent = agentFor('websocket');
+    await agent.start();
+    try {
+      expect(agent.connectorId).toBe(connectorId);
+      expect(cloudIdOf(agent, printerName)).toBe(printerId);
+      const printers = await sfapi.getPrinters();
+      expect(printers.filter((p) => p.name === printerName)).toHaveLength(1);
+      while (!agent.channelConnected) await sleep(50);
+      const jobId = await submit(printerId, 'hello over the websocket\n');
+      expect(await waitFor(jobId)).toBe(0);
+      expect(printsOf(jobId)).toBe(1);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('prints a job that arrives over the poll', async () => {
+    const agent = agentFor('poll');
+    await agent.start();
+    try {
+      const jobId = await submit(cloudIdOf(agent, printerName) as string, 'hello over the poll\n');
+      expect(await waitFor(jobId)).toBe(0);
+      expect(printsOf(jobId)).toBe(1);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('a restart after Print-Job but before "submitted" was recorded watches the job instead of printing it again', async () => {
+    const dataDir = join(dir, 'agent');
+    const agent = agentFor('websocket', dataDir);
+    await agent.start();
+    const printerId = cloudIdOf(agent, printerName) as string;
+    const jobId = await submit(printerId, 'printed exactly once\n');
+    expect(await waitFor(jobId)).toBe(0);
+    await agent.stop();
+    // Rewind the ledger to the crash window: submitting, no printer job id recorded.
+    const db = new Database(join(dataDir, 'agent.db'));
+    db.prepare("UPDATE jobs SET state = 'submitting', printer_job_id = NULL WHERE job_id = ?").run(jobId);
+    db.close();
+
+    const restarted = agentFor('websocket', dataDir);
+    await restarted.start();
+    try {
+      let state = '';
+      for (let i = 0; i < 100 && state !== 'completed'; i++) {
+        state = ledgerRow(dataDir, jobId).state;
+        if (state !== 'completed') await sleep(100);
+      }
+      expect(state).toBe('completed');
+      expect(printsOf(jobId)).toBe(1);
+    } finally {
+      await restarted.stop();
+    }
+  });
+
+  it('retries a busy printer until it takes the job, and prints it once', async () => {
+    const dataDir = join(dir, 'agent');
+    const agent = agentFor('websocket', dataDir);
+    await agent.start();
+    try {
+      const occupier = join(dir, 'occupier.txt');
+      writeFileSync(occupier, 'keeps the printer busy\n');
+      await promisify(execFile)('ipptool', ['-f', occupier, slow.uri, 'print-job.test']);
+      const jobId = await submit(cloudIdOf(agent, slowName), 'printed after the busy one\n');
+      expect(await waitFor(jobId)).toBe(0);
+      expect(ledgerRow(dataDir, jobId).attempts).toBeGreaterThan(1);
+      const printed = readdirSync(slow.spoolDir).filter((f) => f.includes(`printrelay-${jobId}.`));
+      expect(new Set(printed.map((f) => f.split('-')[0])).size).toBe(1);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('stopping while the printer works on a job and starting again finishes it without a second print', async () => {
+    const dataDir = join(dir, 'agent');
+    const agent = agentFor('websocket', dataDir);
+    await agent.start();
+    const jobId = await submit(cloudIdOf(agent, slowName), 'interrupted by a restart\n');
+    while (ledgerRow(dataDir, jobId)?.state !== 'submitted') await sleep(50);
+    await agent.stop();
+    expect(ledgerRow(dataDir, jobId).state).toBe('submitted');
+
+    const restarted = agentFor('websocket', dataDir);
+    await restarted.start();
+    try {
+      expect(await waitFor(jobId)).toBe(0);
+      expect(ledgerRow(dataDir, jobId).state).toBe('completed');
+      const printed = readdirSync(slow.spoolDir).filter((f) => f.includes(`printrelay-${jobId}.`));
+      expect(new Set(printed.map((f) => f.split('-')[0])).size).toBe(1);
+    } finally {
+      await restarted.stop();
+    }
+  });
+});

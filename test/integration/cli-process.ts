@@ -1,0 +1,68 @@
+/**
+ * Runs `node bin/printrelay.js ...` as a child process for the CLI integration tests: collects
+ * output, waits for a line, and stops the process by its id (SIGTERM, then SIGKILL).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+const bin = join(import.meta.dirname, '..', '..', 'bin', 'printrelay.js');
+
+/** A running printrelay process. */
+export class CliProcess {
+  stdout = '';
+  stderr = '';
+  readonly exited: Promise<number | null>;
+  private readonly child: ChildProcess;
+
+  constructor(args: string[], env: Record<string, string> = {}) {
+    this.child = spawn(process.execPath, [bin, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      this.stdout += chunk;
+    });
+    this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      this.stderr += chunk;
+    });
+    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
+  }
+
+  /** Resolves with the first stdout match; rejects when the process exits first. */
+  async waitFor(pattern: RegExp): Promise<RegExpMatchArray> {
+    let exited = false;
+    void this.exited.then(() => {
+      exited = true;
+    });
+    for (;;) {
+      const match = pattern.exec(this.stdout);
+      if (match) return match;
+      if (exited) {
+        throw new Error(`process exited before ${pattern}:\nstdout: ${this.stdout}\nstderr: ${this.stderr}`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Sends a signal to this process only. */
+  signal(signal: NodeJS.Signals): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+  }
+
+  /** Stops the process (SIGTERM; SIGKILL if it is still there after 10 s) and waits for it. */
+  async stop(): Promise<number | null> {
+    this.signal('SIGTERM');
+    const timer = setTimeout(() => this.signal('SIGKILL'), 10_000);
+    const code = await this.exited;
+    clearTimeout(timer);
+    return code;
+  }
+}
+
+/** Runs a command to the end; returns exit code and output. */
+export async function runCli(args: string[], env: Record<string, string> = {}) {
+  const cli = new CliProcess(args, env);
+  const code = await cli.exited;
+  await new Promise((r) => setImmediate(r));
+  return { code, stdout: cli.stdout, stderr: cli.stderr };
+}

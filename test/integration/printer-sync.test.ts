@@ -1,0 +1,207 @@
+/**
+ * The printer sync against the REAL emulator and real IPP printers (built-in VirtualPrinters on
+ * free ports): the first run creates printers with properties and capability defaults, a re-run
+ * with nothing changed sends no write request at all (counted at the emulator), renames and new
+ * addresses keep the cloud id and tp_id, a silent printer goes Offline and stays, a failed
+ * discovery deletes nothing, a vanished printer goes after the grace period, and never more
+ * than the allowed share at once.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PrinterSyncClient } from '../../src/agent/connector/printer-sync-client.js';
+import type { CloudPrinter } from '../../src/agent/connector/sync-plan.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { VirtualPrinter } from '../../src/printing/virtual/virtual-printer.js';
+import { freePort } from '../support/peers.js';
+import { SettableDiscoverer, type SyncRig, startSyncRig } from '../support/sync-rig.js';
+
+const HOUR = 3_600_000;
+
+describe('printer sync with the emulator and virtual IPP printers', () => {
+  let rig: SyncRig;
+  const printers: VirtualPrinter[] = [];
+  const uris: string[] = [];
+
+  beforeAll(async () => {
+    rig = await startSyncRig();
+    for (let i = 0; i < 5; i++) {
+      const printer = new VirtualPrinter({
+        name: `Sync ${i}`,
+        outputDir: join(rig.dir, `printed-${i}`),
+        logger: silentLogger(),
+      });
+      printers.push(printer);
+      uris.push((await printer.start()).uri);
+    }
+  }, 30_000);
+
+  afterAll(async () => {
+    for (const p of printers) await p.stop();
+    await rig?.close();
+  });
+
+  beforeEach(async () => {
+    // every test starts from no printers in the cloud and no remembered state
+    for (const p of await rig.client.listPrinters(rig.connectorId))
+      await rig.channel.deletePrinter(rig.connectorId, p.id);
+    rig.store.save({ printers: [] });
+    rig.counter.reset();
+  });
+
+  const cloud = async (): Promise<CloudPrinter[]> => rig.client.listPrinters(rig.connectorId);
+  const byName = async (name: string) => (await cloud()).find((p) => p.name === name);
+
+  it('creates configured and discovered printers, then a re-sync with no change writes nothing', async () => {
+    const lan = new SettableDiscoverer('dnssd');
+    lan.set([{ name: 'Found 2', uri: uris[2] as string }]);
+    const sync = rig.makeSync({
+      printers: [{ name: 'Desk 1', uri: uris[1] as string, enabled: true }],
+      discoverers: [lan],
+    });
+    const first = await sync.runNow();
+    expect(first.failed).toEqual([]);
+    const listed = await cloud();
+    expect(listed.map((p) => p.name).sort()).toEqual(['Desk 1', 'Found 2']);
+    expect(listed.every((p) => p.status === 'Online')).toBe(true);
+    expect(new Set(listed.map((p) => p.tp_id)).size).toBe(2);
+    const desk = listed.find((p) => p.name === 'Desk 1') as CloudPrinter;
+    const blob = await rig.client.blobCapabilities(desk.id);
+    expect(blob?.trays?.default).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: expect.any(String) })]),
+    );
+    expect(rig.counter.writes().map((w) => `${w.method} ${w.status}`)).not.toContain(
+      expect.stringMatching(/ [45]\d\d$/),
+    );
+    expect(
+      sync
+        .printers()
+        .map((p) => p.cloudId)
+        .sort(),
+    ).toEqual(listed.map((p) => p.id).sort());
+
+    rig.counter.reset();
+    const again = await sync.runNow(undefined, true);
+    expect(again.writes).toEqual({});
+    expect(rig.counter.writes()).toEqual([]);
+  });
+
+  it('keeps cloud id and tp_id across a rename and a new address, sending only the changed field', async () => {
+    const lan = new SettableDiscoverer('dnssd');
+    lan.set([{ name: 'Old Name', uri: uris[3] as string }]);
+    const sync = rig.makeSync({ discoverers: [lan] });
+    await sync.runNow();
+    const before = (await byName('Old Name')) as CloudPrinter;
+    rig.counter.reset();
+
+    const moved = (uris[3] as string).replace('127.0.0.1', 'localhost');
+    lan.set([{ name: 'New Name', uri: moved }]);
+    await sync.runNow(undefined, true);
+    const after = (await byName('New Name')) as CloudPrinter;
+    expect(after.id).toBe(before.id);
+    expect(after.tp_id).toBe(before.tp_id);
+    expect(rig.counter.writes().map((w) => w.method)).toEqual(['PATCH']);
+    expect(rig.store.load().printers.find((r) => r.cloudId === before.id)?.uri).toBe(moved);
+  });
+
+  it("lists the connector's printers across pages", async () => {
+    const lan = new SettableDiscoverer('dnssd');
+    lan.set(uris.map((uri, i) => ({ name: `Paged ${i}`, uri })));
+    await rig.makeSync({ discoverers: [lan] }).runNow();
+    const paged = await new PrinterSyncClient(rig.http, 2).listPrinters(rig.connectorId);
+    expect(paged.map((p) => p.name).sort()).toEqual(uris.map((_, i) => `Paged ${i}`));
+  });
+
+  it('takes over its cloud printers after a reinstall (state lost) without creating duplicates', async () => {
+    const lan = new SettableDiscoverer('cups');
+    lan.set([
+      { name: 'Kept 0', uri: uris[0] as string },
+      { name: 'Kept 1', uri: uris[1] as string },
+    ]);
+    await rig.makeSync({ discoverers: [lan] }).runNow();
+    const before = await cloud();
+    rig.store.save({ printers: [] });
+    rig.counter.reset();
+    const report = await rig.makeSync({ discoverers: [lan] }).runNow();
+    expect(report.writes.create).toBeUndefined();
+    const after = await cloud();
+    expect(after.map((p) => [p.id, p.tp_id]).sort()).toEqual(before.map((p) => [p.id, p.tp_id]).sort());
+    expect(
+      rig.store
+        .load()
+        .printers.map((r) => r.cloudId)
+        .sort(),
+    ).toEqual(before.map((p) => p.id).sort());
+  });
+
+  it('sets a silent printer Offline without deleting it, and Online again when it answers', async () => {
+    const port = await freePort();
+    const silent = new VirtualPrinter({
+      name: 'Silent',
+      outputDir: join(rig.dir, 'silent'),
+      logger: silentLogger(),
+      port,
+    });
+    const uri = (await silent.start()).uri;
+    const sync = rig.makeSync({ printers: [{ name: 'Silent', uri, enabled: true }] });
+    try {
+      await sync.runNow();
+      await silent.stop();
+      rig.clock.advance(48 * HOUR);
+      rig.counter.reset();
+      await sync.runNow();
+      expect((await byName('Silent'))?.status).toBe('Offline');
+      expect(rig.counter.writes().map((w) => w.method)).toEqual(['PATCH']);
+
+      await silent.start();
+      await sync.runNow();
+      expect((await byName('Silent'))?.status).toBe('Online');
+    } finally {
+      await silent.stop();
+    }
+  });
+
+  it('deletes nothing when discovery fails, and a vanished printer only after the grace period', async () => {
+    const lan = new SettableDiscoverer('dnssd');
+    lan.set([
+      { name: 'Stays', uri: uris[0] as string },
+      { name: 'Goes', uri: uris[4] as string },
+    ]);
+    const sync = rig.makeSync({ discoverers: [lan], sync: { grace_period_h: 24, max_delete_share: 1 } });
+    await sync.runNow();
+
+    lan.fail('CUPS is restarting');
+    rig.clock.advance(100 * HOUR);
+    const failed = await sync.runNow(undefined, true);
+    expect(failed.discoveryOk).toBe(false);
+    expect((await cloud()).map((p) => p.name).sort()).toEqual(['Goes', 'Stays']);
+
+    lan.set([{ name: 'Stays', uri: uris[0] as string }]);
+    await sync.runNow(undefined, true);
+    expect((await byName('Goes'))?.status).toBe('Offline');
+    rig.clock.advance(23 * HOUR);
+    await sync.runNow(undefined, true);
+    expect(await byName('Goes')).toBeDefined();
+    rig.clock.advance(2 * HOUR);
+    rig.counter.reset();
+    await sync.runNow(undefined, true);
+    expect((await cloud()).map((p) => p.name)).toEqual(['Stays']);
+    expect(rig.counter.writes().map((w) => w.method)).toEqual(['DELETE']);
+  });
+
+  it('never deletes more than the allowed share of printers in one run', async () => {
+    const lan = new SettableDiscoverer('dnssd');
+    lan.set(uris.map((uri, i) => ({ name: `Many ${i}`, uri })));
+    const sync = rig.makeSync({ discoverers: [lan], sync: { grace_period_h: 1, max_delete_share: 0.4 } });
+    await sync.runNow();
+    lan.set([]);
+    await sync.runNow(undefined, true);
+    rig.clock.advance(2 * HOUR);
+    const report = await sync.runNow(undefined, true);
+    expect(report.writes.delete).toBe(2);
+    expect(report.notes.join(' ')).toContain('no mass delete');
+    expect(await cloud()).toHaveLength(3);
+    // the share is of the printers known at each run: 3 known now, so one goes
+    await sync.runNow(undefined, true);
+    expect(await cloud()).toHaveLength(2);
+  });
+});

@@ -1,0 +1,118 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/lib/clock.js';
+import type { JobOffer } from '../../../src/protocol/connector-channel.js';
+import { type AgentDatabase, openAgentDatabase, SCHEMA_VERSION } from '../../../src/store/agent-db.js';
+import { canMove, JobLedger, type JobState, LedgerTransitionError } from '../../../src/store/job-ledger.js';
+
+function offer(id: string): JobOffer {
+  return {
+    job_id: id,
+    printer_id: 'p1',
+    tp_id: 1,
+    document: {
+      url: `/d/${id}`,
+      size: 3,
+      sha256: 'x',
+      extension: 'pdf',
+      content_type: 'application/pdf',
+      name: 'a.pdf',
+    },
+    ticket: { copies: 1 },
+    user: { id: 'u', email: 'u@example.com', name: 'U' },
+    created: '2026-01-01T00:00:00Z',
+  };
+}
+
+describe('ledger state machine', () => {
+  const table: [JobState, JobState, boolean][] = [
+    ['offered', 'downloading', true],
+    ['offered', 'submitted', false],
+    ['downloading', 'spooled', true],
+    ['downloading', 'downloading', true],
+    ['spooled', 'submitting', true],
+    ['spooled', 'submitted', false],
+    ['submitting', 'submitted', true],
+    ['submitting', 'spooled', true],
+    ['submitted', 'completed', true],
+    ['submitted', 'spooled', false],
+    ['offered', 'failed', true],
+    ['submitted', 'cancelled', true],
+    ['completed', 'failed', false],
+    ['failed', 'downloading', false],
+    ['cancelled', 'completed', false],
+  ];
+  it.each(table)('%s -> %s allowed: %s', (from, to, allowed) => {
+    expect(canMove(from, to)).toBe(allowed);
+  });
+});
+
+describe('JobLedger', () => {
+  let db: AgentDatabase;
+  let clock: ManualClock;
+  let ledger: JobLedger;
+  beforeEach(() => {
+    db = openAgentDatabase(':memory:');
+    clock = new ManualClock();
+    ledger = new JobLedger(db, clock);
+  });
+  afterEach(() => db.close());
+
+  it('migrates to the current schema version', () => {
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+  });
+
+  it('adds a job once; a repeated offer is ignored', () => {
+    expect(ledger.add(offer('j1'))).toBe(true);
+    expect(ledger.add(offer('j1'))).toBe(false);
+    expect(ledger.get('j1')?.state).toBe('offered');
+    expect(ledger.get('j1')?.offer.document.name).toBe('a.pdf');
+  });
+
+  it('walks the happy path and records attempts, spool path and printer job id', () => {
+    ledger.add(offer('j1'));
+    ledger.move('j1', 'downloading');
+    ledger.move('j1', 'spooled', { spoolPath: '/spool/j1.pdf' });
+    clock.advance(1000);
+    ledger.move('j1', 'submitting', { attempt: true });
+    ledger.move('j1', 'spooled', { lastError: 'busy', nextRetryAt: clock.now() + 500 });
+    ledger.move('j1', 'submitting', { attempt: true });
+    const submitted = ledger.move('j1', 'submitted', { printerJobId: '42' });
+    expect(submitted).toMatchObject({
+      state: 'submitted',
+      attempts: 2,
+      printerJobId: '42',
+      spoolPath: '/spool/j1.pdf',
+      lastError: 'busy',
+      firstTryAt: Date.UTC(2026, 0, 1) + 1000,
+    });
+    ledger.move('j1', 'completed');
+    expect(ledger.unfinished()).toEqual([]);
+  });
+
+  it('refuses forbidden moves with a clear error', () => {
+    ledger.add(offer('j1'));
+    expect(() => ledger.move('j1', 'submitted')).toThrow(LedgerTransitionError);
+    expect(() => ledger.move('j1', 'submitted')).toThrow('cannot move from offered to submitted');
+    ledger.move('j1', 'cancelled');
+    expect(() => ledger.move('j1', 'failed')).toThrow('cannot move from cancelled to failed');
+  });
+
+  it('lists unfinished jobs and jobs by state', () => {
+    ledger.add(offer('a'));
+    clock.advance(1);
+    ledger.add(offer('b'));
+    ledger.move('a', 'failed', { lastError: 'x' });
+    expect(ledger.unfinished().map((j) => j.jobId)).toEqual(['b']);
+    expect(ledger.inState('failed').map((j) => j.lastError)).toEqual(['x']);
+  });
+
+  it('prunes final jobs older than a cut-off', () => {
+    ledger.add(offer('a'));
+    ledger.move('a', 'failed');
+    clock.advance(10_000);
+    ledger.add(offer('b'));
+    expect(ledger.prune(clock.now() - 5000)).toBe(1);
+    expect(ledger.get('a')).toBeUndefined();
+    expect(ledger.get('b')).toBeDefined();
+  });
+});

@@ -1,0 +1,240 @@
+import { describe, expect, it } from 'vitest';
+import type { PrinterSyncClient } from '../../../src/agent/connector/printer-sync-client.js';
+import { executeSyncPlan } from '../../../src/agent/connector/sync-executor.js';
+import {
+  type LocalPrinter,
+  planPrinterSync,
+  type SyncPlan,
+  type SyncState,
+} from '../../../src/agent/connector/sync-plan.js';
+import type { ChannelClient } from '../../../src/client/channel-client.js';
+import { HttpError } from '../../../src/client/http-base.js';
+import { silentLogger } from '../../../src/log/logger.js';
+import type { BlobCapabilities } from '../../../src/printing/translate/capabilities/blob-capabilities.js';
+import type { PrinterCapabilityProperties } from '../../../src/protocol/printer-properties.js';
+
+const CONNECTOR = 'conn-1';
+const NOW = Date.UTC(2026, 0, 10, 12);
+
+const caps = (trays: string[]): BlobCapabilities => ({
+  colors: {
+    devmode: 1,
+    mono_num_colors: 2,
+    color_num_colors: 2,
+    mono_bits_pixel: 1,
+    color_bits_pixel: 1,
+    mono_planes: 1,
+    color_planes: 1,
+  },
+  trays: trays.map((name, index) => ({ index: index + 1, name, default: index === 0 })),
+  options: 1,
+  papers: [],
+  resolutions: [{ value: 600, default: true }],
+});
+
+const props = { Driver: 'Test' } as PrinterCapabilityProperties;
+
+function printer(name: string, trays = ['Tray 1']): LocalPrinter {
+  return {
+    name,
+    uri: `ipp://${name}.lan/ipp/print`,
+    uuid: `urn:uuid:${name}`,
+    state: 'idle',
+    reachable: true,
+    properties: props,
+    capabilities: caps(trays),
+  };
+}
+
+/** Records every call; `failOn` makes the named call kind (for the named printer) fail. */
+function fakeCloud(failOn: { kind?: string; name?: string; cloudId?: string; status?: number } = {}) {
+  const calls: string[] = [];
+  let created = 0;
+  const fail = (kind: string, key: string) => {
+    if (failOn.kind === kind && (failOn.name === key || failOn.cloudId === key))
+      throw new HttpError(failOn.status ?? 400, `${kind} refused`);
+  };
+  const channel = {
+    createPrinter: async (_c: string, body: { name: string }) => {
+      calls.push(`create ${body.name}`);
+      fail('create', body.name);
+      created++;
+      return { id: `cloud-${body.name}-${created}` };
+    },
+    putPrinter: async (_c: string, id: string) => void calls.push(`put ${id}`),
+    patchPrinter: async (_c: string, id: string, body: object) => {
+      calls.push(`patch ${id} ${Object.keys(body).join(',')}`);
+      fail('patch', id);
+    },
+    uploadProperties: async (id: string) => {
+      calls.push(`properties ${id}`);
+      fail('properties', id);
+    },
+    deletePrinter: async (_c: string, id: string) => {
+      calls.push(`delete ${id}`);
+      fail('delete', id);
+    },
+  } as unknown as ChannelClient;
+  const uploads: { id: string; defaults: BlobCapabilities }[] = [];
+  const client = {
+    uploadBlobDefaults: async (id: string, defaults: BlobCapabilities) => {
+      calls.push(`capabilities ${id}`);
+      fail('capability', id);
+      uploads.push({ id, defaults });
+    },
+  } as unknown as PrinterSyncClient;
+  return { channel, client, calls, uploads };
+}
+
+function run(
+  plan: SyncPlan,
+  previous: SyncState,
+  cloud: ReturnType<typeof fakeCloud>,
+  local: LocalPrinter[],
+) {
+  return executeSyncPlan(plan, previous, NOW, {
+    connectorId: CONNECTOR,
+    channel: cloud.channel,
+    client: cloud.client,
+    capabilitiesOf: (tpId) =>
+      local.find((p) => p.uri === plan.state.printers.find((r) => r.tpId === tpId)?.uri)?.capabilities,
+    logger: silentLogger(),
+  });
+}
+
+describe('executeSyncPlan', () => {
+  it('creates, then uploads properties and the five capability defaults once per printer', async () => {
+    const local = [printer('a'), printer('b')];
+    const plan = planPrinterSync({ printers: local, discoveryOk: true }, [], { printers: [] }, NOW, {
+      connectorId: CONNECTOR,
+    });
+    const cloud = fakeCloud();
+    const outcome = await run(plan, { printers: [] }, cloud, local);
+    expect(outcome.failed).toEqual([]);
+    expect(outcome.writes).toEqual({ create: 2, properties: 2, capability: 2 });
+    expect(cloud.uploads.map((u) => u.defaults)).toEqual([caps(['Tray 1']), caps(['Tray 1'])]);
+    expect(cloud.calls.filter((c) => c.includes('cloud-a'))).toEqual([
+      'properties cloud-a-1',
+      'capabilities cloud-a-1',
+    ]);
+    expect(outcome.state.printers.map((r) => r.cloudId).sort()).toEqual(['cloud-a-1', 'cloud-b-2'].sort());
+    expect(
+      outcome.state.printers.every((r) => r.propertiesHash && Object.keys(r.capabilityHashes).length === 5),
+    ).toBe(true);
+    expect(outcome.changed.sort()).toEqual(['cloud-a-1', 'cloud-b-2'].sort());
+  });
+
+  it('uploads the full defaults when one capability changed, and nothing else', async () => {
+    const before = [printer('a')];
+    const first = planPrinterSync({ printers: before, discoveryOk: true }, [], { printers: [] }, NOW, {
+      connectorId: CONNECTOR,
+    });
+    const synced = await run(first, { printers: [] }, fakeCloud(), before);
+    const cloudNow = [
+      {
+        id: synced.state.printers[0]?.cloudId as string,
+        name: 'a',
+        status: 'Online',
+        tp_id: 1,
+        connector_id: CONNECTOR,
+        supported_formats: ['PDF'],
+      },
+    ];
+    const after = [printer('a', ['Tray 1', 'Tray 2'])];
+    const plan = planPrinterSync({ printers: after, discoveryOk: true }, cloudNow, synced.state, NOW, {
+      connectorId: CONNECTOR,
+    });
+    const cloud = fakeCloud();
+    const outcome = await run(plan, synced.state, cloud, after);
+    expect(cloud.calls).toEqual([`capabilities ${cloudNow[0]?.id}`]);
+    expect(cloud.uploads[0]?.defaults.trays).toHaveLength(2);
+    expect(outcome.writes).toEqual({ capability: 1 });
+  });
+
+  it('stops a failing printer only, and forgets the hashes of uploads that did not happen', async () => {
+    const local = [printer('a'), printer('b')];
+    const plan = planPrinterSync({ printers: local, discoveryOk: true }, [], { printers: [] }, NOW, {
+      connectorId: CONNECTOR,
+    });
+    const cloud = fakeCloud({ kind: 'properties', cloudId: 'cloud-a-1' });
+    const outcome = await run(plan, { printers: [] }, cloud, local);
+    expect(outcome.failed).toEqual([
+      { tpId: expect.any(Number), kind: 'properties', error: expect.stringContaining('refused') },
+    ]);
+    expect(cloud.calls).not.toContain('capabilities cloud-a-1');
+    expect(cloud.calls).toContain('capabilities cloud-b-2');
+    const a = outcome.state.printers.find((r) => r.name === 'a');
+    const b = outcome.state.printers.find((r) => r.name === 'b');
+    expect(a).toMatchObject({ cloudId: 'cloud-a-1', propertiesHash: undefined, capabilityHashes: {} });
+    expect(b?.propertiesHash).toBeDefined();
+  });
+
+  it('keeps a record whose create failed without a cloud id, so the next run creates it', async () => {
+    const local = [printer('a')];
+    const plan = planPrinterSync({ printers: local, discoveryOk: true }, [], { printers: [] }, NOW, {
+      connectorId: CONNECTOR,
+    });
+    const outcome = await run(plan, { printers: [] }, fakeCloud({ kind: 'create', name: 'a' }), local);
+    expect(outcome.state.printers).toEqual([
+      expect.objectContaining({
+        name: 'a',
+        cloudId: undefined,
+        propertiesHash: undefined,
+        capabilityHashes: {},
+      }),
+    ]);
+    expect(outcome.changed).toEqual([]);
+  });
+
+  it('keeps the record of a failed delete (retried next run) and treats 404 as already deleted', async () => {
+    const previous: SyncState = {
+      printers: [
+        {
+          cloudId: 'gone-1',
+          tpId: 1,
+          name: 'g1',
+          uri: 'ipp://g1/',
+          capabilityHashes: {},
+          firstMissingAt: NOW - 1e9,
+        },
+        {
+          cloudId: 'gone-2',
+          tpId: 2,
+          name: 'g2',
+          uri: 'ipp://g2/',
+          capabilityHashes: {},
+          firstMissingAt: NOW - 1e9,
+        },
+      ],
+    };
+    const cloudList = previous.printers.map((r) => ({
+      id: r.cloudId as string,
+      name: r.name,
+      status: 'Offline',
+      tp_id: r.tpId,
+      connector_id: CONNECTOR,
+    }));
+    const plan = planPrinterSync({ printers: [], discoveryOk: true }, cloudList, previous, NOW, {
+      connectorId: CONNECTOR,
+      maxDeleteShare: 1,
+    });
+    expect(plan.calls.map((c) => c.kind)).toEqual(['delete', 'delete']);
+    const failing = await run(
+      plan,
+      previous,
+      fakeCloud({ kind: 'delete', cloudId: 'gone-1', status: 409 }),
+      [],
+    );
+    expect(failing.state.printers).toEqual([
+      expect.objectContaining({ cloudId: 'gone-1', tpId: 1, firstMissingAt: NOW - 1e9 }),
+    ]);
+    const missing = await run(
+      plan,
+      previous,
+      fakeCloud({ kind: 'delete', cloudId: 'gone-1', status: 404 }),
+      [],
+    );
+    expect(missing.failed).toEqual([]);
+    expect(missing.state.printers).toEqual([]);
+  });
+});
