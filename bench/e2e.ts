@@ -1,0 +1,207 @@
+/**
+ * End-to-end benchmark: N one-page PDF jobs through /sfapi -> emulator -> agent -> ippeveprinter,
+ * against the same N jobs sent straight to the same ippeveprinter by ONE ipptool run on ONE
+ * connection, measured in the same run. Emulator and agent run as separate processes, so their
+ * memory is read on its own (/proc VmRSS, VmHWM). Then one large document (1 GiB by default)
+ * goes through the whole path, with the peak RSS growth of agent and emulator.
+ *
+ *   npm run bench:e2e                      (BENCH_JOBS=200, BENCH_BIG_MB=1024, BENCH_CONCURRENCY=16)
+ * Prints throughput of both paths, p50/p95 submit-to-completed latency of ours, the agent's peak
+ * RSS, the large-job figures, and last a line `ratio <ours/direct throughput>`.
+ */
+import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { HttpClient } from '../src/client/http-base.js';
+import { fetchPasswordToken } from '../src/client/oauth-client.js';
+import { SfapiClient } from '../src/client/sfapi-client.js';
+import { DEMO } from '../src/config/demo-seed.js';
+import { sleep } from '../src/lib/abort.js';
+import { startIppEvePrinter } from '../test/support/ippeveprinter.js';
+import { writePdf } from '../test/support/pdf.js';
+import { printAndWait } from '../test/support/whole-loop.js';
+import { runIpptoolBatch, writeBatchTest } from './support/ipptool-baseline.js';
+import { cpuSecondsOf, mb, memoryOf, resetPeak, startPart } from './support/processes.js';
+
+const jobs = Number(process.env.BENCH_JOBS ?? 200);
+const bigMb = Number(process.env.BENCH_BIG_MB ?? 1024);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const printerName = 'Bench Printer';
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+/** A PDF of about `megabytes` MiB: a one-page PDF followed by padding after %%EOF, written in chunks. */
+function writeLargeDocument(path: string, onePage: Buffer, megabytes: number): void {
+  const fd = openSync(path, 'w');
+  writeSync(fd, onePage);
+  const chunk = Buffer.alloc(4 * 1024 * 1024, 0x20);
+  for (let written = 0; written < megabytes * 1024 * 1024; written += chunk.length) writeSync(fd, chunk);
+  closeSync(fd);
+}
+
+async function signIn(url: string): Promise<{ sfapi: SfapiClient; close(): Promise<void> }> {
+  const token = await fetchPasswordToken(
+    { authUrl: url, clientId: DEMO.client.id, clientSecret: DEMO.client.secret },
+    DEMO.user.email,
+    DEMO.user.password,
+    'printing',
+  );
+  const http = new HttpClient({
+    baseUrl: url,
+    timeoutMs: 600_000,
+    tokens: { token: async () => token.access_token, invalidate: () => {} },
+  });
+  return { sfapi: new SfapiClient(http), close: () => http.close() };
+}
+
+async function waitForPrinter(sfapi: SfapiClient): Promise<string> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const printer = (await sfapi.getPrinters()).find((p) => p.name === printerName);
+    if (printer) return printer.id;
+    if (Date.now() > deadline) throw new Error('the agent did not register the printer');
+    await sleep(100);
+  }
+}
+
+/** Runs `count` jobs with `concurrency` in flight; returns per-job latencies (ms) and the wall time (s). */
+async function runJobs(sfapi: SfapiClient, file: string, printerId: string, count: number) {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < count) {
+      next += 1;
+      const t0 = performance.now();
+      const { status } = await printAndWait(
+        sfapi,
+        file,
+        { type: 'pdf', printerid: printerId, alias: 'bench.pdf' },
+        120_000,
+      );
+      if (status.jobstatus !== 0)
+        throw new Error(`a job ended with ${status.jobstatus} ${status.jobstatusstring}`);
+      latencies.push(performance.now() - t0);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  return { latencies: latencies.sort((a, b) => a - b), seconds: (performance.now() - started) / 1000 };
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'bench-e2e-'));
+  const printer = await startIppEvePrinter({ name: 'Bench IPP Everywhere' });
+  const stops: (() => Promise<void>)[] = [() => printer.stop()];
+  try {
+    const onePage = join(work, 'one.pdf');
+    await writePdf(onePage, 1, 'PrintRelay benchmark');
+
+    const baseline = await runIpptoolBatch(
+      printer.uri,
+      writeBatchTest(work, jobs, onePage, 'application/pdf'),
+      jobs,
+    );
+    console.log(
+      `direct  ipptool, one connection: ${jobs} jobs in ${baseline.seconds.toFixed(2)} s = ${baseline.jobsPerSecond.toFixed(1)} jobs/s`,
+    );
+
+    const emulator = await startPart(
+      [
+        'emulator',
+        '--listen',
+        '127.0.0.1:0',
+        '--db',
+        ':memory:',
+        '--data-dir',
+        join(work, 'emulator'),
+        '--no-pretty',
+      ],
+      /listening on (\S+)/,
+    );
+    stops.unshift(() => emulator.part.stop());
+    const url = emulator.match.replace(/\/+$/, '');
+    const agentConfig = join(work, 'agent.yaml');
+    writeFileSync(
+      agentConfig,
+      stringify({
+        version: 1,
+        cloud: {
+          url,
+          client_id: DEMO.client.id,
+          client_secret: DEMO.client.secret,
+          username: DEMO.admin.email,
+          password: DEMO.admin.password,
+        },
+        log: { level: 'warn' },
+        printers: [{ name: printerName, uri: printer.uri }],
+      }),
+    );
+    const agent = await startPart(
+      ['agent', '--config', agentConfig, '--data-dir', join(work, 'agent'), '--no-pretty'],
+      null,
+    );
+    stops.unshift(() => agent.part.stop());
+    const app = await signIn(url);
+    stops.unshift(() => app.close());
+    const printerId = await waitForPrinter(app.sfapi);
+
+    await runJobs(app.sfapi, onePage, printerId, Math.min(10, jobs));
+    const cpuBefore = { agent: cpuSecondsOf(agent.part.pid), emulator: cpuSecondsOf(emulator.part.pid) };
+    const ours = await runJobs(app.sfapi, onePage, printerId, jobs);
+    const cpu = {
+      agent: cpuSecondsOf(agent.part.pid) - cpuBefore.agent,
+      emulator: cpuSecondsOf(emulator.part.pid) - cpuBefore.emulator,
+    };
+    const oursRate = jobs / ours.seconds;
+    console.log(
+      `ours    /sfapi -> agent -> IPP:   ${jobs} jobs in ${ours.seconds.toFixed(2)} s = ${oursRate.toFixed(1)} jobs/s (${concurrency} submitters)`,
+    );
+    console.log(
+      `ours    submit-to-completed latency: p50 ${percentile(ours.latencies, 50).toFixed(1)} ms, p95 ${percentile(ours.latencies, 95).toFixed(1)} ms`,
+    );
+    console.log(
+      `cpu     during the run: agent ${cpu.agent.toFixed(2)} s (${((cpu.agent / jobs) * 1000).toFixed(1)} ms/job), emulator ${cpu.emulator.toFixed(2)} s (${((cpu.emulator / jobs) * 1000).toFixed(1)} ms/job), on ${availableParallelism()} cores`,
+    );
+    console.log(
+      `agent   peak RSS so far: ${mb(memoryOf(agent.part.pid).peak)}; emulator peak RSS so far: ${mb(memoryOf(emulator.part.pid).peak)}`,
+    );
+
+    if (bigMb > 0) {
+      const big = join(work, 'big.pdf');
+      writeLargeDocument(
+        big,
+        Buffer.from(await import('node:fs').then((fs) => fs.readFileSync(onePage))),
+        bigMb,
+      );
+      const before = { agent: memoryOf(agent.part.pid).rss, emulator: memoryOf(emulator.part.pid).rss };
+      const reset = resetPeak(agent.part.pid) && resetPeak(emulator.part.pid);
+      const t0 = performance.now();
+      const { status } = await printAndWait(
+        app.sfapi,
+        big,
+        { type: 'pdf', printerid: printerId, alias: 'big.pdf' },
+        1_800_000,
+      );
+      const seconds = (performance.now() - t0) / 1000;
+      if (status.jobstatus !== 0) throw new Error(`the large job ended with ${status.jobstatus}`);
+      const after = { agent: memoryOf(agent.part.pid).peak, emulator: memoryOf(emulator.part.pid).peak };
+      const size = statSync(big).size;
+      console.log(
+        `large   ${mb(size)} through the whole path in ${seconds.toFixed(1)} s (${(size / 1024 / 1024 / seconds).toFixed(0)} MB/s)`,
+      );
+      console.log(
+        `large   peak RSS growth${reset ? '' : ' (peak not resettable: lifetime peak)'}: agent ${mb(after.agent - before.agent)} (peak ${mb(after.agent)}), emulator ${mb(after.emulator - before.emulator)} (peak ${mb(after.emulator)})`,
+      );
+      rmSync(big, { force: true });
+    }
+    console.log(`ratio ${(oursRate / baseline.jobsPerSecond).toFixed(3)}`);
+  } finally {
+    for (const stop of stops) await stop().catch((error) => console.error(`stop failed: ${error}`));
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,104 @@
+/**
+ * Runs PrintRelay parts as separate processes for benchmarks (so each part's memory can be
+ * read on its own) and reads their resident memory from /proc: VmRSS now, VmHWM the peak.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..', '..');
+
+export interface RunningPart {
+  child: ChildProcess;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `printrelay <args>` (logs at warn); resolves once its output matches `ready`, with the
+ * pattern's first group (at once with '' when `ready` is null). The caller stops the part.
+ */
+export async function startPart(
+  args: string[],
+  ready: RegExp | null,
+  timeoutMs = 60_000,
+): Promise<{ part: RunningPart; match: string }> {
+  const child = spawn(process.execPath, [join(root, 'bin', 'printrelay.js'), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PRINTRELAY_LOG_LEVEL: 'warn' },
+  });
+  let output = '';
+  const match = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`printrelay ${args[0]} not ready: ${output.slice(-2000)}`)),
+      timeoutMs,
+    );
+    if (ready === null) {
+      clearTimeout(timer);
+      setImmediate(() => resolve(''));
+    }
+    const onData = (chunk: Buffer) => {
+      if (ready === null) return;
+      output += chunk.toString();
+      const found = ready.exec(output);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1] ?? found[0]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`printrelay ${args[0]} exited ${code}: ${output.slice(-2000)}`));
+    });
+  });
+  const part: RunningPart = {
+    child,
+    pid: child.pid as number,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  return { part, match };
+}
+
+/** Resident memory of a process in bytes: current (VmRSS) and peak (VmHWM). */
+export function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+/**
+ * Resets a process's peak (VmHWM) to its current RSS (writing 5 to clear_refs, Linux >= 4.0),
+ * so the next peak read measures one phase. Returns false when the kernel refused.
+ */
+export function resetPeak(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may contain spaces) start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticksPerSecond = 100;
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+export function mb(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}

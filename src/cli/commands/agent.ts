@@ -1,0 +1,68 @@
+/**
+ * `printrelay agent --config FILE [--data-dir DIR]`: the connector daemon (`agent pair`, in
+ * agent-pair.ts, pairs it first). The data directory is the flag, else `data_dir` of the file,
+ * else the platform default (config/paths.ts). The first SIGTERM/SIGINT drains in-flight jobs
+ * (agent.stop()), a second one or 30 s forces the exit.
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { AgentConfig } from '../../config/agent-schema.js';
+import { loadAgentConfig } from '../../config/load-config.js';
+import { defaultDataDir } from '../../config/paths.js';
+import { addLogOptions, createCliLogger, type LogFlags, onShutdownSignals } from '../cli-runtime.js';
+import { registerAgentPairCommand } from './agent-pair.js';
+
+interface AgentFlags extends LogFlags {
+  config: string;
+  dataDir?: string;
+}
+
+/** Registers `agent`. */
+export function registerAgentCommand(program: Command): void {
+  const command = program
+    .command('agent')
+    .description('run the print connector agent')
+    .requiredOption('--config <file>', 'agent.yaml (see config/agent.example.yaml)')
+    .option('--data-dir <dir>', 'state directory (default: data_dir of the file, else the platform default)');
+  addLogOptions(command).action(async (flags: AgentFlags) => runAgent(flags));
+  registerAgentPairCommand(command);
+}
+
+/** The data directory the agent uses: flag, then file, then platform default. */
+export function agentDataDir(flag: string | undefined, config: AgentConfig): string {
+  return resolve(flag ?? config.data_dir ?? defaultDataDir());
+}
+
+/** Registers the configured secrets with the log redactor. */
+export function registerAgentSecrets(
+  config: AgentConfig,
+  redactor: { add(secret: string | undefined): void },
+): void {
+  redactor.add(config.cloud.client_secret);
+  redactor.add(config.cloud.password);
+}
+
+async function runAgent(flags: AgentFlags): Promise<void> {
+  const config = loadAgentConfig(flags.config);
+  const { logger, redactor } = createCliLogger(flags, {
+    level: config.log.level,
+    ...(config.log.pretty === undefined ? {} : { pretty: config.log.pretty }),
+  });
+  registerAgentSecrets(config, redactor);
+  const dataDir = agentDataDir(flags.dataDir, config);
+  mkdirSync(dataDir, { recursive: true });
+  const { Agent } = await import('../../agent/agent.js');
+  const agent = new Agent({ config, dataDir, logger });
+  const starting = new AbortController();
+  onShutdownSignals(
+    async () => {
+      starting.abort(new Error('stopped during start-up'));
+      await agent.stop();
+    },
+    { logger },
+  );
+  logger.info({ dataDir, printers: config.printers.length }, 'agent starting');
+  await agent.start(starting.signal);
+  logger.info('agent running');
+}

@@ -1,0 +1,56 @@
+/**
+ * `printrelay demo [--port N] [--data-dir DIR]` (what `npm start` runs): emulator, virtual
+ * printer and agent in one process on 127.0.0.1:N (default 8080), everything stored under DIR
+ * (default ./.printrelay-demo; printed documents in DIR/printed). Prints the URLs, the demo
+ * credentials and a curl sequence, then a line starting with `ready`.
+ */
+import type { Command } from 'commander';
+import { defaultEmulatorSeed } from '../../config/demo-seed.js';
+import { DEMO_DATA_DIR } from '../../config/paths.js';
+import {
+  addLogOptions,
+  createCliLogger,
+  type LogFlags,
+  onShutdownSignals,
+  parseIntegerOption,
+} from '../cli-runtime.js';
+import { demoBanner } from '../demo-banner.js';
+import { DemoStack } from '../demo-stack.js';
+import { registerSeedSecrets } from './emulator.js';
+
+interface DemoFlags extends LogFlags {
+  port: string;
+  dataDir: string;
+}
+
+/** Registers `demo`. */
+export function registerDemoCommand(program: Command): void {
+  const command = program
+    .command('demo')
+    .description('run emulator, virtual printer and agent together, ready to print')
+    .option('--port <n>', 'emulator port on 127.0.0.1 (0: any free port)', '8080')
+    .option('--data-dir <dir>', 'where the demo keeps everything', DEMO_DATA_DIR);
+  addLogOptions(command).action(async (flags: DemoFlags) => runDemo(flags));
+}
+
+async function runDemo(flags: DemoFlags): Promise<void> {
+  const port = parseIntegerOption('--port', flags.port, 0, 65535);
+  const { logger, redactor } = createCliLogger(flags, { level: 'warn' });
+  registerSeedSecrets(defaultEmulatorSeed(), redactor);
+  const stack = new DemoStack({ host: '127.0.0.1', port, dataDir: flags.dataDir, logger });
+  const starting = new AbortController();
+  onShutdownSignals(
+    async () => {
+      starting.abort(new Error('stopped during start-up'));
+      await stack.stop();
+    },
+    { logger },
+  );
+  try {
+    const info = await stack.start(starting.signal);
+    process.stdout.write(demoBanner(info));
+  } catch (error) {
+    await stack.stop();
+    throw error;
+  }
+}

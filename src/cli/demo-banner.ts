@@ -1,0 +1,104 @@
+/**
+ * The text `printrelay demo` prints once everything is up: where things are, the demo
+ * credentials, and a copy-paste curl sequence that prints a file the way an app would
+ * (token, PrepareUpload, upload, Print, Status). Pure.
+ */
+import { DEMO } from '../config/demo-seed.js';
+
+/** What the banner shows. */
+export interface DemoInfo {
+  /** Base URL of the emulator, without a trailing slash. */
+  url: string;
+  printerUri: string;
+  printerId: string;
+  printedDir: string;
+  dataDir: string;
+  /** The demo's release station, when it has one. */
+  release?: DemoReleaseInfo;
+}
+
+/** The demo's release station as the banner shows it. */
+export interface DemoReleaseInfo {
+  /** Reader URI (no secrets). */
+  reader: string;
+  /** Printer the station releases to. */
+  printer: string;
+  /** Name of the queue printer that holds jobs. */
+  queue: string;
+  running: boolean;
+  /** Why it is not running. */
+  problem?: string;
+}
+
+/** The reader `printrelay swipe` sends to when no --reader is given. */
+export const DEFAULT_SWIPE_READER = 'socket://127.0.0.1:4711';
+
+/** The line that tells scripts and tests the demo accepts jobs. */
+export const READY_LINE = 'ready: the demo accepts print jobs (Ctrl+C stops it)';
+
+/** The whole banner, ending with READY_LINE. */
+export function demoBanner(info: DemoInfo): string {
+  return [
+    '',
+    'PrintRelay demo: emulator, virtual printer and agent in one process.',
+    '',
+    `  Cloud emulator     ${info.url}`,
+    `  Virtual printer    ${info.printerUri}  ("${DEMO.printer.name}", cloud id ${info.printerId})`,
+    `  Printed documents  ${info.printedDir}`,
+    `  Data directory     ${info.dataDir}`,
+    '',
+    'Demo credentials',
+    `  OAuth client       ${DEMO.client.id} / ${DEMO.client.secret}`,
+    `  Admin              ${DEMO.admin.email} / ${DEMO.admin.password}   (organization "${DEMO.organization}")`,
+    `  User               ${DEMO.user.email} / ${DEMO.user.password}   (card ${DEMO.user.card})`,
+    `  Pull printing      printer "${DEMO.printer.name}", device password ${DEMO.printer.pullPrintingPassword}`,
+    `  Other organization ${DEMO.otherAdmin.email} / ${DEMO.otherAdmin.password}   ("${DEMO.otherOrganization}")`,
+    '',
+    'Print a file from another terminal:',
+    `  node bin/printrelay.js print README.md --printer "${DEMO.printer.name}" --url ${info.url}`,
+    '',
+    'Or as an app would, with curl (copy and paste into bash):',
+    ...curlSequence(info).map((line) => `  ${line}`),
+    '',
+    ...(info.release ? pullPrintingLines(info.url, info.release) : []),
+    READY_LINE,
+    '',
+  ].join('\n');
+}
+
+/** The curl commands of the banner, one shell line each (continuations end with a backslash). */
+export function curlSequence(info: Pick<DemoInfo, 'url' | 'printerId'>): string[] {
+  const auth = '-H "Authorization: Bearer $TOKEN"';
+  const field = (name: string) => `sed -E 's/.*"${name}":"([^"]*)".*/\\1/'`;
+  const body = `{\\"fileid\\":\\"$FILEID\\",\\"type\\":\\"txt\\",\\"printerid\\":\\"${info.printerId}\\",\\"alias\\":\\"hello.txt\\"}`;
+  return [
+    `BASE=${info.url}`,
+    `TOKEN=$(curl -s -u ${DEMO.client.id}:${DEMO.client.secret} -d grant_type=password -d scope=printing \\`,
+    `  -d username=${DEMO.user.email} -d password=${DEMO.user.password} "$BASE/oauth/access_token/" | ${field('access_token')})`,
+    `UPLOAD=$(curl -s ${auth} "$BASE/sfapi/PrepareUpload/")`,
+    `FILEID=$(echo "$UPLOAD" | ${field('fileid')}); SASURI=$(echo "$UPLOAD" | ${field('sasUri')})`,
+    `printf 'Hello from PrintRelay\\n' > hello.txt`,
+    `curl -s -X PUT -H 'x-ms-blob-type: BlockBlob' -F file=@hello.txt "$SASURI"`,
+    `JOBID=$(curl -s ${auth} -H 'Content-Type: application/json' \\`,
+    `  -d "${body}" "$BASE/sfapi/Print/" | ${field('jobid')})`,
+    `sleep 2; curl -s ${auth} "$BASE/sfapi/Status/?id=$JOBID"; echo`,
+  ];
+}
+
+/** How to try pull printing: hold a job in the queue, then swipe alice's card at the station. */
+export function pullPrintingLines(url: string, release: DemoReleaseInfo): string[] {
+  const state = release.running ? 'running' : `NOT running: ${release.problem ?? 'unknown problem'}`;
+  let swipe: string;
+  if (release.reader === DEFAULT_SWIPE_READER) swipe = `node bin/printrelay.js swipe ${DEMO.user.card}`;
+  else if (release.reader.startsWith('socket:'))
+    swipe = `node bin/printrelay.js swipe ${DEMO.user.card} --reader ${release.reader}`;
+  else swipe = `# swipe card ${DEMO.user.card} on the reader ${release.reader}`;
+  return [
+    'Pull printing: hold a job in the queue, then release it with a card swipe:',
+    `  Release station    "${release.printer}", reader ${release.reader} (${state})`,
+    `  node bin/printrelay.js print README.md --printer "${release.queue}" --url ${url} --timeout 3`,
+    '  # the job waits in the queue (print stops waiting after 3 s) until the card is swiped:',
+    `  ${swipe}`,
+    '',
+  ];
+}

@@ -1,0 +1,285 @@
+/**
+ * The whole loop in one process for `printrelay demo`: the emulator (seeded with the demo
+ * seed), the virtual printer writing into `<dataDir>/printed`, and the agent connecting the
+ * printer to the emulator, paired by the pairing-code grant (the emulator approves the code
+ * in-process as the demo admin). The agent also runs a release station for "Demo Printer" (the seed's
+ * pull printer) whose reader is `socket://127.0.0.1:4711` (a free port when the emulator port is
+ * 0), so `printrelay swipe 04A1B2C3D4` releases alice's held jobs; the `reader` option or the
+ * variable PRINTRELAY_RELEASE_STATIONS__0__READER names another reader. start() brings them up
+ * in that order and waits until the printer is visible to apps; stop() takes them down in
+ * reverse. The caller calls stop().
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { Writable } from 'node:stream';
+import { join, resolve } from 'node:path';
+import { stringify } from 'yaml';
+import type { StationStatus } from '../agent/release/release-stations.js';
+import type { AgentConfig } from '../config/agent-schema.js';
+import { DEMO, defaultEmulatorSeed, parseAgentConfig } from '../config/load-config.js';
+import { sleep, throwIfAborted } from '../lib/abort.js';
+import { type Clock, systemClock } from '../lib/clock.js';
+import { errorMessage } from '../lib/errors.js';
+import type { Logger } from '../log/logger.js';
+import type { Redactor } from '../log/redaction.js';
+import { CliError } from './cli-runtime.js';
+import { DEFAULT_SWIPE_READER, type DemoInfo, type DemoReleaseInfo } from './demo-banner.js';
+
+/** Where the demo runs. */
+export interface DemoStackOptions {
+  host: string;
+  /** Emulator port; 0 picks a free one. */
+  port: number;
+  /** Everything the demo stores goes below this directory. */
+  dataDir: string;
+  logger: Logger;
+  /** How long to wait for the printer to appear in the cloud; default 60 s. */
+  readyTimeoutMs?: number;
+  /** Time source for every part; default the wall clock. */
+  clock?: Clock;
+  /** Reader URI of the demo's release station; default socket://127.0.0.1:4711 (port 0: a free port). */
+  reader?: string;
+  /** Environment read for PRINTRELAY_RELEASE_STATIONS__* overrides; default process.env. */
+  env?: Record<string, string | undefined>;
+  /** The logger's redactor (card numbers seen by the station are registered with it). */
+  redactor?: Redactor;
+  /** Where the station's terminal lines go; default standard output. */
+  releaseOutput?: Writable;
+}
+
+/** Name of the queue printer the emulator holds pull-printing jobs in. */
+export const DEMO_QUEUE_PRINTER = 'Pull Printing';
+
+/** Owns the three parts of the demo; see the module comment. */
+export class DemoStack {
+  private readonly stoppers: (() => Promise<void>)[] = [];
+  /** Binds a pairing code to the demo admin in the running emulator (set by startEmulator). */
+  private approvePairing: ((code: string) => void) | undefined;
+
+  constructor(private readonly options: DemoStackOptions) {}
+
+  /** Starts everything; resolves once a job can be printed. */
+  async start(signal?: AbortSignal): Promise<DemoInfo> {
+    const dataDir = resolve(this.options.dataDir);
+    const printedDir = join(dataDir, 'printed');
+    for (const dir of [dataDir, printedDir, join(dataDir, 'emulator'), join(dataDir, 'agent')]) {
+      mkdirSync(dir, { recursive: true });
+    }
+    const url = await this.startEmulator(dataDir);
+    throwIfAborted(signal);
+    const printerUri = await this.startPrinter(printedDir);
+    throwIfAborted(signal);
+    const reader = this.options.reader ?? (await defaultReader(this.options.port));
+    const config = demoAgentConfig(url, printerUri, { reader, env: this.options.env ?? process.env });
+    writeFileSync(join(dataDir, 'agent.yaml'), stringify(config));
+    await this.pairAgent(config, join(dataDir, 'agent'), signal);
+    const agent = await this.startAgent(config, join(dataDir, 'agent'), signal);
+    const clock = this.options.clock ?? systemClock;
+    const printerId = await waitForPrinter(url, this.options.readyTimeoutMs ?? 60_000, clock, signal);
+    return { url, printerUri, printerId, printedDir, dataDir, release: releaseInfo(agent.releaseStations()) };
+  }
+
+  /** Stops the parts in reverse order; safe to call after a failed start. */
+  async stop(): Promise<void> {
+    while (this.stoppers.length > 0) {
+      const stop = this.stoppers.pop()!;
+      try {
+        await stop();
+      } catch (error) {
+        this.options.logger.warn({ err: error }, 'demo part did not stop cleanly');
+      }
+    }
+  }
+
+  private async startEmulator(dataDir: string): Promise<string> {
+    const { createEmulator } = await import('../emulator/app.js');
+    const emulator = await createEmulator({
+      db: join(dataDir, 'emulator.db'),
+      dataDir: join(dataDir, 'emulator'),
+      seed: defaultEmulatorSeed(),
+      logger: this.options.logger.child({ part: 'emulator' }),
+      ...(this.options.clock ? { clock: this.options.clock } : {}),
+    });
+    this.stoppers.push(() => emulator.close());
+    this.approvePairing = (code) => emulator.app.emulator.pairings.approvePairing(code, DEMO.admin.email);
+    try {
+      return (await emulator.listen(this.options.host, this.options.port)).replace(/\/+$/, '');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new CliError(
+          `port ${this.options.port} on ${this.options.host} is already in use: stop what uses it or start the demo on another port with --port N`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Pairs the demo agent as a real site would (`printrelay agent pair`), approving the code
+   * in-process as the demo admin instead of a person signing in; the tokens land in the agent's
+   * data directory and the agent runs without username or password.
+   */
+  private async pairAgent(config: AgentConfig, agentDir: string, signal?: AbortSignal): Promise<void> {
+    const approve = this.approvePairing;
+    if (!approve) throw new Error('the demo emulator must run before the agent is paired');
+    const { pairConnector } = await import('../client/pairing-client.js');
+    const { tokensPath } = await import('../client/token-store.js');
+    const { url, client_id, client_secret } = config.cloud;
+    await pairConnector({
+      settings: { authUrl: url, clientId: client_id, clientSecret: client_secret },
+      tokensFile: tokensPath(agentDir),
+      clock: this.options.clock ?? systemClock,
+      logger: this.options.logger.child({ part: 'agent' }),
+      onCode: (code) => approve(code.pairing_code),
+      ...(signal ? { signal } : {}),
+    });
+  }
+
+  private async startPrinter(outputDir: string): Promise<string> {
+    const { VirtualPrinter } = await import('../printing/virtual/virtual-printer.js');
+    const printer = new VirtualPrinter({
+      name: DEMO.printer.name,
+      outputDir,
+      logger: this.options.logger.child({ printer: DEMO.printer.name }),
+      host: '127.0.0.1',
+      port: 0,
+    });
+    this.stoppers.push(() => printer.stop());
+    return (await printer.start()).uri;
+  }
+
+  private async startAgent(config: AgentConfig, dataDir: string, signal?: AbortSignal) {
+    const { Agent } = await import('../agent/agent.js');
+    const { ConsoleReleaseUi } = await import('../agent/release/release-ui.js');
+    const output = this.options.releaseOutput ?? process.stdout;
+    const agent = new Agent({
+      config,
+      dataDir,
+      logger: this.options.logger.child({ part: 'agent' }),
+      ...(this.options.clock ? { clock: this.options.clock } : {}),
+      ...(this.options.redactor ? { redactor: this.options.redactor } : {}),
+      release: { ui: () => new ConsoleReleaseUi(process.stdin, output) },
+    });
+    this.stoppers.push(() => agent.stop());
+    await agent.start(signal);
+    return agent;
+  }
+}
+
+/** socket://127.0.0.1:4711, or a free port when the demo itself runs on a free port (tests). */
+async function defaultReader(emulatorPort: number): Promise<string> {
+  if (emulatorPort !== 0) return DEFAULT_SWIPE_READER;
+  const port = await new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+  return `socket://127.0.0.1:${port}`;
+}
+
+/** The banner's view of the demo station (the first configured one). */
+function releaseInfo(stations: StationStatus[]): DemoReleaseInfo | undefined {
+  const station = stations[0];
+  if (!station) return undefined;
+  const info: DemoReleaseInfo = {
+    reader: station.reader,
+    printer: station.printer,
+    queue: DEMO_QUEUE_PRINTER,
+    running: station.state === 'running',
+  };
+  if (station.problem) info.problem = station.problem;
+  return info;
+}
+
+/** What the demo's release station may differ in. */
+export interface DemoReleaseOptions {
+  reader: string;
+  /** Only PRINTRELAY_RELEASE_STATIONS__* variables are applied. */
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * The agent configuration of the demo: the admin's connector (paired by the pairing-code grant,
+ * so no username or password) with the one virtual printer and,
+ * given release options, a release station at "Demo Printer" with the seed's device password.
+ */
+export function demoAgentConfig(url: string, printerUri: string, release?: DemoReleaseOptions): AgentConfig {
+  const raw = {
+    version: 1,
+    cloud: {
+      url,
+      client_id: DEMO.client.id,
+      client_secret: DEMO.client.secret,
+    },
+    connector: { name: 'Demo Connector', description: 'The connector of printrelay demo' },
+    jobs: { retry_initial_ms: 200, status_poll_ms: 100 },
+    printers: [{ name: DEMO.printer.name, uri: printerUri, location: 'Demo desk' }],
+    release_stations: release
+      ? [
+          {
+            name: 'Demo release station',
+            reader: release.reader,
+            printer: DEMO.printer.name,
+            pull_url: url,
+            password: DEMO.printer.pullPrintingPassword,
+            mode: 'all',
+          },
+        ]
+      : [],
+  };
+  const env = Object.fromEntries(
+    Object.entries(release?.env ?? {}).filter(([name]) => name.startsWith('PRINTRELAY_RELEASE_STATIONS__')),
+  );
+  return parseAgentConfig(stringify(raw), '<demo agent configuration>', { env });
+}
+
+/** Polls GetPrinter as the demo user until the demo printer is listed; returns its cloud id. */
+async function waitForPrinter(
+  url: string,
+  timeoutMs: number,
+  clock: Clock,
+  signal?: AbortSignal,
+): Promise<string> {
+  const deadline = clock.now() + timeoutMs;
+  let lastProblem = 'not listed yet';
+  while (clock.now() < deadline) {
+    throwIfAborted(signal);
+    try {
+      const id = await findDemoPrinter(url);
+      if (id) return id;
+      lastProblem = `"${DEMO.printer.name}" not listed by GetPrinter yet`;
+    } catch (error) {
+      lastProblem = errorMessage(error);
+    }
+    await sleep(200, signal);
+  }
+  throw new CliError(
+    `the demo printer did not become available within ${timeoutMs / 1000} s: ${lastProblem}`,
+  );
+}
+
+async function findDemoPrinter(url: string): Promise<string | undefined> {
+  const basic = Buffer.from(`${DEMO.client.id}:${DEMO.client.secret}`).toString('base64');
+  const form = new URLSearchParams({
+    grant_type: 'password',
+    username: DEMO.user.email,
+    password: DEMO.user.password,
+    scope: 'printing',
+  });
+  const tokenResponse = await fetch(`${url}/oauth/access_token/`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+  });
+  if (!tokenResponse.ok) throw new Error(`token request answered ${tokenResponse.status}`);
+  const { access_token } = (await tokenResponse.json()) as { access_token: string };
+  const printers = await fetch(`${url}/sfapi/GetPrinter/`, {
+    headers: { authorization: `Bearer ${access_token}` },
+  });
+  if (!printers.ok) throw new Error(`GetPrinter answered ${printers.status}`);
+  const list = (await printers.json()) as { id: string; name: string }[];
+  return list.find((p) => p.name === DEMO.printer.name)?.id;
+}

@@ -1,0 +1,102 @@
+/**
+ * The demo's release station: the demo stack (emulator, virtual printer, agent) runs a station
+ * for "Demo Printer" on a socket:// reader; alice holds a PDF in the "Pull Printing" queue as an
+ * app would, the real `printrelay swipe 04A1B2C3D4 --reader ...` process releases it, and it lands
+ * byte for byte in DIR/printed. Also: the banner tells how, and the demo config takes another
+ * reader from PRINTRELAY_RELEASE_STATIONS__0__READER only.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SWIPE_READER, type DemoInfo, demoBanner } from '../../src/cli/demo-banner.js';
+import { DemoStack, demoAgentConfig } from '../../src/cli/demo-stack.js';
+import { DEMO } from '../../src/config/demo-seed.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { runCli } from '../integration/cli-process.js';
+import { writePdf } from '../support/pdf.js';
+import {
+  type AppSession,
+  holdDocument,
+  QUEUE_PRINTER,
+  signIn,
+  waitForDocument,
+} from './pull-printing-support.js';
+
+describe('the demo release station', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pull-demo-'));
+  let terminal = '';
+  const releaseOutput = new Writable({
+    write(chunk, _encoding, done) {
+      terminal += chunk.toString();
+      done();
+    },
+  });
+  const stack = new DemoStack({
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: join(dir, 'demo'),
+    logger: silentLogger(),
+    env: {},
+    releaseOutput,
+  });
+  let info: DemoInfo;
+  let alice: AppSession;
+
+  beforeAll(async () => {
+    info = await stack.start();
+    alice = await signIn(info.url, DEMO.user.email, DEMO.user.password);
+  }, 60_000);
+
+  afterAll(async () => {
+    await alice?.close();
+    await stack.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs a station for "Demo Printer" on a socket reader, and the banner says how to use it', () => {
+    expect(info.release).toMatchObject({ printer: DEMO.printer.name, queue: QUEUE_PRINTER, running: true });
+    expect(info.release?.reader).toMatch(/^socket:\/\/127\.0\.0\.1:\d+$/);
+    const banner = demoBanner(info);
+    expect(banner).toContain(`print README.md --printer "${QUEUE_PRINTER}" --url ${info.url}`);
+    expect(banner).toContain(`swipe ${DEMO.user.card} --reader ${info.release?.reader}`);
+  });
+
+  it('printrelay swipe 04A1B2C3D4 releases a held job into DIR/printed', async () => {
+    const file = await writePdf(join(dir, 'held.pdf'), 1, 'demo pull printing');
+    const bytes = readFileSync(file);
+    const heldId = await holdDocument(alice.sfapi, file, 'held.pdf');
+    expect((await alice.sfapi.status(heldId)).jobstatus).toBe(1246);
+
+    const result = await runCli(['swipe', DEMO.user.card, '--reader', info.release!.reader]);
+
+    expect(result).toMatchObject({ code: 0, stdout: 'ok\n' });
+    await waitForDocument(info.printedDir, (printed) => printed.equals(bytes));
+    await expect.poll(() => terminal, { timeout: 10_000 }).toContain('Printed held.pdf');
+  }, 60_000);
+
+  it('the demo config names socket://127.0.0.1:4711 by default and takes another reader from the environment', () => {
+    const plain = demoAgentConfig('http://127.0.0.1:8080', 'ipp://127.0.0.1:1/ipp/print', {
+      reader: DEFAULT_SWIPE_READER,
+      env: { PRINTRELAY_CLOUD__URL: 'http://elsewhere:1' },
+    });
+    expect(plain.cloud.url).toBe('http://127.0.0.1:8080');
+    expect(plain.release_stations).toEqual([
+      expect.objectContaining({
+        reader: DEFAULT_SWIPE_READER,
+        printer: DEMO.printer.name,
+        password: DEMO.printer.pullPrintingPassword,
+        mode: 'all',
+      }),
+    ]);
+    const serial = demoAgentConfig('http://127.0.0.1:8080', 'ipp://127.0.0.1:1/ipp/print', {
+      reader: DEFAULT_SWIPE_READER,
+      env: { PRINTRELAY_RELEASE_STATIONS__0__READER: 'serial:///dev/ttyUSB0?baud=9600' },
+    });
+    expect(serial.release_stations[0]?.reader).toBe('serial:///dev/ttyUSB0?baud=9600');
+    expect(demoAgentConfig('http://127.0.0.1:8080', 'ipp://127.0.0.1:1/ipp/print').release_stations).toEqual(
+      [],
+    );
+  });
+});
