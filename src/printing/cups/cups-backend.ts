@@ -3,16 +3,12 @@
  * endpoint of the queue (ipp://host:631/printers/QUEUE, through the shared IppClient), so the
  * capability translation sees the same IPP attributes as for a network printer. Documents go
  * through `lp` (unix-print, see lp-submit.ts) so CUPS filters and drivers apply as for any
- * desktop job; job state and cancel use CUPS's IPP again. Holds no connections: close() only
- * forgets the cached queue attributes.
+ * desktop job; job state, lookup by name and cancel are the queue's IPP endpoint served by an
+ * IppBackend. Holds no connections: close() only forgets the cached queue attributes.
  */
 import unixPrint from 'unix-print';
-import { ValidationError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
-import { describePrinter, findIppJobByName, jobStateOf } from '../ipp/ipp-backend.js';
-import { IppClient } from '../ipp/ipp-client.js';
-import { STATUS } from '../ipp/ipp-constants.js';
-import { IppRejectedError } from '../ipp/ipp-errors.js';
+import { IppBackend } from '../ipp/ipp-backend.js';
 import type {
   BackendContext,
   BackendJob,
@@ -38,7 +34,8 @@ export interface CupsBackendOptions {
 /** The backend for one CUPS queue. Construct per queue; close() when done. */
 export class CupsBackend implements PrinterBackend {
   private readonly target: CupsTarget;
-  private readonly client: IppClient;
+  /** The queue as an IPP printer (ipp://host:631/printers/QUEUE). */
+  private readonly queueIpp: IppBackend;
   private readonly lp: LpSubmitter;
   private readonly logger: Logger;
   private attributes: PrinterAttributes | undefined;
@@ -49,11 +46,7 @@ export class CupsBackend implements PrinterBackend {
   ) {
     this.target = parseCupsUri(uri);
     this.logger = options.logger.child({ printer: `cups://${this.target.queue}` });
-    this.client = new IppClient({
-      uri: this.target.ippUri,
-      logger: this.logger,
-      timeoutMs: options.timeoutMs,
-    });
+    this.queueIpp = new IppBackend(this.target.ippUri, { logger: this.logger, timeoutMs: options.timeoutMs });
     this.lp = new LpSubmitter(options.print ?? unixPrint.print);
   }
 
@@ -63,12 +56,13 @@ export class CupsBackend implements PrinterBackend {
   }
 
   async describe(signal?: AbortSignal): Promise<PrinterDescription> {
-    this.attributes = await this.client.getPrinterAttributes(undefined, signal);
-    return { ...describePrinter(this.uri, this.attributes), name: this.target.queue };
+    const description = await this.queueIpp.describe(signal);
+    this.attributes = description.attributes;
+    return { ...description, uri: this.uri, name: this.target.queue };
   }
 
   async submit(job: BackendJob, signal?: AbortSignal): Promise<SubmittedJob> {
-    const queue = this.attributes ?? (await this.client.getPrinterAttributes(undefined, signal));
+    const queue = this.attributes ?? (await this.queueIpp.ipp.getPrinterAttributes(undefined, signal));
     this.attributes = queue;
     const command = lpCommand(this.target, job, job.ticket, queue);
     for (const d of command.dropped)
@@ -81,26 +75,17 @@ export class CupsBackend implements PrinterBackend {
     return { printerJobId: String(submitted.jobId) };
   }
 
-  async jobState(printerJobId: string, signal?: AbortSignal): Promise<BackendJobState> {
-    return jobStateOf(await this.client.getJobAttributes(parseJobId(printerJobId), signal));
+  jobState(printerJobId: string, signal?: AbortSignal): Promise<BackendJobState> {
+    return this.queueIpp.jobState(printerJobId, signal);
   }
 
   findJobByName(jobName: string, signal?: AbortSignal): Promise<SubmittedJob | undefined> {
-    return findIppJobByName(this.client, jobName, signal);
+    return this.queueIpp.findJobByName(jobName, signal);
   }
 
-  async cancel(printerJobId: string, signal?: AbortSignal): Promise<void> {
-    try {
-      await this.client.cancelJob(parseJobId(printerJobId), signal);
-    } catch (error) {
-      // CUPS answers not-possible for a job that already ended: cancelling is then a no-op.
-      if (
-        error instanceof IppRejectedError &&
-        [STATUS.NOT_POSSIBLE, STATUS.NOT_FOUND].includes(error.statusCode)
-      )
-        return;
-      throw error;
-    }
+  /** Cancels through CUPS's IPP; a job that already ended is a no-op. */
+  cancel(printerJobId: string, signal?: AbortSignal): Promise<void> {
+    return this.queueIpp.cancel(printerJobId, signal);
   }
 
   async close(): Promise<void> {
@@ -111,11 +96,4 @@ export class CupsBackend implements PrinterBackend {
 /** Registry factory for the cups scheme. */
 export function cupsBackendFactory(url: URL, context: BackendContext): PrinterBackend {
   return new CupsBackend(url.href, { logger: context.logger });
-}
-
-function parseJobId(printerJobId: string): number {
-  const id = Number(printerJobId);
-  if (!Number.isInteger(id) || id <= 0)
-    throw new ValidationError('printerJobId', 'must be a positive integer (a CUPS job id)');
-  return id;
 }
