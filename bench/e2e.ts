@@ -9,12 +9,11 @@
  * Prints throughput of both paths, p50/p95 submit-to-completed latency of ours, the agent's peak
  * RSS, the large-job figures, and last a line `ratio <ours/direct throughput>`.
  */
+import { demoSession } from '../test/support/demo-session.js';
 import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { HttpClient } from '../src/client/http-base.js';
-import { fetchPasswordToken } from '../src/client/oauth-client.js';
 import { SfapiClient } from '../src/client/sfapi-client.js';
 import { DEMO } from '../src/config/demo-seed.js';
 import { sleep } from '../src/lib/abort.js';
@@ -43,17 +42,7 @@ function writeLargeDocument(path: string, onePage: Buffer, megabytes: number): v
 }
 
 async function signIn(url: string): Promise<{ sfapi: SfapiClient; close(): Promise<void> }> {
-  const token = await fetchPasswordToken(
-    { authUrl: url, clientId: DEMO.client.id, clientSecret: DEMO.client.secret },
-    DEMO.user.email,
-    DEMO.user.password,
-    'printing',
-  );
-  const http = new HttpClient({
-    baseUrl: url,
-    timeoutMs: 600_000,
-    tokens: { token: async () => token.access_token, invalidate: () => {} },
-  });
+  const { http } = await demoSession(url, DEMO.user, 'printing', 600_000);
   return { sfapi: new SfapiClient(http), close: () => http.close() };
 }
 

@@ -1,14 +1,14 @@
 /**
  * What an app does to print a file (spec section A), through the project's clients: a
- * password-grant token (fetchPasswordToken), GetPrinter to find the printer by name,
+ * password-grant session (passwordSession), GetPrinter to find the printer by name,
  * PrepareUpload, the multipart upload to the signed URL (SfapiClient streams it from disk and
  * reports bytes), Print, then Status polled until the job ends. The HTTP pools are closed
  * before printFile returns.
  */
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { HttpClient } from '../client/http-base.js';
-import { fetchPasswordToken } from '../client/oauth-client.js';
+import type { HttpClient } from '../client/http-base.js';
+import { passwordSession } from '../client/oauth-client.js';
 import { SfapiClient, type SfapiPrintRequest } from '../client/sfapi-client.js';
 import { sleep } from '../lib/abort.js';
 import { type Clock, systemClock } from '../lib/clock.js';
@@ -54,12 +54,7 @@ export async function printFile(
   const base = target.url.replace(/\/+$/, '');
   checkFile(file);
   reporter.stage(`signing in as ${target.user}`);
-  const token = await signIn(base, target);
-  const http = new HttpClient({
-    baseUrl: base,
-    timeoutMs: 60_000,
-    tokens: { token: async () => token, invalidate: () => {} },
-  });
+  const http = await signIn(base, target);
   const sfapi = new SfapiClient(http);
   try {
     const printers = await step('GetPrinter', () => sfapi.getPrinters(signal));
@@ -99,15 +94,10 @@ function checkFile(file: string): void {
   if (!isFile) throw new CliError(`${file}: not a file`);
 }
 
-async function signIn(base: string, target: PrintTarget): Promise<string> {
+async function signIn(base: string, target: PrintTarget): Promise<HttpClient> {
+  const client = { authUrl: base, clientId: target.clientId, clientSecret: target.clientSecret };
   try {
-    const answer = await fetchPasswordToken(
-      { authUrl: base, clientId: target.clientId, clientSecret: target.clientSecret },
-      target.user,
-      target.password,
-      'printing',
-    );
-    return answer.access_token;
+    return (await passwordSession(client, target.user, target.password, 'printing')).http;
   } catch (error) {
     throw new CliError(
       `sign-in at ${base} as ${target.user} (client ${target.clientId}) failed: ${errorMessage(error)}`,

@@ -50,6 +50,26 @@ export function fetchPasswordToken(
 }
 
 /**
+ * Signs in with the password grant and returns an HttpClient (base `settings.authUrl`) that sends
+ * the access token. It never refreshes: for short-lived tools, tests and benchmarks (the agent
+ * uses TokenStore). The caller closes `http`.
+ */
+export async function passwordSession(
+  settings: OAuthClientSettings,
+  username: string,
+  password: string,
+  scope: string,
+  timeoutMs = 60_000,
+): Promise<{ http: HttpClient; accessToken: string }> {
+  const { access_token } = await fetchPasswordToken(settings, username, password, scope);
+  const tokens = { token: async () => access_token, invalidate: () => {} };
+  return {
+    http: new HttpClient({ baseUrl: settings.authUrl, timeoutMs, tokens }),
+    accessToken: access_token,
+  };
+}
+
+/**
  * Refresh grant: the refresh token is single-use; the answer carries its replacement.
  * `retryKey` (form field `retry_key`, a PrintRelay extension other servers ignore) lets the
  * emulator answer a retried refresh again instead of revoking the family (token-store.ts).

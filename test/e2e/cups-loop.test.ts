@@ -6,14 +6,14 @@
  * attributes), an app prints a PDF through /sfapi, the agent prints it through `lp`, the document
  * reaches ippeveprinter, and the app sees the job finish with Status 0.
  */
+import { demoSession } from '../support/demo-session.js';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { Agent } from '../../src/agent/agent.js';
-import { HttpClient } from '../../src/client/http-base.js';
-import { fetchPasswordToken } from '../../src/client/oauth-client.js';
+import type { HttpClient } from '../../src/client/http-base.js';
 import { SfapiClient } from '../../src/client/sfapi-client.js';
 import { DEMO, defaultEmulatorSeed, parseAgentConfig } from '../../src/config/load-config.js';
 import { createEmulator, type Emulator } from '../../src/emulator/app.js';
@@ -67,17 +67,7 @@ describe.runIf(available)('the loop through a CUPS queue the agent discovered', 
     );
     agent = new Agent({ config, dataDir: join(work, 'agent'), logger: silentLogger() });
     await agent.start();
-    const token = await fetchPasswordToken(
-      { authUrl: url, clientId: DEMO.client.id, clientSecret: DEMO.client.secret },
-      DEMO.user.email,
-      DEMO.user.password,
-      'printing',
-    );
-    http = new HttpClient({
-      baseUrl: url,
-      timeoutMs: 60_000,
-      tokens: { token: async () => token.access_token, invalidate: () => {} },
-    });
+    ({ http } = await demoSession(url, DEMO.user, 'printing', 60_000));
     sfapi = new SfapiClient(http);
   }, 60_000);
 

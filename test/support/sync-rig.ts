@@ -5,14 +5,14 @@
  * ManualClock (grace periods pass in ms). Also a discovery source whose answer the test sets
  * (the stand-in for a LAN or spooler). close() stops what the rig started.
  */
+import { demoSession } from './demo-session.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PrinterSync } from '../../src/agent/connector/printer-sync.js';
 import { PrinterSyncClient } from '../../src/agent/connector/printer-sync-client.js';
 import { ChannelClient } from '../../src/client/channel-client.js';
-import { HttpClient } from '../../src/client/http-base.js';
-import { fetchPasswordToken } from '../../src/client/oauth-client.js';
+import type { HttpClient } from '../../src/client/http-base.js';
 import type { AgentConfig, AgentPrinterConfig } from '../../src/config/agent-schema.js';
 import { DEMO, defaultEmulatorSeed } from '../../src/config/demo-seed.js';
 import { createEmulator, type Emulator } from '../../src/emulator/app.js';
@@ -90,17 +90,7 @@ export async function startSyncRig(serial = 'sync-rig-connector'): Promise<SyncR
     logger: counter.logger,
   });
   const url = (await emulator.listen('127.0.0.1', 0)).replace(/\/+$/, '');
-  const token = await fetchPasswordToken(
-    { authUrl: url, clientId: DEMO.client.id, clientSecret: DEMO.client.secret },
-    DEMO.admin.email,
-    DEMO.admin.password,
-    'printing printing.connectors',
-  );
-  const http = new HttpClient({
-    baseUrl: url,
-    timeoutMs: 30_000,
-    tokens: { token: async () => token.access_token, invalidate: () => {} },
-  });
+  const { http } = await demoSession(url, DEMO.admin, 'printing printing.connectors', 30_000);
   const channel = new ChannelClient(http);
   const connector = await channel.register({
     serial_string: serial,

@@ -4,14 +4,13 @@
  * (the shared ippeveprinter, a virtual printer, ...). Every log line of both parts is captured,
  * so tests can prove that no secret reached a log. The caller calls close().
  */
+import { demoSession } from './demo-session.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { stringify } from 'yaml';
 import { Agent } from '../../src/agent/agent.js';
-import { HttpClient } from '../../src/client/http-base.js';
-import { fetchPasswordToken } from '../../src/client/oauth-client.js';
 import { SfapiClient, type SfapiJobStatus, type SfapiPrintRequest } from '../../src/client/sfapi-client.js';
 import { DEMO, defaultEmulatorSeed, parseAgentConfig } from '../../src/config/load-config.js';
 import { createEmulator, type Emulator } from '../../src/emulator/app.js';
@@ -77,18 +76,8 @@ export async function startWholeLoop(options: WholeLoopOptions): Promise<WholeLo
   await agent.start();
 
   const openApp = async () => {
-    const answer = await fetchPasswordToken(
-      { authUrl: url, clientId: DEMO.client.id, clientSecret: DEMO.client.secret },
-      DEMO.user.email,
-      DEMO.user.password,
-      'printing',
-    );
-    const http = new HttpClient({
-      baseUrl: url,
-      timeoutMs: 120_000,
-      tokens: { token: async () => answer.access_token, invalidate: () => {} },
-    });
-    return { sfapi: new SfapiClient(http), token: answer.access_token, close: () => http.close() };
+    const { http, accessToken } = await demoSession(url);
+    return { sfapi: new SfapiClient(http), token: accessToken, close: () => http.close() };
   };
 
   const waiter = await openApp();
