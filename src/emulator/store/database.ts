@@ -3,6 +3,7 @@
  * runner. The caller of `openEmulatorDatabase` owns the handle and closes it with `db.close()`.
  */
 import Database from 'better-sqlite3';
+import { reuseStatements } from '../../lib/sqlite-statements.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
 /** The better-sqlite3 handle of the emulator database. */
@@ -10,7 +11,7 @@ export type EmulatorDatabase = Database.Database;
 
 /** Opens (creating when missing) the database at `path` and applies pending migrations. */
 export function openEmulatorDatabase(path: string): EmulatorDatabase {
-  const db = new Database(path);
+  const db = reuseStatements(new Database(path));
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
