@@ -23,7 +23,11 @@ export async function startPart(
   ready: RegExp | null,
   timeoutMs = 60_000,
 ): Promise<{ part: RunningPart; match: string }> {
-  const child = spawn(process.execPath, [join(root, 'bin', 'printrelay.js'), ...args], {
+  // BENCH_PROFILE_DIR=<dir> writes a V8 CPU profile of each part there when it exits.
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, join(root, 'bin', 'printrelay.js'), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, PRINTRELAY_LOG_LEVEL: 'warn' },
   });

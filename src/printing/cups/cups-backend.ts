@@ -4,7 +4,7 @@
  * capability translation sees the same IPP attributes as for a network printer. Documents go
  * through `lp` (unix-print, see lp-submit.ts) so CUPS filters and drivers apply as for any
  * desktop job; job state, lookup by name and cancel are the queue's IPP endpoint served by an
- * IppBackend. Holds no connections: close() only forgets the cached queue attributes.
+ * IppBackend. close() forgets the cached queue attributes and closes its IPP connections.
  */
 import unixPrint from 'unix-print';
 import type { Logger } from '../../log/logger.js';
@@ -90,6 +90,7 @@ export class CupsBackend implements PrinterBackend {
 
   async close(): Promise<void> {
     this.attributes = undefined;
+    await this.queueIpp.close();
   }
 }
 

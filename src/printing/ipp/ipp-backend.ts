@@ -138,6 +138,7 @@ export class IppBackend implements PrinterBackend {
 
   async close(): Promise<void> {
     this.attributes = undefined;
+    this.client.close();
   }
 }
 

@@ -2,11 +2,12 @@
  * One IPP request over HTTP(S): the encoded attribute groups, then the document streamed from
  * its file (never read whole), and the response decoded safely. TLS policy for ipps:// comes
  * from the URI (see parseIppTarget and docs/ipp.md). Timeouts and cancellation through
- * AbortSignal. Each call owns its socket and closes it (no keep-alive agent to clean up).
+ * AbortSignal. With an `agent` (IppClient passes its keep-alive agent) connections are reused
+ * between requests to the same printer; without one each call owns its socket and closes it.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
+import { type Agent, type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { pipeline } from 'node:stream/promises';
@@ -77,6 +78,8 @@ export interface ExchangeOptions {
   /** Path of a document to stream after the attributes. */
   documentPath?: string;
   signal: AbortSignal;
+  /** Keep-alive agent for this target (an https.Agent for ipps://); omitted: one connection per call. */
+  agent?: Agent;
 }
 
 /** Sends `header` (and the document) to the target; resolves with the decoded response. */
@@ -95,7 +98,7 @@ export async function exchange(
       settled = true;
       reject(error);
     };
-    const req = openRequest(target, header.length + documentSize, options.signal);
+    const req = openRequest(target, header.length + documentSize, options.signal, options.agent);
     req.on('error', (error) => {
       if (!responded) fail(mapRequestError(error, options, where));
     });
@@ -133,15 +136,20 @@ async function documentLength(path: string): Promise<number> {
   }
 }
 
-function openRequest(target: IppTarget, length: number, signal: AbortSignal): ClientRequest {
+function openRequest(target: IppTarget, length: number, signal: AbortSignal, agent?: Agent): ClientRequest {
+  const headers: Record<string, string> = {
+    'content-type': 'application/ipp',
+    'content-length': String(length),
+  };
+  if (!agent) headers.connection = 'close';
   const common = {
     host: target.host,
     port: target.port,
     path: target.path,
     method: 'POST',
-    headers: { 'content-type': 'application/ipp', 'content-length': String(length), connection: 'close' },
+    headers,
     signal,
-    agent: false as const,
+    agent: agent ?? (false as const),
   };
   if (!target.secure) return httpRequest(common);
   return httpsRequest({
