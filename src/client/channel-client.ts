@@ -16,7 +16,9 @@ import {
   type JobEvent,
   type JobOffer,
   type JobPollResponse,
+  type PrinterPropertiesUpload,
 } from '../protocol/connector-channel.js';
+import type { BlobCapabilities } from '../protocol/blob-capabilities.js';
 import type { PrinterCapabilityProperties } from '../protocol/printer-properties.js';
 import { header, type HttpClient, HttpError } from './http-base.js';
 
@@ -134,12 +136,20 @@ export class ChannelClient {
     });
   }
 
-  /** Uploads the printer's capability properties. */
-  async uploadProperties(printerId: string, properties: PrinterCapabilityProperties, signal?: AbortSignal) {
+  /** Uploads the printer's capability properties, and its blob capability defaults when given (one request). */
+  async uploadProperties(
+    printerId: string,
+    properties: PrinterCapabilityProperties,
+    signal?: AbortSignal,
+    blobDefaults?: BlobCapabilities,
+  ) {
+    const body: PrinterPropertiesUpload = blobDefaults
+      ? { properties, blob_capabilities: blobDefaults }
+      : { properties };
     await this.http.json<unknown>({
       method: 'PUT',
       path: CHANNEL_PATHS.printerProperties(printerId),
-      json: { properties },
+      json: body,
       signal,
     });
   }

@@ -77,6 +77,8 @@ export interface Connector {
 /** Body of PUT /connector/v1/printers/<id>/properties. */
 export interface PrinterPropertiesUpload {
   properties: PrinterCapabilityProperties;
+  /** Optional: the blob capability defaults too, so one changed capability costs one request. */
+  blob_capabilities?: BlobCapabilities;
 }
 
 /**

@@ -111,6 +111,26 @@ describe('the connector uploads default blob capabilities', () => {
       { value: 600, default: false },
       { value: 1200, default: true },
     ]);
+
+    // Properties and blob defaults in one request (one change, one write); a bad blob stores neither.
+    const both = await newPrinter('Caps in one request');
+    const propertiesPath = `/connector/v1/printers/${both}/properties`;
+    const bad = await call(h.baseUrl, 'PUT', propertiesPath, admin, {
+      properties: { ...properties, Driver: 'not stored' },
+      blob_capabilities: { ...uploadedDefaults(), options: -1 },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { field: string }) => e.field)).toContain('blob_capabilities.options');
+    expect((await call(h.baseUrl, 'GET', path(both, 'default_capabilities'), admin)).body.trays).toEqual([]);
+    const good = await call(h.baseUrl, 'PUT', propertiesPath, admin, {
+      properties,
+      blob_capabilities: uploadedDefaults(),
+    });
+    expect(good.status).toBe(204);
+    const stored = await call(h.baseUrl, 'GET', path(both, 'blob_capabilities'), admin);
+    for (const [name, value] of Object.entries(uploadedDefaults())) {
+      expect(stored.body[name]).toEqual({ default: value, custom: null });
+    }
   });
 });
 

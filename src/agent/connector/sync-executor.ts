@@ -122,9 +122,15 @@ async function runCall(call: SyncCall, chain: Chain, deps: SyncExecutorDeps): Pr
     case 'patch':
       await channel.patchPrinter(connectorId, id, call.body, signal);
       return;
-    case 'properties':
-      await channel.uploadProperties(id, call.properties, signal);
+    case 'properties': {
+      // A capability upload of the same printer rides along: one request for one change.
+      const defaults = chain.calls.some((c) => c.kind === 'capability')
+        ? deps.capabilitiesOf(chain.tpId)
+        : undefined;
+      await channel.uploadProperties(id, call.properties, signal, defaults);
+      if (defaults) chain.done.add('capability');
       return;
+    }
     case 'capability': {
       const defaults = deps.capabilitiesOf(chain.tpId);
       if (!defaults) throw new Error(`capabilities of printer tp_id ${chain.tpId} are unknown this run`);

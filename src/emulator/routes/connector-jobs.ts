@@ -21,7 +21,7 @@ type JobParams = { Params: { id: string } };
 /** Registers the connector REST routes. */
 export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   const auth = { preHandler: requireScopes('printing.connectors') };
-  const { connectors, jobs, printers, hub } = context;
+  const { connectors, jobs, printers, hub, capabilities } = context;
   const caller = (request: FastifyRequest) => {
     const connector = connectors.resolveCaller(request.auth, hostId(request));
     connectors.seen(connector.id);
@@ -35,7 +35,13 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
 
   app.put<JobParams>('/connector/v1/printers/:id/properties', auth, async (request, reply) => {
     const properties = parsePropertiesUpload(request.body);
-    printers.uploadProperties(request.auth.organizationId, request.params.id, properties);
+    const organizationId = request.auth.organizationId;
+    // Optional: the blob capability defaults in the same request (checked before anything is stored).
+    const blob = (request.body as { blob_capabilities?: unknown }).blob_capabilities;
+    if (blob !== undefined) capabilities.checkDefaults(blob, 'blob_capabilities');
+    printers.uploadProperties(organizationId, request.params.id, properties);
+    if (blob !== undefined)
+      capabilities.uploadDefaults(printers.require(organizationId, request.params.id), { defaults: blob });
     return reply.status(204).send();
   });
 

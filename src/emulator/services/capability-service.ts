@@ -110,10 +110,15 @@ export class CapabilityService {
   uploadDefaults(printer: PrinterRecord, body: unknown): void {
     const wrapped = (body as Record<string, unknown> | null)?.['defaults'];
     const value = wrapped === undefined ? body : wrapped;
-    const errors = checkBlobCapabilities(value, wrapped === undefined ? 'body' : 'defaults');
-    if (errors.length > 0) throw new ValidationErrors(errors);
+    this.checkDefaults(value, wrapped === undefined ? 'body' : 'defaults');
     this.repo.setDefaults(printer.id, value as BlobCapabilities, this.clock.now());
     this.store.connectors.touchPrinters(printer.connectorId, this.clock.now());
+  }
+
+  /** Throws ValidationErrors naming `path` when `value` is not a full set of blob capability defaults. */
+  checkDefaults(value: unknown, path: string): void {
+    const errors = checkBlobCapabilities(value, path);
+    if (errors.length > 0) throw new ValidationErrors(errors);
   }
 
   /** Default blob capabilities with the custom values laid over them (rule 1). */

@@ -49,6 +49,7 @@ function printer(name: string, trays = ['Tray 1']): LocalPrinter {
 /** Records every call; `failOn` makes the named call kind (for the named printer) fail. */
 function fakeCloud(failOn: { kind?: string; name?: string; cloudId?: string; status?: number } = {}) {
   const calls: string[] = [];
+  const uploads: { id: string; defaults: BlobCapabilities }[] = [];
   let created = 0;
   const fail = (kind: string, key: string) => {
     if (failOn.kind === kind && (failOn.name === key || failOn.cloudId === key))
@@ -66,16 +67,16 @@ function fakeCloud(failOn: { kind?: string; name?: string; cloudId?: string; sta
       calls.push(`patch ${id} ${Object.keys(body).join(',')}`);
       fail('patch', id);
     },
-    uploadProperties: async (id: string) => {
-      calls.push(`properties ${id}`);
+    uploadProperties: async (id: string, _p: unknown, _s: unknown, defaults?: BlobCapabilities) => {
+      calls.push(defaults ? `properties+capabilities ${id}` : `properties ${id}`);
       fail('properties', id);
+      if (defaults) uploads.push({ id, defaults });
     },
     deletePrinter: async (_c: string, id: string) => {
       calls.push(`delete ${id}`);
       fail('delete', id);
     },
   } as unknown as ChannelClient;
-  const uploads: { id: string; defaults: BlobCapabilities }[] = [];
   const client = {
     uploadBlobDefaults: async (id: string, defaults: BlobCapabilities) => {
       calls.push(`capabilities ${id}`);
@@ -103,7 +104,7 @@ function run(
 }
 
 describe('executeSyncPlan', () => {
-  it('creates, then uploads properties and the five capability defaults once per printer', async () => {
+  it('creates, then uploads properties with the five capability defaults in one request per printer', async () => {
     const local = [printer('a'), printer('b')];
     const plan = planPrinterSync({ printers: local, discoveryOk: true }, [], { printers: [] }, NOW, {
       connectorId: CONNECTOR,
@@ -111,12 +112,9 @@ describe('executeSyncPlan', () => {
     const cloud = fakeCloud();
     const outcome = await run(plan, { printers: [] }, cloud, local);
     expect(outcome.failed).toEqual([]);
-    expect(outcome.writes).toEqual({ create: 2, properties: 2, capability: 2 });
+    expect(outcome.writes).toEqual({ create: 2, properties: 2 });
     expect(cloud.uploads.map((u) => u.defaults)).toEqual([caps(['Tray 1']), caps(['Tray 1'])]);
-    expect(cloud.calls.filter((c) => c.includes('cloud-a'))).toEqual([
-      'properties cloud-a-1',
-      'capabilities cloud-a-1',
-    ]);
+    expect(cloud.calls.filter((c) => c.includes('cloud-a'))).toEqual(['properties+capabilities cloud-a-1']);
     expect(outcome.state.printers.map((r) => r.cloudId).sort()).toEqual(['cloud-a-1', 'cloud-b-2'].sort());
     expect(
       outcome.state.printers.every((r) => r.propertiesHash && Object.keys(r.capabilityHashes).length === 5),
@@ -161,8 +159,8 @@ describe('executeSyncPlan', () => {
     expect(outcome.failed).toEqual([
       { tpId: expect.any(Number), kind: 'properties', error: expect.stringContaining('refused') },
     ]);
-    expect(cloud.calls).not.toContain('capabilities cloud-a-1');
-    expect(cloud.calls).toContain('capabilities cloud-b-2');
+    expect(cloud.uploads.map((u) => u.id)).toEqual(['cloud-b-2']);
+    expect(cloud.calls).toContain('properties+capabilities cloud-b-2');
     const a = outcome.state.printers.find((r) => r.name === 'a');
     const b = outcome.state.printers.find((r) => r.name === 'b');
     expect(a).toMatchObject({ cloudId: 'cloud-a-1', propertiesHash: undefined, capabilityHashes: {} });
