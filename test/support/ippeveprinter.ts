@@ -20,7 +20,8 @@ export interface IppEvePrinterOptions {
   name?: string;
   /** Simulated print command; /bin/true finishes at once. */
   command?: string;
-  formats?: string;
+  /** document-format-supported; null leaves it to a PPD or attribute file given in extraArgs (-P/-a). */
+  formats?: string | null;
   /** Extra arguments (for example ['-a', attributesFile]). */
   extraArgs?: string[];
 }
@@ -61,8 +62,12 @@ export async function startIppEvePrinter(options: IppEvePrinterOptions = {}): Pr
     '-k',
     '-c',
     options.command ?? '/bin/true',
-    '-f',
-    options.formats ?? 'application/pdf,image/pwg-raster,image/urf,text/plain,application/octet-stream',
+    ...(options.formats === null
+      ? []
+      : [
+          '-f',
+          options.formats ?? 'application/pdf,image/pwg-raster,image/urf,text/plain,application/octet-stream',
+        ]),
     '-d',
     spoolDir,
     ...(options.extraArgs ?? []),

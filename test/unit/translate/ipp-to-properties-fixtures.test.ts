@@ -23,6 +23,60 @@ function compact(props: PrinterCapabilityProperties): Omit<PrinterCapabilityProp
 
 const simplexDefaults = { Duplex: 'Simplex', DuplexIndex: 1, Orientation: 'portrait', OrientationIndex: 1 };
 
+/**
+ * What the generic foomatic PostScript PPDs (Kyocera, Brother) declare, as ippeveprinter serves
+ * them: 13 sizes with Letter the default, duplex both ways, 600 dpi, no input slots.
+ */
+const foomaticPostscript = {
+  Collate: true,
+  DuplexSupported: true,
+  DuplexMode: 1,
+  MediaSupported: [
+    'Letter',
+    'A4',
+    'Tabloid',
+    'A3',
+    'A5',
+    'B5 (JIS)',
+    'Envelope #10',
+    'Envelope C5',
+    'Envelope DL',
+    'Envelope B5',
+    'Envelope Monarch',
+    'Executive',
+    'Legal',
+  ],
+  MediaSupportedId: [1, 9, 3, 8, 11, 13, 20, 28, 27, 34, 37, 7, 5],
+  OrientationsSupported: ['portrait', 'landscape'],
+  OrientationsSupportedId: [1, 2],
+  PaperFormats: [
+    '1:Letter:2159x2794*',
+    '9:A4:2100x2970',
+    '3:Tabloid:2794x4318',
+    '8:A3:2970x4200',
+    '11:A5:1480x2100',
+    '13:B5 (JIS):1820x2570',
+    '20:Envelope #10:1048x2413',
+    '28:Envelope C5:1620x2290',
+    '27:Envelope DL:1100x2200',
+    '34:Envelope B5:1760x2500',
+    '37:Envelope Monarch:984x1905',
+    '7:Executive:1842x2667',
+    '5:Legal:2159x3556',
+  ],
+  Resolutions: ['Auto', '600'],
+  Trays: [{ Index: 1, Name: 'Automatic', Default: true }],
+  Default: {
+    ...simplexDefaults,
+    Resolution: 'Auto',
+    Paper: 'Letter',
+    PaperId: 1,
+    Tray: 'Automatic',
+    TrayIndex: 1,
+    Color: 'Monochrome',
+  },
+};
+
 const cases: { fixture: string; expected: ReturnType<typeof compact> }[] = [
   {
     fixture: 'ippeveprinter-test-printer',
@@ -388,6 +442,26 @@ const cases: { fixture: string; expected: ReturnType<typeof compact> }[] = [
         Tray: 'Multi-purpose tray',
         TrayIndex: 1,
       },
+    },
+  },
+  {
+    fixture: 'kyocera-taskalfa-250ci',
+    expected: {
+      ...foomaticPostscript,
+      Driver: 'Kyocera TASKalfa 250ci KPDL Foomatic/Postscript',
+      Color: true,
+      ColorSupported: true,
+      Default: { ...foomaticPostscript.Default, Color: 'Color' },
+    },
+  },
+  {
+    fixture: 'brother-dcp-8020',
+    expected: {
+      ...foomaticPostscript,
+      Driver: 'Brother DCP-8020 Foomatic/Postscript',
+      Color: false,
+      ColorSupported: false,
+      Default: { ...foomaticPostscript.Default, Color: 'Monochrome' },
     },
   },
 ];
