@@ -7,6 +7,7 @@
  * submitted). On start, unfinished ledger jobs are resumed. stop() waits for running jobs: a
  * Print-Job in flight finishes, then every job stops in a resumable state.
  */
+import { setMaxListeners } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { errorMessage } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
@@ -73,6 +74,9 @@ export class JobLoop {
   start(): void {
     mkdirSync(this.deps.spoolDir, { recursive: true });
     this.stopController = new AbortController();
+    // Every job in flight waits on this signal (downloads, retries, watching), so hundreds of
+    // listeners are normal here, not a leak.
+    setMaxListeners(0, this.stopController.signal);
     this.running = true;
     for (const job of this.deps.ledger.unfinished()) {
       this.deps.logger.info({ job: job.jobId, state: job.state }, 'resuming job');
