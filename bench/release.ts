@@ -15,15 +15,15 @@
  *    once), until the last document is printed.
  * Prints both figures for both paths, then last a line `ratio <release/direct throughput>`.
  */
+import { demoAgentConfig } from '../test/support/demo-session.js';
 import { mkdtempSync, rmSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { Agent } from '../src/agent/agent.js';
 import type { SessionSummary } from '../src/agent/release/release-session.js';
 import { sendSwipe } from '../src/cardreader/socket/socket-reader.js';
 import type { SfapiClient } from '../src/client/sfapi-client.js';
-import { DEMO, defaultEmulatorSeed, parseAgentConfig } from '../src/config/load-config.js';
+import { DEMO, defaultEmulatorSeed } from '../src/config/load-config.js';
 import { createEmulator } from '../src/emulator/app.js';
 import { silentLogger } from '../src/log/logger.js';
 import { VirtualPrinter } from '../src/printing/virtual/virtual-printer.js';
@@ -162,31 +162,19 @@ async function main(): Promise<void> {
     const url = (await emulator.listen('127.0.0.1', 0)).replace(/\/+$/, '');
     const reader = `socket://127.0.0.1:${await freePort()}`;
     const listeners: ((s: SessionSummary) => void)[] = [];
-    const config = parseAgentConfig(
-      stringify({
-        cloud: {
-          url,
-          client_id: DEMO.client.id,
-          client_secret: DEMO.client.secret,
-          username: DEMO.admin.email,
-          password: DEMO.admin.password,
+    const config = demoAgentConfig(url, {
+      printers: [{ name: DEMO.printer.name, uri }],
+      release_stations: [
+        {
+          name: 'bench station',
+          reader,
+          printer: DEMO.printer.name,
+          pull_url: url,
+          password: DEMO.printer.pullPrintingPassword,
+          idle_timeout_s: 600,
         },
-        jobs: { retry_initial_ms: 20, retry_max_ms: 500, status_poll_ms: 20 },
-        printers: [{ name: DEMO.printer.name, uri }],
-        release_stations: [
-          {
-            name: 'bench station',
-            reader,
-            printer: DEMO.printer.name,
-            pull_url: url,
-            password: DEMO.printer.pullPrintingPassword,
-            idle_timeout_s: 600,
-          },
-        ],
-      }),
-      '<release bench agent config>',
-      { env: {} },
-    );
+      ],
+    });
     const agent = new Agent({
       config,
       dataDir: join(work, 'agent'),

@@ -6,16 +6,15 @@
  * attributes), an app prints a PDF through /sfapi, the agent prints it through `lp`, the document
  * reaches ippeveprinter, and the app sees the job finish with Status 0.
  */
-import { demoSession } from '../support/demo-session.js';
+import { demoAgentConfig, demoSession } from '../support/demo-session.js';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { Agent } from '../../src/agent/agent.js';
 import type { HttpClient } from '../../src/client/http-base.js';
 import { SfapiClient } from '../../src/client/sfapi-client.js';
-import { DEMO, defaultEmulatorSeed, parseAgentConfig } from '../../src/config/load-config.js';
+import { DEMO, defaultEmulatorSeed } from '../../src/config/load-config.js';
 import { createEmulator, type Emulator } from '../../src/emulator/app.js';
 import { sleep } from '../../src/lib/abort.js';
 import { silentLogger } from '../../src/log/logger.js';
@@ -50,21 +49,9 @@ describe.runIf(available)('the loop through a CUPS queue the agent discovered', 
       logger: silentLogger(),
     });
     const url = (await emulator.listen('127.0.0.1', 0)).replace(/\/+$/, '');
-    const config = parseAgentConfig(
-      stringify({
-        cloud: {
-          url,
-          client_id: DEMO.client.id,
-          client_secret: DEMO.client.secret,
-          username: DEMO.admin.email,
-          password: DEMO.admin.password,
-        },
-        jobs: { retry_initial_ms: 20, retry_max_ms: 500, status_poll_ms: 20 },
-        discovery: { cups: true, cups_server: cupsd.server },
-      }),
-      '<cups loop agent config>',
-      { env: {} },
-    );
+    const config = demoAgentConfig(url, {
+      discovery: { cups: true, cups_server: cupsd.server },
+    });
     agent = new Agent({ config, dataDir: join(work, 'agent'), logger: silentLogger() });
     await agent.start();
     ({ http } = await demoSession(url, DEMO.user, 'printing', 60_000));

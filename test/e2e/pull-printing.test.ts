@@ -7,19 +7,19 @@
  * printer; alice claims it through the portal API, and the same card then releases her job.
  * Every log line of emulator and agent is searched for the card numbers and the device password.
  */
+import { demoAgentConfig } from '../support/demo-session.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { stringify } from 'yaml';
 import { Agent } from '../../src/agent/agent.js';
 import type { SessionSummary } from '../../src/agent/release/release-session.js';
 import { CardRegistrationClient } from '../../src/agent/release/card-registration.js';
 import { LogReleaseUi } from '../../src/agent/release/release-stations.js';
 import { TpfmAuthError, TpfmClient } from '../../src/client/tpfm-client.js';
-import { DEMO, defaultEmulatorSeed, parseAgentConfig } from '../../src/config/load-config.js';
+import { DEMO, defaultEmulatorSeed } from '../../src/config/load-config.js';
 import { createEmulator, type Emulator } from '../../src/emulator/app.js';
 import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { Redactor } from '../../src/log/redaction.js';
@@ -78,47 +78,35 @@ describe.runIf(havePeers)('pull printing: card swipe at a serial reader releases
       logger: logger.child({ part: 'emulator' }),
     });
     url = (await emulator.listen('127.0.0.1', 0)).replace(/\/+$/, '');
-    const config = parseAgentConfig(
-      stringify({
-        cloud: {
-          url,
-          client_id: DEMO.client.id,
-          client_secret: DEMO.client.secret,
-          username: DEMO.admin.email,
-          password: DEMO.admin.password,
+    const config = demoAgentConfig(url, {
+      printers: [{ name: printerName, uri: inject('ippeveprinterUri') }],
+      release_stations: [
+        {
+          name: 'e2e serial station',
+          reader: `serial://${pty.reader}?baud=9600`,
+          printer: printerName,
+          pull_url: url,
+          password: devicePassword,
+          mode: 'all',
         },
-        jobs: { retry_initial_ms: 20, retry_max_ms: 500, status_poll_ms: 20 },
-        printers: [{ name: printerName, uri: inject('ippeveprinterUri') }],
-        release_stations: [
-          {
-            name: 'e2e serial station',
-            reader: `serial://${pty.reader}?baud=9600`,
-            printer: printerName,
-            pull_url: url,
-            password: devicePassword,
-            mode: 'all',
-          },
-          // Two broken stations next to it: neither may stop the agent or the good station.
-          {
-            name: 'wrong chain',
-            reader: 'socket://127.0.0.1:0',
-            printer: printerName,
-            pull_url: url,
-            password: devicePassword,
-            transforms: ['no-such-step'],
-          },
-          {
-            name: 'port taken',
-            reader: `socket://127.0.0.1:${blockerPort}`,
-            printer: printerName,
-            pull_url: url,
-            password: devicePassword,
-          },
-        ],
-      }),
-      '<pull printing e2e agent config>',
-      { env: {} },
-    );
+        // Two broken stations next to it: neither may stop the agent or the good station.
+        {
+          name: 'wrong chain',
+          reader: 'socket://127.0.0.1:0',
+          printer: printerName,
+          pull_url: url,
+          password: devicePassword,
+          transforms: ['no-such-step'],
+        },
+        {
+          name: 'port taken',
+          reader: `socket://127.0.0.1:${blockerPort}`,
+          printer: printerName,
+          pull_url: url,
+          password: devicePassword,
+        },
+      ],
+    });
     agent = new Agent({
       config,
       dataDir: join(work, 'agent'),

@@ -4,15 +4,14 @@
  * (the shared ippeveprinter, a virtual printer, ...). Every log line of both parts is captured,
  * so tests can prove that no secret reached a log. The caller calls close().
  */
-import { demoSession } from './demo-session.js';
+import { demoAgentConfig, demoSession } from './demo-session.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { stringify } from 'yaml';
 import { Agent } from '../../src/agent/agent.js';
 import { SfapiClient, type SfapiJobStatus, type SfapiPrintRequest } from '../../src/client/sfapi-client.js';
-import { DEMO, defaultEmulatorSeed, parseAgentConfig } from '../../src/config/load-config.js';
+import { DEMO, defaultEmulatorSeed } from '../../src/config/load-config.js';
 import { createEmulator, type Emulator } from '../../src/emulator/app.js';
 import { sleep } from '../../src/lib/abort.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
@@ -55,22 +54,9 @@ export async function startWholeLoop(options: WholeLoopOptions): Promise<WholeLo
     logger: logger.child({ part: 'emulator' }),
   });
   const url = (await emulator.listen('127.0.0.1', 0)).replace(/\/+$/, '');
-  const config = parseAgentConfig(
-    stringify({
-      version: 1,
-      cloud: {
-        url,
-        client_id: DEMO.client.id,
-        client_secret: DEMO.client.secret,
-        username: DEMO.admin.email,
-        password: DEMO.admin.password,
-      },
-      jobs: { retry_initial_ms: 20, retry_max_ms: 500, status_poll_ms: 20 },
-      printers: options.printers,
-    }),
-    '<whole loop agent config>',
-    { env: {} },
-  );
+  const config = demoAgentConfig(url, {
+    printers: options.printers,
+  });
   for (const secret of [DEMO.client.secret, DEMO.admin.password]) redactor.add(secret);
   const agent = new Agent({ config, dataDir: join(dir, 'agent'), logger: logger.child({ part: 'agent' }) });
   await agent.start();
