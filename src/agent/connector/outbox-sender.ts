@@ -9,6 +9,9 @@ import type { Logger } from '../../log/logger.js';
 import type { JobEvent } from '../../protocol/connector-channel.js';
 import type { Outbox, PendingEvent } from '../../store/outbox.js';
 
+/** Events posted at once (heads of different jobs); more would only queue at the cloud. */
+const MAX_IN_FLIGHT = 8;
+
 /** Posts one event; throws on failure. */
 export type PostEvent = (jobId: string, event: JobEvent, signal: AbortSignal) => Promise<void>;
 
@@ -42,15 +45,20 @@ export class OutboxSender {
   /**
    * Delivers everything due now; returns how many were delivered. The due rows are the head
    * event of each job, so they go out concurrently (order within a job is kept: a job's next
-   * event becomes due only once its head was acknowledged).
+   * event becomes due only once its head was acknowledged), at most MAX_IN_FLIGHT at a time.
    */
   async flush(signal: AbortSignal = this.controller.signal): Promise<number> {
     let delivered = 0;
     for (;;) {
       const due = this.outbox.due();
       if (due.length === 0 || signal.aborted) return delivered;
-      const results = await Promise.all(due.map((item) => this.deliver(item, signal)));
-      const progressed = results.filter(Boolean).length;
+      let progressed = 0;
+      for (let i = 0; i < due.length && !signal.aborted; i += MAX_IN_FLIGHT) {
+        const batch = due.slice(i, i + MAX_IN_FLIGHT);
+        progressed += (await Promise.all(batch.map((item) => this.deliver(item, signal)))).filter(
+          Boolean,
+        ).length;
+      }
       delivered += progressed;
       if (progressed === 0 || signal.aborted) return delivered;
     }
