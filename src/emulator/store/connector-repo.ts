@@ -145,30 +145,18 @@ export class ConnectorRepo {
            status, location, hostname, internal_ip, external_ip, os_type, sw_version, management_url,
            supported_formats, registered_user_id, registered_client_id, last_seen_online, last_printer_update,
            created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'Online', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         VALUES (@id, @organizationId, @serial, @readableName, @description, @type, @tpuid, 'Online', @location,
+           @hostname, @internalIp, @externalIp, @osType, @swVersion, @managementUrl, @supportedFormats,
+           @userId, @clientId, @now, @now, @now)`,
       )
-      .run(
+      .run({
+        ...reportedFacts(reg, by, now),
         id,
         organizationId,
-        reg.serial_string,
+        serial: reg.serial_string,
         readableName,
-        reg.description ?? '',
-        reg.type,
         tpuid,
-        reg.location ?? null,
-        reg.hostname,
-        reg.internal_ip,
-        reg.external_ip,
-        reg.os_type,
-        reg.sw_version,
-        reg.management_url ?? null,
-        reg.supported_formats,
-        by.userId,
-        by.clientId,
-        now,
-        now,
-        now,
-      );
+      });
     return this.findById(id)!;
   }
 
@@ -181,27 +169,14 @@ export class ConnectorRepo {
   ): ConnectorRecord {
     this.db
       .prepare(
-        `UPDATE connectors SET description = ?, type = ?, location = ?, hostname = ?, internal_ip = ?,
-           external_ip = ?, os_type = ?, sw_version = ?, management_url = ?, supported_formats = ?,
-           registered_user_id = ?, registered_client_id = ?, status = 'Online', last_seen_online = ?
-         WHERE id = ?`,
+        `UPDATE connectors SET description = @description, type = @type, location = @location,
+           hostname = @hostname, internal_ip = @internalIp, external_ip = @externalIp, os_type = @osType,
+           sw_version = @swVersion, management_url = @managementUrl, supported_formats = @supportedFormats,
+           registered_user_id = @userId, registered_client_id = @clientId, status = 'Online',
+           last_seen_online = @now
+         WHERE id = @id`,
       )
-      .run(
-        reg.description ?? '',
-        reg.type,
-        reg.location ?? null,
-        reg.hostname,
-        reg.internal_ip,
-        reg.external_ip,
-        reg.os_type,
-        reg.sw_version,
-        reg.management_url ?? null,
-        reg.supported_formats,
-        by.userId,
-        by.clientId,
-        now,
-        id,
-      );
+      .run({ ...reportedFacts(reg, by, now), id });
     return this.findById(id)!;
   }
 
@@ -225,4 +200,23 @@ export class ConnectorRepo {
   delete(id: string): boolean {
     return this.db.prepare('DELETE FROM connectors WHERE id = ?').run(id).changes === 1;
   }
+}
+
+/** The facts a registration reports, as named SQL parameters shared by insert and update. */
+function reportedFacts(reg: ConnectorRegistration, by: { userId: string; clientId: string }, now: number) {
+  return {
+    description: reg.description ?? '',
+    type: reg.type,
+    location: reg.location ?? null,
+    hostname: reg.hostname,
+    internalIp: reg.internal_ip,
+    externalIp: reg.external_ip,
+    osType: reg.os_type,
+    swVersion: reg.sw_version,
+    managementUrl: reg.management_url ?? null,
+    supportedFormats: reg.supported_formats,
+    userId: by.userId,
+    clientId: by.clientId,
+    now,
+  };
 }
