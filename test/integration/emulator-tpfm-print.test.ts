@@ -5,6 +5,7 @@ import { silentLogger } from '../../src/log/logger.js';
 import { decodeErrText } from '../../src/protocol/tpfm-codes.js';
 import { parseJobListBody } from '../../src/protocol/tpfm-bodies.js';
 import { peersAvailable } from '../support/peers.js';
+import { call } from './emulator-harness.js';
 import {
   AgentDriver,
   ALICE_CARD,
@@ -92,6 +93,14 @@ describe.runIf(peersAvailable('curl'))('PrintJob over the wire (curl --raw)', ()
     );
     expect(body.length).toBeGreaterThan(0);
     expect(await heldNames()).not.toContain(job);
+    // The app that printed to the queue keeps polling the id Print gave it: the released job's status.
+    const status = await call<{ jobstatus: number; jobstatusstring: string }>(
+      h.baseUrl,
+      'GET',
+      `/sfapi/Status?id=${job.replace(/\.pdf$/, '')}`,
+      h.aliceToken,
+    );
+    expect(status.body).toMatchObject({ jobstatus: 0, jobstatusstring: 'PRINTED|COMPLETE|' });
   });
 
   it('sends only the result with Progress=0 and keeps the job with Delete=0', async () => {

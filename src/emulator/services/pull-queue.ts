@@ -96,10 +96,18 @@ export class PullQueueService implements JobHolder {
     return id;
   }
 
-  /** JobHolder: Status of a held job: the last release's status, else 1246 (keep polling). */
+  /**
+   * JobHolder: Status of a held job: the last release's status, else 1246 (keep polling). A job
+   * released with Delete=1 is gone from the queue, but its id keeps answering with the status of
+   * the job the release started, so an app polling Status sees it finish.
+   */
   status(orgId: string, jobId: string): JobStatus | undefined {
-    const job = this.held.findById(jobId.toLowerCase());
-    if (!job || job.organizationId !== orgId) return undefined;
+    const id = jobId.toLowerCase();
+    const job = this.held.findById(id);
+    if (!job || job.organizationId !== orgId) {
+      const released = this.held.lastRelease(id, orgId);
+      return released ? this.jobs.status(orgId, released) : undefined;
+    }
     const released = job.releasedJobId ? this.jobs.status(orgId, job.releasedJobId) : undefined;
     return (
       released ?? {
@@ -138,7 +146,7 @@ export class PullQueueService implements JobHolder {
 
   /** Records the real job that a release started for a held job. */
   markReleased(job: HeldJobRecord, jobId: string): void {
-    this.held.setReleased(job.id, jobId);
+    this.held.setReleased(job.id, jobId, job.organizationId, this.clock.now());
   }
 
   /** Deletes a held job's document, then the job (an OS error leaves the job in place and is thrown). */

@@ -127,8 +127,26 @@ export class HeldJobRepo {
   }
 
   /** Records the real job a release started. */
-  setReleased(id: string, jobId: string): void {
+  setReleased(id: string, jobId: string, organizationId: string, now: number): void {
     this.db.prepare('UPDATE held_jobs SET released_job_id = ? WHERE id = ?').run(jobId, id);
+    this.db
+      .prepare(
+        `INSERT INTO held_job_releases (held_job_id, organization_id, released_job_id, released_at)
+         VALUES (?, ?, ?, ?)
+         ON CONFLICT (held_job_id) DO UPDATE SET released_job_id = excluded.released_job_id,
+           released_at = excluded.released_at`,
+      )
+      .run(id, organizationId, jobId, now);
+  }
+
+  /** The job the last release of a held job started, also after the held job was deleted. */
+  lastRelease(id: string, organizationId: string): string | undefined {
+    const row = this.db
+      .prepare(
+        'SELECT released_job_id AS jobId FROM held_job_releases WHERE held_job_id = ? AND organization_id = ?',
+      )
+      .get(id, organizationId) as { jobId: string } | undefined;
+    return row?.jobId;
   }
 
   /** Deletes a held job; false when it was gone. */

@@ -289,4 +289,15 @@ export const MIGRATIONS: readonly Migration[] = [
         updated_at INTEGER NOT NULL
       );`,
   },
+  {
+    version: 6,
+    name: 'held-job releases outlive the held job, so Status of its id keeps answering',
+    sql: `
+      CREATE TABLE held_job_releases (
+        held_job_id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        released_job_id TEXT NOT NULL,
+        released_at INTEGER NOT NULL
+      );`,
+  },
 ];
