@@ -53,7 +53,7 @@ async function runAgent(flags: AgentFlags): Promise<void> {
   const dataDir = agentDataDir(flags.dataDir, config);
   mkdirSync(dataDir, { recursive: true });
   const { Agent } = await import('../../agent/agent.js');
-  const agent = new Agent({ config, dataDir, logger });
+  const agent = new Agent({ config, dataDir, logger, redactor });
   const starting = new AbortController();
   onShutdownSignals(
     async () => {

@@ -37,7 +37,7 @@ async function runDemo(flags: DemoFlags): Promise<void> {
   const port = parseIntegerOption('--port', flags.port, 0, 65535);
   const { logger, redactor } = createCliLogger(flags, { level: 'warn' });
   registerSeedSecrets(defaultEmulatorSeed(), redactor);
-  const stack = new DemoStack({ host: '127.0.0.1', port, dataDir: flags.dataDir, logger });
+  const stack = new DemoStack({ host: '127.0.0.1', port, dataDir: flags.dataDir, logger, redactor });
   const starting = new AbortController();
   onShutdownSignals(
     async () => {
