@@ -10,58 +10,22 @@ import { PassThrough, Readable, Transform } from 'node:stream';
 import { sleep } from '../lib/abort.js';
 import { PermanentError } from '../lib/errors.js';
 import type { PrinterProperties } from '../protocol/printer-properties.js';
+import type {
+  PrepareUploadResponse,
+  SfapiConfiguration,
+  SfapiJobStatus,
+  SfapiPrinter,
+  SfapiPrintRequest,
+} from '../protocol/sfapi-configuration.js';
 import type { HttpClient } from './http-base.js';
 
-/** GET /sfapi/GetConfiguration/ (sections kept as given). */
-export interface SfapiConfiguration {
-  System: { FILEEXT: string } & Record<string, unknown>;
-  [section: string]: unknown;
-}
-
-/** An element of GET /sfapi/GetPrinter/. */
-export interface SfapiPrinter {
-  id: string;
-  name: string;
-  location: string;
-}
-
-/** GET /sfapi/PrepareUpload/: the file id and the signed upload URL (never log it). */
-export interface PrepareUploadResponse {
-  fileid: string;
-  sasUri: string;
-}
-
-/** Body of /sfapi/Print/: exactly one of fileid or fileurl. */
-export interface SfapiPrintRequest {
-  fileid?: string;
-  fileurl?: string;
-  type: string;
-  printerid: string;
-  alias?: string;
-  printanddelete?: boolean;
-  paperid?: number;
-  paperlength?: number;
-  paperwidth?: number;
-  color?: boolean;
-  duplex?: boolean;
-  duplexmode?: number;
-  orientation?: number;
-  copies?: number;
-  resolution?: string;
-  trayname?: string;
-  defaultsource?: number;
-  locale?: string;
-  pageRanges?: string;
-}
-
-/** GET /sfapi/Status/. */
-export interface SfapiJobStatus {
-  jobpagesprinted: number;
-  jobpagestotal: number;
-  jobposition: number;
-  jobstatus: number;
-  jobstatusstring: string;
-}
+export type {
+  PrepareUploadResponse,
+  SfapiConfiguration,
+  SfapiJobStatus,
+  SfapiPrinter,
+  SfapiPrintRequest,
+} from '../protocol/sfapi-configuration.js';
 
 /** Bytes sent so far and the total. */
 export type UploadProgress = (sent: number, total: number) => void;

@@ -182,6 +182,32 @@ export interface PrepareUploadResponse {
   sasUri: string;
 }
 
+/**
+ * The body of /sfapi/Print/ as a client sends it: exactly one of fileid or fileurl. The service
+ * reads it leniently (print-request.ts) and validates it strictly.
+ */
+export interface SfapiPrintRequest {
+  fileid?: string;
+  fileurl?: string;
+  type: string;
+  printerid: string;
+  alias?: string;
+  printanddelete?: boolean;
+  paperid?: number;
+  paperlength?: number;
+  paperwidth?: number;
+  color?: boolean;
+  duplex?: boolean;
+  duplexmode?: number;
+  orientation?: number;
+  copies?: number;
+  resolution?: string;
+  trayname?: string;
+  defaultsource?: number;
+  locale?: string;
+  pageRanges?: string;
+}
+
 /** The Print answer: `jobid` on success; on 412 the fileid to repeat the request with. */
 export type PrintResponse = { jobid: string } | { fileid: string; sasUri: '' };
 
