@@ -3,7 +3,7 @@
  * fails the run, while locally it skips with a printed reason.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** Absolute path of a program on PATH (or in /usr/sbin), or undefined. */
@@ -41,9 +41,35 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts the D-Bus system bus ippeveprinter needs, unless it runs already. */
+/** Whether a D-Bus system bus answers (a socket file alone can be left over from a dead daemon). */
+function systemBusAnswers(): boolean {
+  try {
+    execFileSync(
+      'dbus-send',
+      [
+        '--system',
+        '--print-reply',
+        '--dest=org.freedesktop.DBus',
+        '/org/freedesktop/DBus',
+        'org.freedesktop.DBus.GetId',
+      ],
+      { stdio: 'ignore', timeout: 5000 },
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts the D-Bus system bus ippeveprinter needs, unless one answers already. A stale socket
+ * and pid file from a daemon that died are removed first: dbus-daemon refuses to start over them.
+ */
 export function ensureSystemBus(): void {
-  if (existsSync('/run/dbus/system_bus_socket')) return;
-  execFileSync('mkdir', ['-p', '/run/dbus']);
+  if (systemBusAnswers()) return;
+  rmSync('/run/dbus/system_bus_socket', { force: true });
+  rmSync('/run/dbus/pid', { force: true });
+  mkdirSync('/run/dbus', { recursive: true });
   execFileSync('dbus-daemon', ['--system', '--fork']);
+  if (!systemBusAnswers()) throw new Error('the D-Bus system bus did not start; ippeveprinter needs it');
 }
