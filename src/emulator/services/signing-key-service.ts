@@ -19,6 +19,7 @@ import {
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { SigningKeyRepo } from '../store/signing-key-repo.js';
+import { VerifiedTokenCache } from './verified-token-cache.js';
 
 const ALGORITHM = 'RS256';
 
@@ -29,6 +30,8 @@ export class TokenVerificationError extends Error {}
 export class SigningKeyService {
   private signing: { kid: string; key: CryptoKey } | undefined;
   private readonly publicKeys = new Map<string, { jwk: JWK; key: CryptoKey }>();
+  /** Tokens whose signature was checked already; valid while the key set stays as loaded. */
+  private readonly verified = new VerifiedTokenCache();
 
   constructor(
     private readonly repo: SigningKeyRepo,
@@ -39,6 +42,7 @@ export class SigningKeyService {
   /** Loads the stored keys, generating and storing a key pair when there is none. */
   async start(): Promise<void> {
     if (!this.repo.active()) await this.generate();
+    this.verified.clear();
     for (const record of this.repo.all()) {
       const jwk = JSON.parse(record.publicJwk) as JWK;
       this.publicKeys.set(record.kid, { jwk, key: (await importJWK(jwk, ALGORITHM)) as CryptoKey });
@@ -58,6 +62,13 @@ export class SigningKeyService {
 
   /** Verifies signature, issuer and lifetime (against the injected clock); returns the claims. */
   async verify(token: string, issuer: string): Promise<JWTPayload> {
+    const known = this.verified.check(token, issuer, this.clock.now());
+    if (known?.ok) return known.payload;
+    if (known) {
+      throw new TokenVerificationError(
+        known.problem === 'expired' ? 'the token expired' : 'the token is invalid',
+      );
+    }
     let kid: string | undefined;
     try {
       kid = decodeProtectedHeader(token).kid;
@@ -72,7 +83,10 @@ export class SigningKeyService {
         issuer,
         currentDate: new Date(this.clock.now()),
       });
-      return payload;
+      // Shared between calls from now on: nobody may change it.
+      const frozen = Object.freeze(payload);
+      this.verified.remember(token, frozen);
+      return frozen;
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw new TokenVerificationError('the token expired');
       throw new TokenVerificationError('the token is invalid');
