@@ -1,8 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { FILEEXT } from '../../src/protocol/sfapi-configuration.js';
@@ -276,10 +274,9 @@ describe('Print with a fileurl', () => {
     expect(status).toBe(200);
     expect(typeof body.jobid).toBe('string');
     const sha256 = createHash('sha256').update(content).digest('hex');
-    const records = (await readdir(join(h.dataDir, 'files'))).filter((f) => f.endsWith('.json'));
-    const stored = await Promise.all(
-      records.map(async (f) => JSON.parse(await readFile(join(h.dataDir, 'files', f), 'utf8'))),
-    );
+    const { store } = h.emulator.app.emulator;
+    const ids = store.db.prepare('SELECT file_id FROM stored_files').all() as { file_id: string }[];
+    const stored = ids.map((row) => store.storedFiles.find(row.file_id));
     expect(stored).toContainEqual(
       expect.objectContaining({ sha256, size: content.length, state: 'consumed' }),
     );

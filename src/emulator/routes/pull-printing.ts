@@ -82,7 +82,12 @@ async function buildServices(
   queue.start();
   const registration = new RegistrationCodeService(store, jobs, clock, logger, context.dataDir);
   await registration.start();
-  const files = new FileStore({ dataDir: context.dataDir, clock, logger });
+  const files = new FileStore({
+    dataDir: context.dataDir,
+    records: context.store.storedFiles,
+    clock,
+    logger,
+  });
   await files.start();
   return {
     store,

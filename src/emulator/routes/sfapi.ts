@@ -47,7 +47,12 @@ export async function sfapiRoutes(app: FastifyInstance, options: SfapiRoutesOpti
   const { context } = options;
   const { printers, jobs } = context;
   const logger = context.logger.child({ part: 'sfapi' });
-  const files = new FileStore({ dataDir: context.dataDir, clock: context.clock, logger });
+  const files = new FileStore({
+    dataDir: context.dataDir,
+    records: context.store.storedFiles,
+    clock: context.clock,
+    logger,
+  });
   const fetcher = new UrlFetcher({ files, logger });
   await files.start();
   app.addHook('onClose', () => fetcher.stop());
@@ -130,10 +135,14 @@ class PrintHandler {
     if (!this.context.printers.findById(organizationId, print.printerId)) {
       invalid('printerid', 'no such printer in your organization');
     }
-    const file = await this.sourceFile(print, organizationId, userId);
+    let file = await this.sourceFile(print, organizationId, userId);
     if (!file) invalid('fileid', 'no such file; call PrepareUpload and upload first');
-    if (file.state === 'fetching' && !(await this.fetcher.settled(file.fileId, this.waitMs))) {
-      return reply.code(412).send({ fileid: file.fileId, sasUri: '' });
+    if (file.state === 'fetching') {
+      if (!(await this.fetcher.settled(file.fileId, this.waitMs))) {
+        return reply.code(412).send({ fileid: file.fileId, sasUri: '' });
+      }
+      // The fetch ended meanwhile: its outcome is in the stored record.
+      file = (await this.files.get(file.fileId)) ?? file;
     }
     if (file.state !== 'ready') this.notReady(file);
     await this.files.setState(file, 'consumed');

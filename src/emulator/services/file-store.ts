@@ -1,6 +1,6 @@
 /**
  * Documents submitted for printing, on disk under `<dataDir>/files/`: one `<fileid>.bin` per
- * document, a `<fileid>.json` record beside it (owner, state, size, sha256), uploaded blocks in
+ * document, its record (owner, state, size, sha256) in the database, uploaded blocks in
  * `<fileid>.blocks/` until a block list commits them. Everything streams: bodies go through a
  * hashing counter straight into a temporary file that is renamed into place, so a 1 GB upload is
  * never held in memory. Also signs and checks the upload URLs (sasUri) with an HMAC key kept in
@@ -16,26 +16,9 @@ import type { Clock } from '../../lib/clock.js';
 import { PrintRelayError, ValidationError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import { type BlockListEntry, blockKey } from '../../protocol/sfapi-block-list.js';
+import type { StoredFile, StoredFileRepo, StoredFileState } from '../store/stored-file-repo.js';
 
-/** Life of a stored file: pending (awaiting upload) / fetching (from a URL) -> ready -> consumed. */
-export type StoredFileState = 'pending' | 'fetching' | 'ready' | 'failed' | 'consumed';
-
-/** The record of one document. */
-export interface StoredFile {
-  fileId: string;
-  organizationId: string;
-  userId: string;
-  state: StoredFileState;
-  createdAt: number;
-  /** Absolute path of the document (exists once ready). */
-  path: string;
-  size: number;
-  sha256: string;
-  /** Why a URL fetch failed. */
-  error?: string;
-  /** Blocks of the committed blob, for later block lists that name Committed blocks. */
-  committed?: { id: string; offset: number; length: number }[];
-}
+export type { StoredFile, StoredFileState } from '../store/stored-file-repo.js';
 
 /** How long a signed upload URL stays valid: one hour. */
 export const UPLOAD_URL_TTL_MS = 60 * 60 * 1000;
@@ -43,6 +26,8 @@ export const UPLOAD_URL_TTL_MS = 60 * 60 * 1000;
 /** What a FileStore needs: where to keep files, the clock for URL expiry, a logger. */
 export interface FileStoreOptions {
   dataDir: string;
+  /** Where the records of the files are kept. */
+  records: StoredFileRepo;
   clock: Clock;
   logger: Logger;
   /** Largest document accepted, in bytes (default 4 GiB). */
@@ -64,7 +49,6 @@ export class TooLargeError extends PrintRelayError {
  * Files stay until `remove()` (the job service decides when a printed file goes).
  */
 export class FileStore {
-  private readonly files = new Map<string, StoredFile>();
   private key = Buffer.alloc(0);
   private readonly dir: string;
   private readonly maxBytes: number;
@@ -110,15 +94,7 @@ export class FileStore {
   /** The record of a file, or undefined (also for ids that cannot be file ids). */
   async get(fileId: string): Promise<StoredFile | undefined> {
     if (!/^[0-9a-f-]{36}$/.test(fileId)) return undefined;
-    const cached = this.files.get(fileId);
-    if (cached) return cached;
-    try {
-      const file = JSON.parse(await readFile(this.recordPath(fileId), 'utf8')) as StoredFile;
-      this.files.set(fileId, file);
-      return file;
-    } catch {
-      return undefined;
-    }
+    return this.options.records.find(fileId);
   }
 
   /** Changes a file's state (and fetch error) and persists the record. */
@@ -207,10 +183,9 @@ export class FileStore {
 
   /** Deletes a file, its blocks and its record. */
   async remove(fileId: string): Promise<void> {
-    this.files.delete(fileId);
+    this.options.records.remove(fileId);
     await rm(join(this.dir, `${fileId}.bin`), { force: true });
     await rm(this.blockDir(fileId), { recursive: true, force: true });
-    await rm(this.recordPath(fileId), { force: true });
   }
 
   /**
@@ -271,12 +246,7 @@ export class FileStore {
   }
 
   private async save(file: StoredFile): Promise<void> {
-    this.files.set(file.fileId, file);
-    await writeFile(this.recordPath(file.fileId), JSON.stringify(file));
-  }
-
-  private recordPath(fileId: string): string {
-    return join(this.dir, `${fileId}.json`);
+    this.options.records.save(file);
   }
 
   private blockDir(fileId: string): string {

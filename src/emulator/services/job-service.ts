@@ -76,7 +76,8 @@ export class JobService {
   status(orgId: string, jobId: string): JobStatus | undefined {
     const job = this.store.jobs.findById(jobId);
     if (!job || job.organizationId !== orgId) return this.holder?.status(orgId, jobId);
-    return jobStatus(job, this.store.jobs.queuePosition(job));
+    // The queue place counts unfinished jobs; a finished job has none, so the count is skipped.
+    return jobStatus(job, isFinal(job.state) ? 0 : this.store.jobs.queuePosition(job));
   }
 
   /** A job of the organization (for other parts of the emulator), or undefined. */

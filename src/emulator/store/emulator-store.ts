@@ -11,6 +11,7 @@ import { PrinterRepo } from './printer-repo.js';
 import { PrinterSettingsRepo } from './printer-settings-repo.js';
 import { RefreshTokenRepo } from './refresh-token-repo.js';
 import { SigningKeyRepo } from './signing-key-repo.js';
+import { StoredFileRepo } from './stored-file-repo.js';
 import { UserRepo } from './user-repo.js';
 
 /** Every repository over one database. */
@@ -24,6 +25,7 @@ export class EmulatorStore {
   readonly connectors: ConnectorRepo;
   readonly printers: PrinterRepo;
   readonly jobs: JobRepo;
+  readonly storedFiles: StoredFileRepo;
 
   constructor(readonly db: EmulatorDatabase) {
     this.organizations = new OrganizationRepo(db);
@@ -35,6 +37,7 @@ export class EmulatorStore {
     this.connectors = new ConnectorRepo(db);
     this.printers = new PrinterRepo(db);
     this.jobs = new JobRepo(db);
+    this.storedFiles = new StoredFileRepo(db);
   }
 
   /** Runs `fn` in one transaction. */

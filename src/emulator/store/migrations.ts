@@ -300,4 +300,21 @@ export const MIGRATIONS: readonly Migration[] = [
         released_at INTEGER NOT NULL
       );`,
   },
+  {
+    version: 7,
+    name: 'records of stored documents (formerly a JSON file beside each document)',
+    sql: `
+      CREATE TABLE stored_files (
+        file_id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        path TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        sha256 TEXT NOT NULL,
+        error TEXT,
+        committed_json TEXT
+      );`,
+  },
 ];
