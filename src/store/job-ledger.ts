@@ -130,8 +130,18 @@ export class JobLedger {
       if (!job) throw new PrintRelayError('not_found', `job ${jobId} not in the ledger`);
       if (!canMove(job.state, to)) throw new LedgerTransitionError(jobId, job.state, to);
       const now = this.clock.now();
-      const attempts = job.attempts + (details.attempt ? 1 : 0);
-      const firstTryAt = job.firstTryAt ?? (details.attempt ? now : undefined);
+      // The row after the update, built here instead of read back (a move is on every job's path).
+      const moved: LedgerJob = {
+        ...job,
+        state: to,
+        attempts: job.attempts + (details.attempt ? 1 : 0),
+        nextRetryAt: details.nextRetryAt,
+        lastError: details.lastError ?? job.lastError,
+        printerJobId: details.printerJobId ?? job.printerJobId,
+        spoolPath: details.spoolPath ?? job.spoolPath,
+        firstTryAt: job.firstTryAt ?? (details.attempt ? now : undefined),
+        updatedAt: now,
+      };
       this.db
         .prepare(
           `UPDATE jobs SET state = ?, attempts = ?, next_retry_at = ?, last_error = ?, printer_job_id = ?,
@@ -139,16 +149,16 @@ export class JobLedger {
         )
         .run(
           to,
-          attempts,
-          details.nextRetryAt ?? null,
-          details.lastError ?? job.lastError ?? null,
-          details.printerJobId ?? job.printerJobId ?? null,
-          details.spoolPath ?? job.spoolPath ?? null,
-          firstTryAt ?? null,
+          moved.attempts,
+          moved.nextRetryAt ?? null,
+          moved.lastError ?? null,
+          moved.printerJobId ?? null,
+          moved.spoolPath ?? null,
+          moved.firstTryAt ?? null,
           now,
           jobId,
         );
-      return this.get(jobId) as LedgerJob;
+      return moved;
     })();
   }
 

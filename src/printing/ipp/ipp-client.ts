@@ -64,7 +64,7 @@ export class IppClient {
 
   constructor(private readonly options: IppClientOptions) {
     this.target = parseIppTarget(options.uri);
-    const settings = { keepAlive: true, maxSockets: 2, maxFreeSockets: 1 };
+    const settings = { keepAlive: true, maxSockets: 2, maxFreeSockets: 2 };
     this.agent = this.target.secure ? new HttpsAgent(settings) : new HttpAgent(settings);
   }
 

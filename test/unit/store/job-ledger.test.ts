@@ -57,6 +57,31 @@ describe('JobLedger', () => {
   });
   afterEach(() => db.close());
 
+  it('answers every move with exactly the row it stored', () => {
+    ledger.add(offer('j-row'));
+    const steps: [JobState, Parameters<JobLedger['move']>[2]][] = [
+      ['downloading', {}],
+      ['spooled', { spoolPath: '/spool/j-row.pdf' }],
+      ['submitting', { attempt: true }],
+      ['spooled', { nextRetryAt: clock.now() + 50, lastError: 'busy' }],
+      ['submitting', { attempt: true }],
+      ['submitted', { printerJobId: '17' }],
+      ['completed', {}],
+    ];
+    for (const [to, details] of steps) {
+      clock.advance(7);
+      expect(ledger.move('j-row', to, details)).toEqual(ledger.get('j-row'));
+    }
+    expect(ledger.get('j-row')).toMatchObject({
+      attempts: 2,
+      lastError: 'busy',
+      printerJobId: '17',
+      spoolPath: '/spool/j-row.pdf',
+      firstTryAt: Date.UTC(2026, 0, 1) + 21,
+      nextRetryAt: undefined,
+    });
+  });
+
   it('migrates to the current schema version', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
   });
