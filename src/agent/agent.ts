@@ -151,7 +151,7 @@ export class Agent {
     await this.startSync(r as Running, channel, signal);
     throwIfAborted(signal);
     const outbox = r.outbox;
-    r.sender = new OutboxSender(outbox, (id, e, s) => channel.postEvent(id, e, s), this.clock, logger);
+    r.sender = new OutboxSender(outbox, (items, s) => channel.postEvents(items, s), this.clock, logger);
     r.sender.start();
     r.loop = this.makeLoop(r as Running, channel);
     r.loop.start();

@@ -1,11 +1,12 @@
 /**
  * The connector channel over REST (src/protocol/connector-channel.ts): register, printers
  * (create/PUT/PATCH/GET/DELETE with X-Host-Id), properties upload, long poll, claim, document
- * download (streamed to a file, Range resume, sha256 check) and job events. The WebSocket half
- * is channel-socket.ts. close() releases the HTTP pools.
+ * download (streamed to a file, Range resume, sha256 check) and job events, one at a time or in
+ * batches. The WebSocket half is channel-socket.ts. close() releases the HTTP pools.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, statSync, unlinkSync } from 'node:fs';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { RetryableError } from '../lib/errors.js';
 import {
@@ -14,6 +15,10 @@ import {
   type ConnectorRegistration,
   type JobDocument,
   type JobEvent,
+  type JobEventBatch,
+  type JobEventBatchItem,
+  type JobEventBatchResult,
+  type JobEventItemResult,
   type JobOffer,
   type JobPollResponse,
   type PrinterPropertiesUpload,
@@ -177,12 +182,30 @@ export class ChannelClient {
   }
 
   /**
+   * Posts a batch of events (1 to MAX_EVENT_BATCH, any jobs) and returns one result per event in
+   * the order sent. A failure of the whole request throws as any call does; an answer that does
+   * not match the batch (count, order of event ids, shape) throws a RetryableError, so nothing is
+   * taken as acknowledged on a garbled answer.
+   */
+  async postEvents(items: JobEventBatchItem[], signal?: AbortSignal): Promise<JobEventItemResult[]> {
+    const body: JobEventBatch = { events: items };
+    const answer = await this.http.json<unknown>({
+      method: 'POST',
+      path: CHANNEL_PATHS.eventBatch,
+      json: body,
+      signal,
+    });
+    return checkBatchResults(items, answer);
+  }
+
+  /**
    * Streams the document to `target`. When `target` already holds a partial download the rest
    * is requested with Range and appended. The sha256 of the whole file is checked; a mismatch
    * deletes the file and throws a RetryableError.
    */
   async download(jobId: string, document: JobDocument, target: string, signal?: AbortSignal): Promise<void> {
     const have = fileSize(target);
+    let fresh: string | undefined;
     if (have < document.size || document.size === 0) {
       const resume = have > 0 && have < document.size;
       const res = await this.http.request({
@@ -193,9 +216,22 @@ export class ChannelClient {
       });
       const append =
         resume && res.status === 206 && header(res, 'content-range')?.startsWith(`bytes ${have}-`);
-      await pipeline(res.body, createWriteStream(target, { flags: append ? 'a' : 'w' }), { signal });
+      if (append) {
+        await pipeline(res.body, createWriteStream(target, { flags: 'a' }), { signal });
+      } else {
+        // A whole download is hashed on its way to disk, sparing a second read of the file.
+        const hash = createHash('sha256');
+        const hashing = new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            hash.update(chunk);
+            done(null, chunk);
+          },
+        });
+        await pipeline(res.body, hashing, createWriteStream(target), { signal });
+        fresh = hash.digest('hex');
+      }
     }
-    const digest = await sha256File(target);
+    const digest = fresh ?? (await sha256File(target));
     if (digest !== document.sha256.toLowerCase()) {
       unlinkSync(target);
       throw new RetryableError(
@@ -204,6 +240,22 @@ export class ChannelClient {
       );
     }
   }
+}
+
+/** The results of a batch answer, checked against what was sent; RetryableError when they do not fit. */
+function checkBatchResults(items: JobEventBatchItem[], answer: unknown): JobEventItemResult[] {
+  const results = (answer as Partial<JobEventBatchResult> | undefined)?.results;
+  const bad = (why: string) =>
+    new RetryableError('bad_answer', `POST ${CHANNEL_PATHS.eventBatch}: unexpected answer (${why})`);
+  if (!Array.isArray(results) || results.length !== items.length) {
+    throw bad(`expected ${items.length} results`);
+  }
+  results.forEach((result: unknown, i) => {
+    const r = result as Partial<JobEventItemResult> | null;
+    if (typeof r !== 'object' || r === null || !Number.isInteger(r.status)) throw bad(`results[${i}]`);
+    if (r.event_id !== items[i]?.event.event_id) throw bad(`results[${i}].event_id`);
+  });
+  return results as JobEventItemResult[];
 }
 
 /** Hex sha256 of a file, streamed. */

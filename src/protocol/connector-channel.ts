@@ -13,6 +13,7 @@
  *   POST /connector/v1/jobs/<id>/claim          -> JobOffer (409 if another connector holds it)
  *   GET  /connector/v1/jobs/<id>/document       the document; Range supported (206), ETag
  *   POST /connector/v1/jobs/<id>/events         JobEvent -> 204 (idempotent by event_id)
+ *   POST /connector/v1/events                   JobEventBatch -> 200 JobEventBatchResult (one result per event)
  */
 import type { BlobCapabilities } from './blob-capabilities.js';
 import type { PrinterCapabilityProperties } from './printer-properties.js';
@@ -29,6 +30,7 @@ export const CHANNEL_PATHS = {
   claim: (jobId: string) => `/connector/v1/jobs/${encodeURIComponent(jobId)}/claim`,
   document: (jobId: string) => `/connector/v1/jobs/${encodeURIComponent(jobId)}/document`,
   events: (jobId: string) => `/connector/v1/jobs/${encodeURIComponent(jobId)}/events`,
+  eventBatch: '/connector/v1/events',
 } as const;
 
 export type ConnectorType = 'TPHub' | 'Printserver';
@@ -148,6 +150,46 @@ export interface JobEvent {
   /** For failed: an error code from the host operating system's list (3011 = restart the job). */
   error_code?: number;
   message?: string;
+}
+
+/** Most events one POST /connector/v1/events may carry. */
+export const MAX_EVENT_BATCH = 100;
+
+/** The `error` of a batch result whose event was not applied because an earlier one of its job failed. */
+export const EVENT_SKIPPED = 'skipped';
+
+/** One event of a batch, with the job it belongs to. */
+export interface JobEventBatchItem {
+  job_id: string;
+  event: JobEvent;
+}
+
+/**
+ * Body of POST /connector/v1/events: 1 to MAX_EVENT_BATCH events of any of the caller's jobs.
+ * The cloud applies them in the given order, each as the single-event route would.
+ */
+export interface JobEventBatch {
+  events: JobEventBatchItem[];
+}
+
+/**
+ * The outcome of one event of a batch. `status` 204: applied or already known (acknowledged).
+ * Otherwise `error` and `message` say why, as the single-event route's error body would; 409 with
+ * `error: "skipped"` means an earlier event of the same job in the batch failed, so this one was
+ * not tried. `field` names the bad field of a malformed event (`events[<i>].event.<name>`);
+ * `event_id` is null when the item carried none.
+ */
+export interface JobEventItemResult {
+  event_id: string | null;
+  status: number;
+  error?: string;
+  message?: string;
+  field?: string;
+}
+
+/** Answer (200) of POST /connector/v1/events: one result per event, in the order sent. */
+export interface JobEventBatchResult {
+  results: JobEventItemResult[];
 }
 
 /** Messages the cloud sends down the WebSocket. */

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { type BackoffPolicy, backoffDelay } from '../lib/backoff.js';
 import type { Clock } from '../lib/clock.js';
-import type { JobEvent } from '../protocol/connector-channel.js';
+import { type JobEvent, MAX_EVENT_BATCH } from '../protocol/connector-channel.js';
 import type { AgentDatabase } from './agent-db.js';
 
 /** The fields of an event its producer chooses; id, seq and time are added by the outbox. */
@@ -75,6 +75,43 @@ export class Outbox {
     return rows.map(toPending);
   }
 
+  /**
+   * A batch to send: for up to `maxJobs` jobs whose head event is due now (oldest head first,
+   * jobs named in `exclude` left out, e.g. those of a batch still in flight), every pending event
+   * of the job in seq order, at most `maxEvents` in all. Jobs come whole, one after the other;
+   * the batch ends before a job that does not fit. Only a first job that alone passes the cap is
+   * cut, to its first `maxEvents` events, so a job's events are always sent as the same prefix
+   * and the rest follow once that prefix is delivered.
+   */
+  dueBatch(
+    maxJobs = MAX_EVENT_BATCH,
+    maxEvents = MAX_EVENT_BATCH,
+    exclude: Iterable<string> = [],
+  ): PendingEvent[] {
+    const rows = this.db
+      .prepare(
+        `WITH heads AS (
+           SELECT o.job_id, o.id AS head_id FROM outbox o
+           WHERE o.seq = (SELECT MIN(seq) FROM outbox WHERE job_id = o.job_id) AND o.next_attempt_at <= ?
+             AND o.job_id NOT IN (SELECT value FROM json_each(?))
+           ORDER BY o.id LIMIT ?
+         )
+         SELECT o.*, COUNT(*) OVER (PARTITION BY o.job_id) AS pending
+         FROM outbox o JOIN heads h ON h.job_id = o.job_id
+         ORDER BY h.head_id, o.seq LIMIT ?`,
+      )
+      .all(this.clock.now(), JSON.stringify([...exclude]), maxJobs, maxEvents) as (OutboxRow & {
+      pending: number;
+    })[];
+    const batch: PendingEvent[] = [];
+    for (const row of rows) {
+      const startsJob = batch.at(-1)?.jobId !== row.job_id;
+      if (startsJob && batch.length > 0 && batch.length + row.pending > maxEvents) break;
+      batch.push(toPending(row));
+    }
+    return batch;
+  }
+
   /** Epoch ms of the earliest next attempt among heads, or undefined when empty. */
   nextDueAt(): number | undefined {
     const row = this.db
@@ -89,6 +126,22 @@ export class Outbox {
   /** The cloud acknowledged the event: remove it. */
   delivered(id: number): void {
     this.db.prepare('DELETE FROM outbox WHERE id = ?').run(id);
+  }
+
+  /** The cloud acknowledged all these events: remove them in one transaction. */
+  deliveredMany(ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    this.db.transaction(() => {
+      for (const id of ids) this.delivered(id);
+    })();
+  }
+
+  /** Delivery of all these events failed alike: failed() for each, in one transaction. */
+  failedMany(ids: readonly number[], error: string, retryAfterMs?: number): void {
+    if (ids.length === 0) return;
+    this.db.transaction(() => {
+      for (const id of ids) this.failed(id, error, retryAfterMs);
+    })();
   }
 
   /** Delivery failed: schedule the next attempt with backoff (or after `retryAfterMs`). */

@@ -9,6 +9,7 @@ import { defaultTicket } from '../../src/protocol/print-ticket.js';
 import type { JobEvent, JobOffer, ServerMessage } from '../../src/protocol/connector-channel.js';
 import { CHANNEL_CLOSE } from '../../src/protocol/connector-channel.js';
 import type { EmulatorContext } from '../../src/emulator/context.js';
+import { describeEventBatches } from './emulator-event-batch-cases.js';
 import { call, DEMO, type Harness, passwordToken, registration, startHarness } from './emulator-harness.js';
 
 let h: Harness;
@@ -425,3 +426,5 @@ describe('events and status', () => {
     ctx.jobs.cancel(orgId, b);
   });
 });
+
+describeEventBatches(() => ({ h, token, orgId, newJob, event }));

@@ -1,19 +1,25 @@
 /**
- * Delivers the outbox to the cloud: the head event of each job, in seq order, retried with
- * backoff when the cloud is unreachable or refuses; a row leaves the outbox only when the cloud
- * acknowledged it. start() runs the loop; notify() wakes it after an add; stop() ends it.
+ * Delivers the outbox to the cloud in batches (POST /connector/v1/events): each batch carries
+ * every pending event of the jobs whose head is due, in seq order, so a job's later events ride
+ * along with its head. A row leaves the outbox only once the cloud acknowledged it; refused and
+ * unsent events are retried with backoff. start() runs the loop; notify() wakes it after an add;
+ * stop() ends it.
  */
 import type { Clock } from '../../lib/clock.js';
 import { errorMessage, isRetryable } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
-import type { JobEvent } from '../../protocol/connector-channel.js';
+import {
+  EVENT_SKIPPED,
+  type JobEventBatchItem,
+  type JobEventItemResult,
+} from '../../protocol/connector-channel.js';
 import type { Outbox, PendingEvent } from '../../store/outbox.js';
 
-/** Events posted at once (heads of different jobs); more would only queue at the cloud. */
-const MAX_IN_FLIGHT = 8;
+/** Batches posted at once (disjoint jobs); more would only queue at the cloud. */
+const MAX_IN_FLIGHT = 2;
 
-/** Posts one event; throws on failure. */
-export type PostEvent = (jobId: string, event: JobEvent, signal: AbortSignal) => Promise<void>;
+/** Posts a batch of events; resolves with one result per event in order, throws when the whole request failed. */
+export type PostEvents = (items: JobEventBatchItem[], signal: AbortSignal) => Promise<JobEventItemResult[]>;
 
 /** The delivery loop over one Outbox. */
 export class OutboxSender {
@@ -24,7 +30,7 @@ export class OutboxSender {
 
   constructor(
     private readonly outbox: Outbox,
-    private readonly post: PostEvent,
+    private readonly post: PostEvents,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly idleMs = 5000,
@@ -43,42 +49,91 @@ export class OutboxSender {
   }
 
   /**
-   * Delivers everything due now; returns how many were delivered. The due rows are the head
-   * event of each job, so they go out concurrently (order within a job is kept: a job's next
-   * event becomes due only once its head was acknowledged), at most MAX_IN_FLIGHT at a time.
+   * Delivers everything due now; returns how many events were delivered. Up to MAX_IN_FLIGHT
+   * batches go out at once; they never share a job, so a job's events reach the cloud in order.
+   * Repeats while a round delivered something (a job's next events may have become due).
    */
   async flush(signal: AbortSignal = this.controller.signal): Promise<number> {
     let delivered = 0;
-    for (;;) {
-      const due = this.outbox.due();
-      if (due.length === 0 || signal.aborted) return delivered;
-      let progressed = 0;
-      for (let i = 0; i < due.length && !signal.aborted; i += MAX_IN_FLIGHT) {
-        const batch = due.slice(i, i + MAX_IN_FLIGHT);
-        progressed += (await Promise.all(batch.map((item) => this.deliver(item, signal)))).filter(
-          Boolean,
-        ).length;
-      }
+    while (!signal.aborted) {
+      const batches = this.nextBatches();
+      if (batches.length === 0) break;
+      const counts = await Promise.all(batches.map((batch) => this.deliver(batch, signal)));
+      const progressed = counts.reduce((a, b) => a + b, 0);
       delivered += progressed;
-      if (progressed === 0 || signal.aborted) return delivered;
+      if (progressed === 0) break;
     }
+    return delivered;
   }
 
-  private async deliver(item: PendingEvent, signal: AbortSignal): Promise<boolean> {
-    try {
-      await this.post(item.jobId, item.event, signal);
-      this.outbox.delivered(item.id);
-      return true;
-    } catch (error) {
-      if (signal.aborted) return false;
-      const retryAfter = isRetryable(error) ? error.retryAfterMs : undefined;
-      this.outbox.failed(item.id, errorMessage(error), retryAfter);
-      this.logger.warn(
-        { job: item.jobId, seq: item.event.seq, error: errorMessage(error) },
-        'event delivery failed',
-      );
-      return false;
+  /** Up to MAX_IN_FLIGHT batches of due events, no job in two of them. */
+  private nextBatches(): PendingEvent[][] {
+    const batches: PendingEvent[][] = [];
+    const taken = new Set<string>();
+    while (batches.length < MAX_IN_FLIGHT) {
+      const batch = this.outbox.dueBatch(undefined, undefined, taken);
+      if (batch.length === 0) break;
+      for (const item of batch) taken.add(item.jobId);
+      batches.push(batch);
     }
+    return batches;
+  }
+
+  /** Posts one batch and records each outcome; returns how many events were acknowledged. */
+  private async deliver(batch: PendingEvent[], signal: AbortSignal): Promise<number> {
+    let results: JobEventItemResult[];
+    try {
+      results = await this.post(
+        batch.map((item) => ({ job_id: item.jobId, event: item.event })),
+        signal,
+      );
+    } catch (error) {
+      if (signal.aborted) return 0;
+      const retryAfter = isRetryable(error) ? error.retryAfterMs : undefined;
+      this.outbox.failedMany(
+        batch.map((item) => item.id),
+        errorMessage(error),
+        retryAfter,
+      );
+      const jobs = new Set(batch.map((item) => item.jobId)).size;
+      this.logger.warn({ events: batch.length, jobs, error: errorMessage(error) }, 'event delivery failed');
+      return 0;
+    }
+    return this.record(batch, results);
+  }
+
+  /**
+   * Applies the cloud's per-event answers: 2xx leaves the outbox; `skipped` after a refused
+   * event of the same job stays as it is (no attempt counted, it goes with its job's next try);
+   * anything else is a failed attempt with backoff.
+   */
+  private record(batch: PendingEvent[], results: JobEventItemResult[]): number {
+    const acknowledged: number[] = [];
+    const refusedJobs = new Set<string>();
+    batch.forEach((item, i) => {
+      const result = results[i] as JobEventItemResult;
+      if (result.status >= 200 && result.status < 300) {
+        acknowledged.push(item.id);
+        return;
+      }
+      // A skip without a refused predecessor in this batch would never clear: count it as a failure.
+      if (result.error === EVENT_SKIPPED && refusedJobs.has(item.jobId)) return;
+      refusedJobs.add(item.jobId);
+      const reason = `${result.status} ${result.error ?? 'error'}: ${result.message ?? ''}`.trim();
+      this.outbox.failed(item.id, reason);
+      this.logger.warn(
+        {
+          job: item.jobId,
+          seq: item.event.seq,
+          status: result.status,
+          error: result.error,
+          reason: result.message,
+        },
+        'event refused',
+      );
+    });
+    this.outbox.deliveredMany(acknowledged);
+    return acknowledged.length;
   }
 
   /** Stops the loop; undelivered events stay in the outbox for the next start. */

@@ -1,15 +1,17 @@
 /**
  * The REST half of the connector channel (protocol/connector-channel.ts): register, properties
- * upload, long poll, claim, document download (Range, ETag) and job events. Every call needs the
- * scope printing.connectors; the calling connector is X-Host-Id or the one the caller registered.
+ * upload, long poll, claim, document download (Range, ETag) and job events, one at a time or in
+ * batches (services/job-event-batch.ts). Every call needs the scope printing.connectors; the
+ * calling connector is X-Host-Id or the one the caller registered.
  */
 import type { FastifyRequest } from 'fastify';
 import { ValidationError } from '../../lib/errors.js';
-import type { JobPollResponse } from '../../protocol/connector-channel.js';
+import type { JobEventBatchResult, JobPollResponse } from '../../protocol/connector-channel.js';
 import type { EmulatorRoutePlugin } from '../context.js';
 import { requireScopes } from '../http/bearer-auth.js';
 import { sendFileWithRange } from '../http/file-range.js';
 import { connectorToWire } from '../services/connector-service.js';
+import { applyEventBatch, parseEventBatch } from '../services/job-event-batch.js';
 import { parsePropertiesUpload } from '../services/printer-wire.js';
 import { hostId } from './printers.js';
 
@@ -71,6 +73,13 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
   app.post<JobParams>('/connector/v1/jobs/:id/events', auth, async (request, reply) => {
     await jobs.applyEvent(caller(request), request.params.id, request.body);
     return reply.status(204).send();
+  });
+
+  app.post('/connector/v1/events', auth, async (request): Promise<JobEventBatchResult> => {
+    const connector = caller(request);
+    const items = parseEventBatch(request.body);
+    const results = await applyEventBatch(items, (jobId, event) => jobs.applyEvent(connector, jobId, event));
+    return { results };
   });
 };
 

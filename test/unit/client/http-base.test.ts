@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,6 +141,18 @@ describe('HttpClient against a local server', () => {
       .catch((e) => e);
     expect(bad).toBeInstanceOf(RetryableError);
     expect(bad.code).toBe('checksum_mismatch');
+
+    // A whole download (nothing on disk yet) is hashed on its way in.
+    rmSync(target, { force: true });
+    await channel.download('j1', doc, target);
+    expect(readFileSync(target)).toEqual(content);
+    expect(ranges.at(-1)).toBeUndefined();
+    rmSync(target);
+    const wrong: RetryableError = await channel
+      .download('j1', { ...doc, sha256: 'cd'.repeat(32) }, target)
+      .catch((e) => e);
+    expect(wrong.code).toBe('checksum_mismatch');
+    expect(existsSync(target)).toBe(false);
     await http.close();
   });
 });

@@ -83,4 +83,76 @@ describe('Outbox', () => {
     outbox.delivered(first?.id as number);
     expect(outbox.add('a', { kind: 'printing' }).seq).toBe(2);
   });
+
+  describe('dueBatch', () => {
+    const shape = (rows: ReturnType<Outbox['dueBatch']>) => rows.map((r) => `${r.jobId}${r.event.seq}`);
+
+    it('brings every pending event of each due job in seq order, jobs by age of their head, never interleaved', () => {
+      outbox.add('a', { kind: 'received' });
+      outbox.add('b', { kind: 'received' });
+      outbox.add('a', { kind: 'downloading' });
+      outbox.add('c', { kind: 'received' });
+      outbox.add('a', { kind: 'printing' });
+      outbox.add('b', { kind: 'completed' });
+      expect(shape(outbox.dueBatch())).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'c1']);
+      expect(shape(outbox.dueBatch(2))).toEqual(['a1', 'a2', 'a3', 'b1', 'b2']);
+      expect(shape(outbox.dueBatch(undefined, undefined, ['a', 'c']))).toEqual(['b1', 'b2']);
+    });
+
+    it('leaves out a job whose head is backed off, with all its later events', () => {
+      outbox.add('a', { kind: 'received' });
+      outbox.add('a', { kind: 'completed' });
+      outbox.add('b', { kind: 'received' });
+      outbox.failed(outbox.pendingFor('a')[0]!.id, 'down');
+      expect(shape(outbox.dueBatch())).toEqual(['b1']);
+      clock.advance(100);
+      expect(shape(outbox.dueBatch())).toEqual(['a1', 'a2', 'b1']);
+    });
+
+    it('ends the batch before a job that does not fit whole', () => {
+      for (let i = 0; i < 60; i++) outbox.add('a', { kind: 'progress', pages_printed: i });
+      for (let i = 0; i < 40; i++) outbox.add('b', { kind: 'progress', pages_printed: i });
+      for (let i = 0; i < 60; i++) outbox.add('c', { kind: 'progress', pages_printed: i });
+      const first = outbox.dueBatch();
+      expect(first).toHaveLength(100);
+      expect([...new Set(first.map((r) => r.jobId))]).toEqual(['a', 'b']);
+      expect(outbox.dueBatch(undefined, 99).map((r) => r.jobId)).toEqual(Array(60).fill('a'));
+      const second = outbox.dueBatch(undefined, undefined, ['a', 'b']);
+      expect(second.map((r) => r.event.seq)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    });
+
+    it('cuts only a first job that alone passes 100 events; the rest follows after', () => {
+      for (let i = 0; i < 130; i++) outbox.add('long', { kind: 'progress', pages_printed: i });
+      outbox.add('short', { kind: 'received' });
+      const first = outbox.dueBatch();
+      expect(first).toHaveLength(100);
+      expect(first.map((r) => r.event.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+      expect(shape(outbox.dueBatch(undefined, undefined, ['long']))).toEqual(['short1']);
+      expect(shape(outbox.dueBatch(5, 3))).toEqual(['long1', 'long2', 'long3']);
+      outbox.deliveredMany(first.map((r) => r.id));
+      const rest = outbox.dueBatch();
+      expect(rest.filter((r) => r.jobId === 'long').map((r) => r.event.seq)).toEqual(
+        Array.from({ length: 30 }, (_, i) => i + 101),
+      );
+      expect(outbox.size()).toBe(31);
+    });
+  });
+
+  it('deliveredMany removes exactly the given rows; failedMany schedules each with backoff', () => {
+    outbox.add('a', { kind: 'received' });
+    outbox.add('a', { kind: 'printing' });
+    outbox.add('b', { kind: 'received' });
+    const [a1, a2] = outbox.pendingFor('a');
+    outbox.deliveredMany([]);
+    outbox.deliveredMany([a1!.id]);
+    expect(outbox.pendingFor('a').map((r) => r.event.seq)).toEqual([2]);
+    const b1 = outbox.pendingFor('b')[0]!;
+    outbox.failedMany([a2!.id, b1.id], 'cloud down', 300);
+    for (const row of [...outbox.pendingFor('a'), ...outbox.pendingFor('b')]) {
+      expect(row.attempts).toBe(1);
+      expect(row.nextAttemptAt).toBe(clock.now() + 300);
+    }
+    expect(outbox.dueBatch()).toEqual([]);
+    expect(outbox.size()).toBe(2);
+  });
 });
