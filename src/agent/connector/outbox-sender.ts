@@ -34,6 +34,12 @@ export class OutboxSender {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly idleMs = 5000,
+    /**
+     * How long the loop waits after a wake-up before sending. A job's events come milliseconds
+     * apart (downloading, printing, completed) and many jobs run at once: waiting this moment
+     * lets one request carry them instead of one request each.
+     */
+    private readonly lingerMs = 10,
   ) {}
 
   /** Starts delivering in the background. */
@@ -148,19 +154,31 @@ export class OutboxSender {
     while (!signal.aborted) {
       this.notified = false;
       await this.flush(signal);
-      if (this.notified) continue;
       if (signal.aborted) return;
-      const next = this.outbox.nextDueAt();
-      const wait =
-        next === undefined ? this.idleMs : Math.max(0, Math.min(this.idleMs, next - this.clock.now()));
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
+      if (!this.notified) {
+        const next = this.outbox.nextDueAt();
+        const wait =
+          next === undefined ? this.idleMs : Math.max(0, Math.min(this.idleMs, next - this.clock.now()));
+        await this.pause(wait, true);
+      }
+      if (this.lingerMs > 0 && !signal.aborted) await this.pause(this.lingerMs, false);
     }
+  }
+
+  /** Waits `ms`; `wakeable`: a notify() (or stop()) ends the wait early. stop() always does. */
+  private pause(ms: number, wakeable: boolean): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      const signal = this.controller.signal;
+      signal.addEventListener('abort', done, { once: true });
+      this.wake = wakeable ? done : undefined;
+      function done() {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+    }).finally(() => {
+      this.wake = undefined;
+    });
   }
 }

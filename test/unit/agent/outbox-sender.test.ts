@@ -194,4 +194,33 @@ describe('OutboxSender', () => {
     await sender.stop();
     expect(outbox.size()).toBe(0);
   });
+
+  it('lets events that arrive moments apart after a wake-up share one request', async () => {
+    const lingering = new OutboxSender(outbox, cloud.post, clock, silentLogger(), 5000, 30);
+    lingering.start();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    for (const [job, kind] of [
+      ['a', 'downloading'],
+      ['b', 'downloading'],
+      ['a', 'printing'],
+      ['a', 'completed'],
+    ] as const) {
+      outbox.add(job, { kind });
+      lingering.notify();
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await expect.poll(() => cloud.applied.length).toBe(4);
+    expect(cloud.batches).toHaveLength(1);
+    await lingering.stop();
+  });
+
+  it('stop() ends a linger at once and leaves nothing undelivered that was acknowledged', async () => {
+    const lingering = new OutboxSender(outbox, cloud.post, clock, silentLogger(), 5000, 60_000);
+    lingering.start();
+    outbox.add('a', { kind: 'received' });
+    lingering.notify();
+    // The linger is a minute, longer than the test may run: stop() must cut it short.
+    await lingering.stop();
+    expect(outbox.size() + cloud.applied.length).toBe(1);
+  });
 });
