@@ -23,6 +23,11 @@ import { printAndWait } from '../test/support/whole-loop.js';
 import { runIpptoolBatch, writeBatchTest } from './support/ipptool-baseline.js';
 import { cpuSecondsOf, mb, memoryOf, resetPeak, startPart } from './support/processes.js';
 
+const cpuSecondsOfThisProcess = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
+
 const jobs = Number(process.env.BENCH_JOBS ?? 200);
 const bigMb = Number(process.env.BENCH_BIG_MB ?? 1024);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -88,11 +93,14 @@ async function main(): Promise<void> {
     const onePage = join(work, 'one.pdf');
     await writePdf(onePage, 1, 'PrintRelay benchmark');
 
+    const printerCpu = () => cpuSecondsOf(printer.pid, { withChildren: true });
+    const printerBefore = printerCpu();
     const baseline = await runIpptoolBatch(
       printer.uri,
       writeBatchTest(work, jobs, onePage, 'application/pdf'),
       jobs,
     );
+    const printerDirectMs = ((printerCpu() - printerBefore) / jobs) * 1000;
     console.log(
       `direct  ipptool, one connection: ${jobs} jobs in ${baseline.seconds.toFixed(2)} s = ${baseline.jobsPerSecond.toFixed(1)} jobs/s`,
     );
@@ -138,11 +146,20 @@ async function main(): Promise<void> {
     const printerId = await waitForPrinter(app.sfapi);
 
     await runJobs(app.sfapi, onePage, printerId, Math.min(10, jobs));
-    const cpuBefore = { agent: cpuSecondsOf(agent.part.pid), emulator: cpuSecondsOf(emulator.part.pid) };
+    const cpuNow = () => ({
+      agent: cpuSecondsOf(agent.part.pid),
+      emulator: cpuSecondsOf(emulator.part.pid),
+      printer: printerCpu(),
+      app: cpuSecondsOfThisProcess(),
+    });
+    const cpuBefore = cpuNow();
     const ours = await runJobs(app.sfapi, onePage, printerId, jobs);
+    const cpuAfter = cpuNow();
     const cpu = {
-      agent: cpuSecondsOf(agent.part.pid) - cpuBefore.agent,
-      emulator: cpuSecondsOf(emulator.part.pid) - cpuBefore.emulator,
+      agent: cpuAfter.agent - cpuBefore.agent,
+      emulator: cpuAfter.emulator - cpuBefore.emulator,
+      printer: cpuAfter.printer - cpuBefore.printer,
+      app: cpuAfter.app - cpuBefore.app,
     };
     const oursRate = jobs / ours.seconds;
     console.log(
@@ -153,6 +170,16 @@ async function main(): Promise<void> {
     );
     console.log(
       `cpu     during the run: agent ${cpu.agent.toFixed(2)} s (${((cpu.agent / jobs) * 1000).toFixed(1)} ms/job), emulator ${cpu.emulator.toFixed(2)} s (${((cpu.emulator / jobs) * 1000).toFixed(1)} ms/job), on ${availableParallelism()} cores`,
+    );
+    const perJob = (seconds: number) => `${((seconds / jobs) * 1000).toFixed(1)} ms/job`;
+    console.log(
+      `cpu     the app (this process) ${perJob(cpu.app)}; ippeveprinter with its print command ${perJob(cpu.printer)} (direct run: ${printerDirectMs.toFixed(1)} ms/job)`,
+    );
+    // What the printer leaves of the machine at the goal's rate: the budget of app, emulator and agent.
+    const goalRate = 0.9 * baseline.jobsPerSecond;
+    const budgetMs = (availableParallelism() * 1000) / goalRate - (cpu.printer / jobs) * 1000;
+    console.log(
+      `budget  at 0.9 x direct (${goalRate.toFixed(0)} jobs/s) the ${availableParallelism()} cores leave ${budgetMs.toFixed(1)} ms/job for app + emulator + agent; used ${perJob(cpu.app + cpu.emulator + cpu.agent)}`,
     );
     console.log(
       `agent   peak RSS so far: ${mb(memoryOf(agent.part.pid).peak)}; emulator peak RSS so far: ${mb(memoryOf(emulator.part.pid).peak)}`,

@@ -95,12 +95,15 @@ export function resetPeak(pid: number): boolean {
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
-export function cpuSecondsOf(pid: number): number {
+export function cpuSecondsOf(pid: number, options: { withChildren?: boolean } = {}): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name (which may contain spaces) start after the last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticksPerSecond = 100;
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+  // utime, stime; then cutime, cstime: children it waited for (ippeveprinter's print command).
+  const own = Number(fields[11]) + Number(fields[12]);
+  const children = options.withChildren ? Number(fields[13]) + Number(fields[14]) : 0;
+  return (own + children) / ticksPerSecond;
 }
 
 export function mb(bytes: number): string {

@@ -11,6 +11,8 @@ import { ensureSystemBus, freePort, which } from './peers.js';
 
 export interface RunningIppEvePrinter {
   uri: string;
+  /** Process id of ippeveprinter (benchmarks read its CPU time). */
+  pid: number;
   port: number;
   spoolDir: string;
   stop(): Promise<void>;
@@ -86,6 +88,7 @@ export async function startIppEvePrinter(options: IppEvePrinterOptions = {}): Pr
   }
   return {
     uri: `ipp://localhost:${port}/ipp/print`,
+    pid: child.pid as number,
     port,
     spoolDir,
     async stop() {
