@@ -1,26 +1,24 @@
 /**
  * `printrelay printers [--config FILE] [--json] [--dnssd] [--allow GLOB] [--deny GLOB]`: lists
  * what the agent would register, each printer described by its backend with the mapped printer
- * properties. With --config the configured (enabled) printers; without, every printer the
- * machine's backends discover (CUPS queues or Windows printers, plus DNS-SD with --dnssd).
- * A discovery source that fails is reported and makes the exit code 1; it never reads as
- * "no printers".
+ * properties. With --config exactly what that agent registers: its enabled `printers` plus what
+ * its `discovery` sources find through its `discovery.allow`/`deny` lists (printers-selection.ts,
+ * the agent's own code); without, every printer the machine's backends discover (CUPS queues or
+ * Windows printers, plus DNS-SD with --dnssd). --allow/--deny narrow the list further in both
+ * cases. A discovery source that fails is reported by name and makes the exit code 1; it never
+ * reads as "no printers" and never hides the other sources' printers.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { loadAgentConfig } from '../../config/load-config.js';
-import { ValidationErrors } from '../../lib/errors.js';
+import { ValidationError, ValidationErrors } from '../../lib/errors.js';
 import { silentLogger } from '../../log/logger.js';
 import { defaultBackendRegistry } from '../../printing/backend-registry.js';
 import { discoverAll } from '../../printing/discovery/discovery.js';
 import { machineDiscoverers } from '../../printing/discovery/machine-discoverers.js';
-import {
-  type PrinterFilter,
-  printerAllowed,
-  validatePrinterFilter,
-} from '../../printing/discovery/printer-filter.js';
+import { type PrinterFilter, validatePrinterFilter } from '../../printing/discovery/printer-filter.js';
 import {
   candidatesOf,
   type Survey,
@@ -28,6 +26,7 @@ import {
   surveyPrinters,
 } from '../../printing/discovery/printer-survey.js';
 import { parseIntegerOption } from '../cli-runtime.js';
+import { configuredCandidates } from '../printers-selection.js';
 
 /** Flags of the command. */
 export interface PrintersFlags {
@@ -43,15 +42,15 @@ export interface PrintersFlags {
 export async function runPrintersSurvey(flags: PrintersFlags, signal?: AbortSignal): Promise<Survey> {
   const filter: PrinterFilter = { allow: flags.allow ?? [], deny: flags.deny ?? [] };
   const problems = validatePrinterFilter(filter);
+  if (flags.config && flags.dnssd)
+    problems.push(new ValidationError('--dnssd', "with --config the config's discovery.dnssd decides"));
   if (problems.length > 0) throw new ValidationErrors(problems);
   const logger = silentLogger();
   let candidates: SurveyCandidate[];
   let failedSources: Survey['failedSources'] = [];
   if (flags.config) {
-    candidates = loadAgentConfig(flags.config)
-      .printers.filter((p) => p.enabled)
-      .map((p) => ({ name: p.name, uri: p.uri, source: 'config' }))
-      .filter((p) => printerAllowed(p, filter));
+    const config = loadAgentConfig(flags.config);
+    ({ candidates, failed: failedSources } = await configuredCandidates(config, filter, { logger, signal }));
   } else {
     const browseMs =
       flags.browseMs === undefined
@@ -108,12 +107,23 @@ export function registerPrintersCommand(program: Command): void {
   program
     .command('printers')
     .description('list the printers the agent would register, with their mapped properties')
-    .option('--config <file>', "agent.yaml: describe its printers (default: discover the machine's printers)")
+    .option(
+      '--config <file>',
+      "agent.yaml: its printers plus what its discovery section finds (default: the machine's printers)",
+    )
     .option('--json', 'print JSON')
-    .option('--dnssd', 'also browse the LAN for IPP printers (DNS-SD)')
-    .option('--browse-ms <ms>', 'DNS-SD browse window in milliseconds', '2000')
-    .option('--allow <glob>', 'keep only printers whose name or URI matches (repeatable)', collect)
-    .option('--deny <glob>', 'drop printers whose name or URI matches (repeatable)', collect)
+    .option('--dnssd', 'without --config: also browse the LAN for IPP printers (DNS-SD)')
+    .option('--browse-ms <ms>', 'without --config: DNS-SD browse window in milliseconds', '2000')
+    .option(
+      '--allow <glob>',
+      'keep only printers whose name or URI matches (repeatable; narrows --config)',
+      collect,
+    )
+    .option(
+      '--deny <glob>',
+      'drop printers whose name or URI matches (repeatable; narrows --config)',
+      collect,
+    )
     .action(async (flags: PrintersFlags) => {
       const survey = await runPrintersSurvey(flags);
       const text = flags.json ? JSON.stringify(survey, null, 2) : formatSurvey(survey).join('\n');

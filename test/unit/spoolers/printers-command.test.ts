@@ -3,10 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatSurvey, runPrintersSurvey } from '../../../src/cli/commands/printers.js';
+import { configuredCandidates, listedPrinters } from '../../../src/cli/printers-selection.js';
 import { silentLogger } from '../../../src/log/logger.js';
 import { BackendRegistry } from '../../../src/printing/backend-registry.js';
 import { CupsDiscoverer } from '../../../src/printing/cups/cups-printers.js';
+import type { DiscoveryResult, PrinterDiscoverer } from '../../../src/printing/discovery/discovery.js';
 import { DnsSdDiscoverer } from '../../../src/printing/discovery/dnssd-discovery.js';
+import type { PrinterFilter } from '../../../src/printing/discovery/printer-filter.js';
 import {
   cupsServerFromEnv,
   machineDiscoverers,
@@ -163,6 +166,129 @@ describe('runPrintersSurvey with a configuration', () => {
   it('refuses empty glob patterns, naming the flag', async () => {
     await expect(runPrintersSurvey({ allow: [''] })).rejects.toThrow(
       'allow[0]: glob pattern must not be empty',
+    );
+  });
+});
+
+/** A discovery source answering with a fixed result. */
+function fixedSource(result: DiscoveryResult): PrinterDiscoverer {
+  return { source: result.source, discover: async () => result };
+}
+
+describe('which printers `printers --config` lists (the allow/deny combination rule)', () => {
+  const found = (name: string, uri: string) => ({ name, uri, source: 'cups' });
+  const cups: DiscoveryResult = {
+    source: 'cups',
+    ok: true,
+    printers: [
+      found('Office-1', 'cups://Office-1'),
+      found('Office-2', 'cups://Office-2'),
+      found('Office-Fax', 'cups://Office-Fax'),
+      found('Lobby', 'cups://Lobby'),
+      found('front', 'cups://front-copy'),
+      found('Office-Dup', 'ipp://10.0.0.5/ipp/print'),
+    ],
+  };
+  const configured = [
+    { name: 'Front', uri: 'ipp://10.0.0.5/ipp/print', enabled: true },
+    { name: 'Off', uri: 'ipp://10.0.0.6/ipp/print', enabled: false },
+  ];
+  const config = (allow: string[], deny: string[]) => ({
+    printers: configured,
+    discovery: { cups: true, winspool: false, dnssd: false, interval_s: 300, allow, deny },
+  });
+
+  type Case = [string, string[], string[], PrinterFilter, string[]];
+  it.each<Case>([
+    ['no lists anywhere', [], [], {}, ['Front', 'Office-1', 'Office-2', 'Office-Fax', 'Lobby']],
+    [
+      'config lists filter discovered printers only (the static one stays)',
+      ['Office-*'],
+      ['*Fax*'],
+      {},
+      ['Front', 'Office-1', 'Office-2'],
+    ],
+    [
+      'flags narrow the config result further',
+      ['Office-*'],
+      ['*Fax*'],
+      { deny: ['*-2'] },
+      ['Front', 'Office-1'],
+    ],
+    [
+      'flags apply to static printers too',
+      ['Office-*'],
+      [],
+      { allow: ['cups://*'] },
+      ['Office-1', 'Office-2', 'Office-Fax'],
+    ],
+    ['a flag cannot bring back what the config denies', [], ['Lobby'], { allow: ['Lobby'] }, []],
+    [
+      'a name or URI clash is decided before the flags, as the agent does',
+      [],
+      [],
+      { deny: ['ipp://10.0.0.5/*'] },
+      ['Office-1', 'Office-2', 'Office-Fax', 'Lobby'],
+    ],
+  ])('%s', async (_, allow, deny, flags, names) => {
+    const listed = await configuredCandidates(config(allow, deny), flags, {
+      logger,
+      discoverers: [fixedSource(cups)],
+    });
+    expect(listed.failed).toEqual([]);
+    expect(listed.candidates.map((c) => c.name)).toEqual(names);
+  });
+
+  it('keeps the source of each printer', () => {
+    expect(listedPrinters(configured, [cups], { allow: ['Front', 'Lobby'] }, logger)).toEqual([
+      { name: 'Front', uri: 'ipp://10.0.0.5/ipp/print', source: 'config' },
+      { name: 'Lobby', uri: 'cups://Lobby', source: 'cups' },
+    ]);
+  });
+
+  it("reports a failed source by name without hiding the other sources' printers", async () => {
+    const listed = await configuredCandidates(
+      config([], ['*Fax*']),
+      {},
+      {
+        logger,
+        discoverers: [fixedSource(cups), fixedSource({ source: 'dnssd', ok: false, error: 'no network' })],
+      },
+    );
+    expect(listed.failed).toEqual([{ source: 'dnssd', error: 'no network' }]);
+    expect(listed.candidates.map((c) => c.name)).toEqual(['Front', 'Office-1', 'Office-2', 'Lobby']);
+  });
+});
+
+describe('runPrintersSurvey with a discovery section', () => {
+  it('runs the configured CUPS discovery and reports an unreachable server as a failed source', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'printers-cmd-'));
+    dirs.push(dir);
+    const port = await freePort();
+    const file = join(dir, 'agent.yaml');
+    writeFileSync(
+      file,
+      [
+        'cloud:',
+        '  url: http://127.0.0.1:8080',
+        '  client_id: demo-app',
+        'discovery:',
+        '  cups: true',
+        `  cups_server: "127.0.0.1:${port}"`,
+        'printers:',
+        `  - { name: Front, uri: "cups://Front?server=127.0.0.1:${port}" }`,
+        '',
+      ].join('\n'),
+    );
+    const survey = await runPrintersSurvey({ config: file });
+    expect(survey.failedSources).toEqual([{ source: 'cups', error: expect.stringMatching(/unreachable/) }]);
+    expect(survey.printers.map((p) => [p.name, p.source])).toEqual([['Front', 'config']]);
+    expect(formatSurvey(survey).at(-1)).toMatch(/^discovery failed \(cups\): .*unreachable/);
+  });
+
+  it('refuses --dnssd with --config (the config decides)', async () => {
+    await expect(runPrintersSurvey({ config: 'agent.yaml', dnssd: true })).rejects.toThrow(
+      "--dnssd: with --config the config's discovery.dnssd decides",
     );
   });
 });
