@@ -1,13 +1,15 @@
 /**
  * Reader profiles: data files in drivers/cardreaders/*.json describing reader families (USB
- * ids, connection kind, framing, raw report layout, default conversion chain). Validation is
- * pure (`parseReaderProfile`); loading reads a directory. Every problem names file and field.
+ * ids, connection kind, serial settings, framing, raw report layout, default conversion chain).
+ * Validation is pure (`parseReaderProfile`); loading reads a directory. Every problem names file
+ * and field.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ValidationError, ValidationErrors } from '../lib/errors.js';
 import type { FramingSpec } from './framing.js';
 import type { RawReportLayout } from './hid/hid-report-decoder.js';
+import { isBaudRate } from './serial/serial-reader.js';
 import { parseTransformChain } from './transform.js';
 
 /** One reader family. */
@@ -17,6 +19,7 @@ export interface ReaderProfile {
   vendor: string;
   usb: { vendorId: string; productId: string }[];
   connection: 'serial' | 'hid-keyboard' | 'hid-raw';
+  /** Serial line settings; a `baud` parameter in the reader URI overrides them. */
   serial?: { baudRate: number };
   framing?: FramingSpec;
   raw?: RawReportLayout;
@@ -64,6 +67,9 @@ export function parseReaderProfile(data: unknown, file: string): ReaderProfile {
     } catch (error) {
       fail(errors, file, 'transforms', (error as Error).message);
     }
+  }
+  if (p.serial !== undefined && !isBaudRate((p.serial as { baudRate?: unknown } | null)?.baudRate)) {
+    fail(errors, file, 'serial.baudRate', 'must be an integer from 300 to 921600');
   }
   if (p.connection === 'hid-raw' && typeof (p.raw as RawReportLayout | undefined)?.dataOffset !== 'number') {
     fail(errors, file, 'raw', 'hid-raw profiles need { lengthOffset, dataOffset }');

@@ -78,7 +78,7 @@ export function defaultCardReaderRegistry(): CardReaderRegistry {
     return new SerialCardReader(uri, {
       logger: ctx.logger,
       clock: ctx.clock,
-      profileFraming: profile?.framing,
+      profile,
       factory: ctx.serialFactory,
     });
   });

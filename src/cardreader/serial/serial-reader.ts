@@ -1,8 +1,11 @@
 /**
  * `serial:///dev/ttyUSB0?baud=9600&framing=line|stx-etx[:n]|fixed:<n>`: a card reader on a
  * serial line (USB CDC or RS-232), read with serialport (loaded lazily, only when configured).
- * Bytes are cut into frames (framing.ts). When the port closes under us (unplugged) the reader
- * reports `disconnected` and reopens with backoff until it is back or stop() is called.
+ * Bytes are cut into frames (framing.ts). A reader profile (`?profile=<id>`) supplies the serial
+ * settings and framing; a parameter in the URI overrides the profile, and the built-in defaults
+ * (9600 baud, line framing) apply only when neither names a setting. When the port closes under
+ * us (unplugged) the reader reports `disconnected` and reopens with backoff until it is back or
+ * stop() is called.
  */
 import type { Clock } from '../../lib/clock.js';
 import { type BackoffPolicy, backoffDelay } from '../../lib/backoff.js';
@@ -10,6 +13,7 @@ import { ValidationError, errorMessage } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import { type CardEvent, CardEventHub, type CardReader } from '../card-reader.js';
 import { createFramer, type FramingSpec, parseFraming } from '../framing.js';
+import type { ReaderProfile } from '../reader-profiles.js';
 
 /** The part of serialport's SerialPort the reader uses (tests may pass their own). */
 export interface SerialPortLike {
@@ -30,34 +34,56 @@ export const serialportFactory: SerialPortFactory = async ({ path, baudRate }) =
   return new SerialPort({ path, baudRate, autoOpen: false }) as unknown as SerialPortLike;
 };
 
-/** Settings read from a serial:// URI. */
+/** Settings read from a serial:// URI and the reader's profile. */
 export interface SerialReaderSettings {
   path: string;
   baudRate: number;
   framing: FramingSpec;
 }
 
-/** Parses a serial:// URI; profile framing applies when the URI names none. */
-export function parseSerialUri(uri: string, profileFraming?: FramingSpec): SerialReaderSettings {
+/** What a reader profile contributes to a serial reader. */
+export type SerialProfileSettings = Pick<ReaderProfile, 'serial' | 'framing'>;
+
+/** The baud rate when neither the URI nor the profile names one. */
+export const DEFAULT_BAUD_RATE = 9600;
+
+/** Whether a value is a baud rate a serial reader accepts (an integer from 300 to 921600). */
+export function isBaudRate(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 300 && value <= 921600;
+}
+
+const baudRule = 'must be an integer from 300 to 921600';
+
+/**
+ * Parses a serial:// URI. Each setting comes from the URI when it names it, else from the
+ * profile, else from the default (9600 baud, line framing).
+ */
+export function parseSerialUri(uri: string, profile?: SerialProfileSettings): SerialReaderSettings {
   const url = new URL(uri);
   const path = decodeURIComponent(url.pathname);
   if (url.protocol !== 'serial:' || !path || path === '/') {
     throw new ValidationError('reader', `"${uri}" must look like serial:///dev/ttyUSB0?baud=9600`);
   }
-  const baud = Number(url.searchParams.get('baud') ?? 9600);
-  if (!Number.isInteger(baud) || baud < 300 || baud > 921600) {
-    throw new ValidationError('baud', 'must be an integer from 300 to 921600');
-  }
+  const baudText = url.searchParams.get('baud');
+  let baudRate: number;
+  if (baudText !== null) {
+    baudRate = Number(baudText);
+    if (!isBaudRate(baudRate)) throw new ValidationError('baud', baudRule);
+  } else if (profile?.serial?.baudRate !== undefined) {
+    baudRate = profile.serial.baudRate;
+    if (!isBaudRate(baudRate)) throw new ValidationError('profile serial.baudRate', baudRule);
+  } else baudRate = DEFAULT_BAUD_RATE;
   const framingText = url.searchParams.get('framing');
-  const framing = framingText ? parseFraming(framingText) : (profileFraming ?? { type: 'line' });
-  return { path, baudRate: baud, framing };
+  const framing = framingText ? parseFraming(framingText) : (profile?.framing ?? { type: 'line' });
+  return { path, baudRate, framing };
 }
 
 /** Dependencies of a serial reader. */
 export interface SerialReaderDeps {
   logger: Logger;
   clock: Clock;
-  profileFraming?: FramingSpec;
+  /** The reader's profile: its serial settings and framing apply where the URI names none. */
+  profile?: SerialProfileSettings;
   factory?: SerialPortFactory;
   reconnect?: BackoffPolicy;
 }
@@ -78,7 +104,7 @@ export class SerialCardReader implements CardReader {
 
   /** Opens the port; when it is absent the reader keeps retrying in the background. */
   async start(): Promise<void> {
-    parseSerialUri(this.uri, this.deps.profileFraming);
+    parseSerialUri(this.uri, this.deps.profile);
     this.running = true;
     await this.connect();
   }
@@ -97,9 +123,12 @@ export class SerialCardReader implements CardReader {
   }
 
   private async connect(): Promise<void> {
-    const settings = parseSerialUri(this.uri, this.deps.profileFraming);
+    const settings = parseSerialUri(this.uri, this.deps.profile);
     try {
-      const port = await (this.deps.factory ?? serialportFactory)(settings);
+      const port = await (this.deps.factory ?? serialportFactory)({
+        path: settings.path,
+        baudRate: settings.baudRate,
+      });
       await new Promise<void>((resolve, reject) => port.open((error) => (error ? reject(error) : resolve())));
       if (!this.running) {
         port.close();
@@ -107,7 +136,7 @@ export class SerialCardReader implements CardReader {
       }
       this.attach(port, settings.framing);
       this.attempt = 0;
-      this.deps.logger.info('serial card reader open');
+      this.deps.logger.info({ baudRate: settings.baudRate }, 'serial card reader open');
       this.hub.emit({ type: 'connected', at: this.deps.clock.now() });
     } catch (error) {
       this.deps.logger.warn({ err: error }, 'serial card reader not available; retrying');

@@ -38,6 +38,25 @@ describe('reader profiles and registry', () => {
     ).toThrow(/bad.json: id: must be kebab-case.*connection: must be one of.*usb\[0\].vendorId.*transforms/);
   });
 
+  it('refuses a profile whose serial baud rate is not one', () => {
+    const profile = {
+      id: 'slow',
+      name: 'x',
+      vendor: 'v',
+      connection: 'serial',
+      usb: [],
+      transforms: [],
+    };
+    for (const serial of [{ baudRate: 12 }, { baudRate: '19200' }, {}, null]) {
+      expect(() => parseReaderProfile({ ...profile, serial }, 'slow.json')).toThrow(
+        'slow.json: serial.baudRate: must be an integer from 300 to 921600',
+      );
+    }
+    expect(parseReaderProfile({ ...profile, serial: { baudRate: 19200 } }, 'ok.json').serial).toEqual({
+      baudRate: 19200,
+    });
+  });
+
   it('picks readers by scheme and refuses unknown schemes', () => {
     const registry = defaultCardReaderRegistry();
     expect(registry.create('serial:///dev/ttyUSB0', context)).toBeInstanceOf(SerialCardReader);
@@ -53,7 +72,9 @@ describe('reader profiles and registry', () => {
       baudRate: 19200,
       framing: { type: 'fixed', length: 10 },
     });
-    expect(parseSerialUri('serial:///dev/ttyS0', { type: 'stx-etx' }).framing).toEqual({ type: 'stx-etx' });
+    expect(parseSerialUri('serial:///dev/ttyS0', { framing: { type: 'stx-etx' } }).framing).toEqual({
+      type: 'stx-etx',
+    });
     expect(() => parseSerialUri('serial:///dev/ttyS0?baud=12')).toThrow('baud: must be an integer');
   });
 
