@@ -76,6 +76,9 @@ export class OutboxSender {
   private nextBatches(): PendingEvent[][] {
     const batches: PendingEvent[][] = [];
     const taken = new Set<string>();
+    // Most rounds end on an empty outbox: a cheap look at the earliest head spares the batch query.
+    const next = this.outbox.nextDueAt();
+    if (next === undefined || next > this.clock.now()) return batches;
     while (batches.length < MAX_IN_FLIGHT) {
       const batch = this.outbox.dueBatch(undefined, undefined, taken);
       if (batch.length === 0) break;
