@@ -1,8 +1,9 @@
 /**
  * The pairing-code grant against the real emulator, polled with oauth4webapi as a device would:
  * authorization_pending before binding, slow_down when polled faster than the interval,
- * expired_token after expiry (ManualClock), access_denied when denied or for another
- * organization of a single-tenant client, then a normal token response with a refresh token.
+ * expired_token after expiry (ManualClock), access_denied when denied, unauthorized_client when a
+ * person of another organization bound the code of a single-tenant client (spec C: the token
+ * endpoint's error for tenant_mode single), then a normal token response with a refresh token.
  */
 import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
@@ -136,10 +137,32 @@ describe('polling grant_type=pairing_code', () => {
     expect(() => h.context.pairings.approvePairing(code, DEMO.user.email)).toThrow(/pairing code/);
   });
 
-  it('a single-tenant client refuses a user of another organization: access_denied', async () => {
+  it('a single-tenant client refuses a user of another organization: unauthorized_client at the token endpoint', async () => {
     const code = (await startPairing()).body['pairing_code'] as string;
+    // Binding answers access_denied (the sign-in side of the rule) ...
     expect(() => h.context.pairings.approvePairing(code, DEMO.otherAdmin.email)).toThrow(/own organization/);
-    expect(await oauthErrorOf(poll(code))).toBe('access_denied');
+    // ... and the device's poll unauthorized_client, naming the rule; every later poll too.
+    const res = await formPost(
+      h.as.token_endpoint!,
+      { grant_type: 'pairing_code', pairing_code: code },
+      { authorization: basic(DEMO.client.id, DEMO.client.secret) },
+    );
+    expect(res.status).toBe(400);
+    expect(res.body['error']).toBe('unauthorized_client');
+    expect(res.body['error_description']).toMatch(/tenant_mode single.*another organization/);
+    waitInterval();
+    expect(await oauthErrorOf(poll(code))).toBe('unauthorized_client');
+  });
+
+  it('a person who denies answers access_denied; a foreign person denying is the tenant rule', async () => {
+    const denied = (await startPairing()).body['pairing_code'] as string;
+    const alice = h.context.store.users.findByEmail(DEMO.user.email)!;
+    h.context.pairings.decide(denied, alice, false);
+    expect(await oauthErrorOf(poll(denied))).toBe('access_denied');
+    const foreign = (await startPairing()).body['pairing_code'] as string;
+    const other = h.context.store.users.findByEmail(DEMO.otherAdmin.email)!;
+    expect(() => h.context.pairings.decide(foreign, other, false)).toThrow(/own organization/);
+    expect(await oauthErrorOf(poll(foreign))).toBe('unauthorized_client');
   });
 
   it('a multi-tenant client lets any organization in', async () => {

@@ -1,19 +1,42 @@
 /**
  * Bearer authentication for route handlers: `requireScopes(...scopes)` is a Fastify preHandler
- * that verifies `Authorization: Bearer <jwt>` with the emulator's TokenService, loads the user
- * and sets `request.auth`. Missing or bad token: 401 with `WWW-Authenticate: Bearer
+ * that verifies `Authorization: Bearer <jwt>` with the emulator's TokenService, resolves the
+ * caller and sets `request.auth`. Missing or bad token: 401 with `WWW-Authenticate: Bearer
  * error="invalid_token"`; a token without every listed scope: 403 insufficient_scope.
+ *
+ * Two kinds of caller (AuthContext.kind):
+ * - `user`: a token of the password, authorization_code, pairing_code or refresh_token grant
+ *   (claim `tk` user or device). Its `sub` must still be a user of the token's organization,
+ *   else 401 "the user of the token no longer exists".
+ * - `client`: a client_credentials token (claim `tk` client, `sub` the client id). It stands
+ *   for the client alone, in the client's organization: no user and no role. Scopes are checked
+ *   as for user tokens. Reading `userId` of such a caller throws 403 naming the rule, so a
+ *   route that acts for a user (Print, PrepareUpload, /v1/users/me/, ...) refuses it instead of
+ *   running without a user or recording the client as one; admin-only calls see no `admin`
+ *   role and answer 403. Deleting the client does not end its tokens: like every access token
+ *   of a deleted client they live until they expire (spec C rule 6; no new token is issued).
  */
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { AccessTokenClaims } from '../services/token-service.js';
 import type { UserRole } from '../store/user-repo.js';
-import { insufficientScope, invalidToken } from './http-errors.js';
+import { type HttpError, forbidden, insufficientScope, invalidToken } from './http-errors.js';
+
+/** Whom a token acts for: a signed-in user, or (client_credentials) the client itself. */
+export type CallerKind = 'user' | 'client';
 
 /** Who is calling, set by requireScopes. */
 export interface AuthContext {
+  /** `user` for the user grants; `client` for client_credentials (no user, no role). */
+  kind: CallerKind;
+  /**
+   * The user the token acts for. A `client` caller has none: reading it throws 403 (see
+   * `userRequired`), so use `kind` to branch without reading it.
+   */
   userId: string;
   organizationId: string;
   clientId: string;
   scopes: string[];
+  /** The user's roles; always `[]` for a `client` caller. */
   roles: UserRole[];
 }
 
@@ -42,21 +65,70 @@ export async function authenticateRequest(
 ): Promise<AuthContext> {
   const token = bearerToken(request);
   if (token === undefined) throw invalidToken('an Authorization: Bearer token is required');
-  const { store, tokens } = request.server.emulator;
-  const claims = await tokens.verifyAccessToken(token);
-  const user = store.users.findById(claims.sub);
-  if (!user || user.organizationId !== claims.org)
-    throw invalidToken('the user of the token no longer exists');
+  const claims = await request.server.emulator.tokens.verifyAccessToken(token);
   const granted = claims.scopes.split(' ').filter((s) => s !== '');
+  const auth =
+    claims.tk === 'client' ? clientCaller(request, claims, granted) : userCaller(request, claims, granted);
   const missing = scopes.filter((s) => !granted.includes(s));
   if (missing.length > 0) throw insufficientScope([...scopes]);
+  return auth;
+}
+
+/** A user token's caller: its user must still exist in the token's organization. */
+function userCaller(request: FastifyRequest, claims: AccessTokenClaims, granted: string[]): AuthContext {
+  const user = request.server.emulator.store.users.findById(claims.sub);
+  if (!user || user.organizationId !== claims.org)
+    throw invalidToken('the user of the token no longer exists');
   return {
+    kind: 'user',
     userId: user.id,
     organizationId: user.organizationId,
     clientId: claims.client_id,
     scopes: granted,
     roles: user.roles,
   };
+}
+
+/**
+ * A client_credentials token's caller: the client of `sub` in its organization. The client's
+ * record outlives a delete (deleted_at), so its tokens keep working until they expire, as user
+ * tokens of a deleted client do; a token naming no client of that organization is refused.
+ */
+function clientCaller(request: FastifyRequest, claims: AccessTokenClaims, granted: string[]): AuthContext {
+  const client = request.server.emulator.store.clients.findById(claims.sub);
+  if (!client || client.clientId !== claims.client_id || client.organizationId !== claims.org)
+    throw invalidToken('the client of the token no longer exists');
+  const action = `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`;
+  return new ClientCaller(client.clientId, client.organizationId, granted, action);
+}
+
+/** The caller of a client_credentials token: no user (reading userId throws 403), no role. */
+class ClientCaller implements AuthContext {
+  readonly kind = 'client' as const;
+  readonly roles: UserRole[] = [];
+
+  constructor(
+    readonly clientId: string,
+    readonly organizationId: string,
+    readonly scopes: string[],
+    /** Method and route of the request, for the refusal's message. */
+    private readonly action: string,
+  ) {}
+
+  get userId(): string {
+    throw userRequired(this.action);
+  }
+}
+
+/**
+ * 403 for a client_credentials token on a call that acts for a user: `action` names the call
+ * (for example "POST /sfapi/Print/" or "client management").
+ */
+export function userRequired(action: string): HttpError {
+  return forbidden(
+    `${action} acts for a signed-in user, and a client_credentials token stands for its client alone ` +
+      '(no user): use a token of the authorization_code, pairing_code or password grant',
+  );
 }
 
 /** A preHandler that requires a valid bearer token carrying every one of `scopes`. */

@@ -1,7 +1,8 @@
 /**
  * /v1/oauth-clients/: OAuth client management for organization admins (spec section C), over
  * services/oauth-client-service.ts. Needs a bearer token with the `account` scope (401 without
- * a valid token, 403 insufficient_scope without the scope) of an organization admin (403).
+ * a valid token, 403 insufficient_scope without the scope) of an organization admin (403). A
+ * client_credentials token is no admin's: it has no user, so it gets 403 naming that rule.
  */
 import type { FastifyRequest } from 'fastify';
 import type { EmulatorRoutePlugin } from '../context.js';
@@ -51,6 +52,12 @@ export const oauthClientRoutes: EmulatorRoutePlugin = async (app, { context }) =
 };
 
 async function requireAdmin(request: FastifyRequest): Promise<void> {
+  if (request.auth.kind === 'client') {
+    throw forbidden(
+      "client management needs an organization admin's token; a client_credentials token stands for " +
+        'its client alone (no user, no role)',
+    );
+  }
   if (!request.auth.roles.includes('admin')) throw forbidden('client management needs an organization admin');
 }
 

@@ -4,7 +4,10 @@
  * and the client polls the token endpoint with grant_type=pairing_code. Polls before the binding
  * answer authorization_pending, polls faster than the interval slow_down (the interval grows by
  * 5 s), polls after expiry expired_token, a denied pairing access_denied; an approved one gives a
- * normal token response once. `approvePairing(code, email)` binds without a browser (the demo).
+ * normal token response once. tenant_mode single (spec C): a person of another organization is
+ * refused when binding (access_denied on the page) and the device's polls then answer
+ * unauthorized_client, the token endpoint's error for that rule. `approvePairing(code, email)`
+ * binds without a browser (the demo).
  * Time from the injected clock; stateless over the store, nothing to clean up.
  */
 import { randomInt, randomUUID } from 'node:crypto';
@@ -98,9 +101,11 @@ export class PairingService {
   }
 
   /**
-   * Records a person's decision on an open code. Approving needs a user the client's tenant mode
-   * lets in (else access_denied, and the pairing is denied). Throws NotFoundError for a code that
-   * is unknown, expired or already decided.
+   * Records a person's decision on an open code. The client's tenant mode must let the person in
+   * (tenant_mode single: its own organization), whatever they chose: else the pairing is denied
+   * for them and access_denied thrown (the sign-in page's error; polls then answer
+   * unauthorized_client). Throws NotFoundError for a code that is unknown, expired or already
+   * decided.
    */
   decide(code: string, user: User, approve: boolean): void {
     const normalized = normalizePairingCode(code);
@@ -112,7 +117,7 @@ export class PairingService {
       throw new NotFoundError('pairing code (already decided)');
     }
     this.logger.info({ client: open.client.clientId, decision }, 'pairing decided');
-    if (approve && !allowed) {
+    if (!allowed) {
       throw new OAuthError(
         403,
         'access_denied',
@@ -143,11 +148,30 @@ export class PairingService {
     if (record.expiresAt <= now)
       throw new OAuthError(400, 'expired_token', 'pairing_code: expired; start again');
     this.throttle(normalized, record, now);
-    if (record.decision === 'denied') throw new OAuthError(400, 'access_denied', 'the pairing was denied');
+    if (record.decision === 'denied') {
+      this.assertTenantOfBinder(client, record);
+      throw new OAuthError(400, 'access_denied', 'the pairing was denied');
+    }
     if (record.decision === null) {
       throw new OAuthError(400, 'authorization_pending', 'the pairing code is not bound to a user yet');
     }
     return this.redeem(client, normalized, record, scope);
+  }
+
+  /**
+   * tenant_mode single at the token endpoint: a code bound by a person of another organization
+   * answers unauthorized_client (spec C), not the access_denied of a person who said no.
+   */
+  private assertTenantOfBinder(client: OAuthClient, record: PairingRecord): void {
+    const user = record.userId === null ? undefined : this.store.users.findById(record.userId);
+    if (user && !tenantAllows(client, user)) {
+      throw new OAuthError(
+        400,
+        'unauthorized_client',
+        'tenant_mode single: this client serves only users of its own organization, and the ' +
+          'pairing code was bound by a user of another organization',
+      );
+    }
   }
 
   private throttle(code: string, record: PairingRecord, now: number): void {

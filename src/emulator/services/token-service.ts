@@ -207,7 +207,9 @@ export class TokenService {
 
   /**
    * grant_type=client_credentials: an access token for the client itself, in the client's
-   * organization (tenant rules do not apply), without a refresh token. `sub` is the client id.
+   * organization (tenant rules do not apply), without a refresh token. `sub` is the client id,
+   * `tk` client; the APIs take it as a caller of kind `client` (http/bearer-auth.ts): no user, no
+   * role, scopes as for any token.
    */
   async clientCredentialsGrant(client: OAuthClient, scope?: string): Promise<TokenResponse> {
     this.requireGrantType(client, 'client_credentials');
