@@ -13,6 +13,9 @@ import type { ConnectorRecord } from '../store/connector-repo.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import { parseRegistration, uniqueName } from './connector-rules.js';
 
+/** Contact within this many ms of the last recorded contact is not written again. */
+export const SEEN_WRITE_INTERVAL_MS = 1000;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The connector resource as the wire shows it. */
@@ -41,6 +44,9 @@ export function connectorToWire(c: ConnectorRecord): Connector {
 
 /** Registers connectors and tracks their contact. */
 export class ConnectorService {
+  /** When seen() last wrote, per connector id. */
+  private readonly lastRecorded = new Map<string, number>();
+
   constructor(
     private readonly store: EmulatorStore,
     private readonly clock: Clock,
@@ -91,13 +97,22 @@ export class ConnectorService {
     return latest;
   }
 
-  /** Records contact: status Online and last_seen_online now. */
+  /**
+   * Records contact: status Online and last_seen_online now. A connector calls many times a
+   * second under load; one write per second of contact says the same, so calls within
+   * SEEN_WRITE_INTERVAL_MS of the last recorded one are not written again.
+   */
   seen(id: string): void {
-    this.store.connectors.touch(id, 'Online', this.clock.now());
+    const now = this.clock.now();
+    const last = this.lastRecorded.get(id);
+    if (last !== undefined && now >= last && now - last < SEEN_WRITE_INTERVAL_MS) return;
+    this.store.connectors.touch(id, 'Online', now);
+    this.lastRecorded.set(id, now);
   }
 
   /** Marks the connector Offline (its channel closed and no polls arrive). */
   offline(id: string): void {
+    this.lastRecorded.delete(id);
     this.store.connectors.setStatus(id, 'Offline');
   }
 }

@@ -20,6 +20,16 @@ export type JobState =
 /** States a job never leaves. */
 export const FINAL_JOB_STATES: readonly JobState[] = ['completed', 'failed', 'cancelled'];
 
+/** Every other state; the compiler checks that the two lists cover JobState. */
+export const UNFINISHED_JOB_STATES = ['pending', 'claimed', 'received', 'downloading', 'printing'] as const;
+type Uncovered = Exclude<
+  JobState,
+  (typeof UNFINISHED_JOB_STATES)[number] | 'completed' | 'failed' | 'cancelled'
+>;
+const everyStateCovered: [Uncovered] extends [never] ? true : never = true;
+void everyStateCovered;
+const UNFINISHED_SQL = UNFINISHED_JOB_STATES.map((state) => `'${state}'`).join(',');
+
 /** A stored job. */
 export interface JobRecord {
   id: string;
@@ -163,7 +173,10 @@ export class JobRepo {
   queuePosition(job: JobRecord): number {
     const row = this.db
       .prepare(
-        `SELECT COUNT(*) AS n FROM jobs WHERE printer_id = ? AND state NOT IN ('completed','failed','cancelled')
+        // Unfinished states listed (not the finished ones excluded), so the (printer_id, state)
+        // index reaches only the unfinished jobs, however many finished ones the printer has.
+        `SELECT COUNT(*) AS n FROM jobs
+         WHERE printer_id = ? AND state IN (${UNFINISHED_SQL})
            AND rowid <= (SELECT rowid FROM jobs WHERE id = ?)`,
       )
       .get(job.printerId, job.id) as { n: number };
