@@ -135,7 +135,7 @@ describe('pairing an agent', () => {
     expect(waits).toHaveLength(1);
   });
 
-  it('ends with a clear error when the pairing is denied (another organization signs in)', async () => {
+  it('ends with a clear error when another organization signs in to a single-tenant client', async () => {
     const code = await requestPairingCode(settings(), CONNECTOR_TOKEN_SCOPE);
     expect(() => pairings().approvePairing(code.pairing_code, DEMO.otherAdmin.email)).toThrow();
     const error = await waitForPairing(settings(), code, CONNECTOR_TOKEN_SCOPE, {
@@ -144,7 +144,12 @@ describe('pairing an agent', () => {
       sleep: fakeSleep([]),
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PairingError);
-    expect((error as Error).message).toMatch(/refused at sign-in/);
+    // The demo client is single-tenant: a code bound from another organization is refused at the
+    // token endpoint with unauthorized_client, and the message carries the service's reason.
+    expect((error as PairingError).code).toBe('unauthorized_client');
+    expect((error as Error).message).toMatch(
+      /refused the pairing: unauthorized_client: tenant_mode single: .*another organization/,
+    );
   });
 
   it('refuses a client that may not pair, naming the reason', async () => {
