@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CardEvent, CardReader } from '../../src/cardreader/card-reader.js';
-import { parseReaderProfile } from '../../src/cardreader/reader-profiles.js';
 import { defaultCardReaderRegistry } from '../../src/cardreader/reader-registry.js';
 import {
   SerialCardReader,
@@ -14,6 +13,7 @@ import {
 import { systemClock } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { peersAvailable } from '../support/peers.js';
+import { fastFixedProfile } from '../support/reader-profiles.js';
 
 const hasPeers = peersAvailable('socat', 'stty');
 const dirs: string[] = [];
@@ -70,21 +70,6 @@ function ttySpeed(path: string): number {
   if (!match) throw new Error(`stty -F ${path} reported no speed`);
   return Number(match[1]);
 }
-
-/** A serial reader profile at 19200 baud with 10-byte records, validated as a profile file would be. */
-const fastFixedProfile = parseReaderProfile(
-  {
-    id: 'test-fixed-19200',
-    name: 'Test reader at 19200 baud sending 10-byte records',
-    vendor: 'test',
-    usb: [],
-    connection: 'serial',
-    serial: { baudRate: 19200 },
-    framing: { type: 'fixed', length: 10 },
-    transforms: [],
-  },
-  'test-fixed-19200.json',
-);
 
 describe.runIf(hasPeers)('serial card reader on a socat pty pair', () => {
   it('reads line-framed swipes', async () => {

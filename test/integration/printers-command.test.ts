@@ -7,12 +7,11 @@
  * without hiding the static printer.
  */
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Survey } from '../../src/printing/discovery/printer-survey.js';
 import { addEverywhereQueue, type PrivateCupsd, startCupsd } from '../support/cupsd.js';
 import { freePort, peersAvailable } from '../support/peers.js';
+import { writeAgentYaml } from '../support/agent-yaml.js';
 
 const available = peersAvailable('cupsd', 'lpadmin', 'ippeveprinter') && inject('ippeveprinterUri') !== '';
 
@@ -39,21 +38,12 @@ function printrelayPrinters(
 
 /** Writes an agent.yaml with one static printer and the given discovery section lines. */
 function agentYaml(dir: string, name: string, staticUri: string, discovery: string[]): string {
-  const file = join(dir, name);
-  writeFileSync(
-    file,
-    [
-      'cloud:',
-      '  url: http://127.0.0.1:8080',
-      '  client_id: demo-app',
-      'discovery:',
-      ...discovery.map((line) => `  ${line}`),
-      'printers:',
-      `  - { name: Direct, uri: "${staticUri}" }`,
-      '',
-    ].join('\n'),
-  );
-  return file;
+  return writeAgentYaml(dir, name, [
+    'discovery:',
+    ...discovery.map((line) => `  ${line}`),
+    'printers:',
+    `  - { name: Direct, uri: "${staticUri}" }`,
+  ]);
 }
 
 describe.runIf(available)('printrelay printers --config with a discovery section', () => {

@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import type { ReaderProfile } from '../../../src/cardreader/reader-profiles.js';
 import { defaultCardReaderRegistry } from '../../../src/cardreader/reader-registry.js';
 import {
   parseSerialUri,
@@ -9,18 +8,9 @@ import {
 } from '../../../src/cardreader/serial/serial-reader.js';
 import { ManualClock } from '../../../src/lib/clock.js';
 import { silentLogger } from '../../../src/log/logger.js';
+import { fastFixedProfile } from '../../support/reader-profiles.js';
 
-/** A serial profile at 19200 baud with fixed-length framing. */
-const profile: ReaderProfile = {
-  id: 'fast-fixed',
-  name: 'Test reader at 19200 baud, 10-byte records',
-  vendor: 'test',
-  usb: [],
-  connection: 'serial',
-  serial: { baudRate: 19200 },
-  framing: { type: 'fixed', length: 10 },
-  transforms: [],
-};
+const profile = fastFixedProfile;
 
 /** A port that opens at once and feeds the reader what the test emits. */
 class FakePort extends EventEmitter implements SerialPortLike {
@@ -84,7 +74,7 @@ describe('serial reader settings: URI over profile over default', () => {
 
   it('opens the port at the profile baud rate when the URI names a profile', async () => {
     const { reader, opened, port, cards } = await openThroughRegistry(
-      'serial:///dev/ttyS0?profile=fast-fixed',
+      'serial:///dev/ttyS0?profile=test-fixed-19200',
     );
     expect(opened).toEqual([{ path: '/dev/ttyS0', baudRate: 19200 }]);
     port.emit('data', Buffer.from('0123456789ABCDE'));
@@ -94,7 +84,9 @@ describe('serial reader settings: URI over profile over default', () => {
   });
 
   it('opens the port at the URI baud rate over the profile one', async () => {
-    const { reader, opened } = await openThroughRegistry('serial:///dev/ttyS0?profile=fast-fixed&baud=57600');
+    const { reader, opened } = await openThroughRegistry(
+      'serial:///dev/ttyS0?profile=test-fixed-19200&baud=57600',
+    );
     expect(opened).toEqual([{ path: '/dev/ttyS0', baudRate: 57600 }]);
     await reader.stop();
   });

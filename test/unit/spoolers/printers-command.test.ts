@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import { candidatesOf, surveyPrinters } from '../../../src/printing/discovery/pr
 import type { PrinterBackend } from '../../../src/printing/printer-backend.js';
 import { WindowsDiscoverer } from '../../../src/printing/windows/windows-discovery.js';
 import { freePort } from '../../support/peers.js';
+import { writeAgentYaml } from '../../support/agent-yaml.js';
 
 const logger = silentLogger();
 const dirs: string[] = [];
@@ -136,20 +137,12 @@ describe('runPrintersSurvey with a configuration', () => {
     const dir = mkdtempSync(join(tmpdir(), 'printers-cmd-'));
     dirs.push(dir);
     const port = await freePort();
-    const file = join(dir, 'agent.yaml');
-    writeFileSync(
-      file,
-      [
-        'cloud:',
-        '  url: http://127.0.0.1:8080',
-        '  client_id: demo-app',
-        'printers:',
-        `  - { name: Front, uri: "cups://Front?server=127.0.0.1:${port}" }`,
-        `  - { name: Back, uri: "cups://Back?server=127.0.0.1:${port}" }`,
-        `  - { name: Off, uri: "cups://Off?server=127.0.0.1:${port}", enabled: false }`,
-        '',
-      ].join('\n'),
-    );
+    const file = writeAgentYaml(dir, 'agent.yaml', [
+      'printers:',
+      `  - { name: Front, uri: "cups://Front?server=127.0.0.1:${port}" }`,
+      `  - { name: Back, uri: "cups://Back?server=127.0.0.1:${port}" }`,
+      `  - { name: Off, uri: "cups://Off?server=127.0.0.1:${port}", enabled: false }`,
+    ]);
     const survey = await runPrintersSurvey({ config: file, deny: ['Back'] });
     expect(survey.failedSources).toEqual([]);
     expect(survey.printers).toEqual([
@@ -265,21 +258,13 @@ describe('runPrintersSurvey with a discovery section', () => {
     const dir = mkdtempSync(join(tmpdir(), 'printers-cmd-'));
     dirs.push(dir);
     const port = await freePort();
-    const file = join(dir, 'agent.yaml');
-    writeFileSync(
-      file,
-      [
-        'cloud:',
-        '  url: http://127.0.0.1:8080',
-        '  client_id: demo-app',
-        'discovery:',
-        '  cups: true',
-        `  cups_server: "127.0.0.1:${port}"`,
-        'printers:',
-        `  - { name: Front, uri: "cups://Front?server=127.0.0.1:${port}" }`,
-        '',
-      ].join('\n'),
-    );
+    const file = writeAgentYaml(dir, 'agent.yaml', [
+      'discovery:',
+      '  cups: true',
+      `  cups_server: "127.0.0.1:${port}"`,
+      'printers:',
+      `  - { name: Front, uri: "cups://Front?server=127.0.0.1:${port}" }`,
+    ]);
     const survey = await runPrintersSurvey({ config: file });
     expect(survey.failedSources).toEqual([{ source: 'cups', error: expect.stringMatching(/unreachable/) }]);
     expect(survey.printers.map((p) => [p.name, p.source])).toEqual([['Front', 'config']]);
