@@ -19,46 +19,23 @@ import { RefreshRetryCache } from './refresh-retry-cache.js';
 import { SigningKeyService, TokenVerificationError } from './signing-key-service.js';
 import { type GrantType, grantableScopes } from '../../protocol/oauth-scopes.js';
 
-/** Access token lifetime in seconds (spec: 3600). */
-export const ACCESS_TOKEN_TTL_S = 3600;
-/** Refresh token lifetime (spec: "varies by configuration"); 30 days here. */
-export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
+import {
+  ACCESS_TOKEN_TTL_S,
+  type AccessTokenClaims,
+  type IssueOptions,
+  REFRESH_TOKEN_TTL_MS,
+  type TokenKind,
+  type TokenResponse,
+} from './token-types.js';
 
-/** Kind of caller a token stands for (claim `tk`); `client` tokens (client_credentials) have no user. */
-export type TokenKind = 'user' | 'device' | 'client';
-
-/** Claims of our access tokens. */
-export interface AccessTokenClaims {
-  iss: string;
-  sub: string;
-  org: string;
-  scopes: string;
-  tk: TokenKind;
-  client_id: string;
-  jti: string;
-  iat: number;
-  exp: number;
-}
-
-/** The token endpoint's success body (spec: Token response). */
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  scope: string;
-  /** Absent for client_credentials (RFC 6749 section 4.4.3). */
-  refresh_token?: string;
-  /** OpenID Connect ID token, when `openid` was granted. */
-  id_token?: string;
-}
-
-/** Extra inputs of TokenService.issue. */
-export interface IssueOptions {
-  /** The kind of caller (claim `tk`); default user. */
-  kind?: TokenKind;
-  /** The authorization request's nonce, echoed in the ID token. */
-  nonce?: string;
-}
+export {
+  ACCESS_TOKEN_TTL_S,
+  type AccessTokenClaims,
+  type IssueOptions,
+  REFRESH_TOKEN_TTL_MS,
+  type TokenKind,
+  type TokenResponse,
+} from './token-types.js';
 
 /** Issues, rotates and verifies tokens. */
 export class TokenService {
