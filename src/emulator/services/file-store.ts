@@ -150,24 +150,27 @@ export class FileStore {
     const sources = await this.resolveBlocks(file, entries);
     const hash = createHash('sha256');
     const temp = `${file.path}.${randomUUID()}.tmp`;
-    const out = createWriteStream(temp);
     const committed: NonNullable<StoredFile['committed']> = [];
     let offset = 0;
-    try {
+    for (const source of sources) {
+      committed.push({ id: source.id, offset, length: source.length });
+      offset += source.length;
+    }
+    // One pipeline over all blocks in order (a pipeline per block onto one file stream would
+    // pile listeners on it), hashing on the way.
+    async function* blocks() {
       for (const source of sources) {
-        committed.push({ id: source.id, offset, length: source.length });
-        offset += source.length;
         if (source.length === 0) continue;
         const range = source.range ?? { start: 0, end: Number.POSITIVE_INFINITY };
-        const input = createReadStream(source.path, { start: range.start, end: range.end });
-        input.on('data', (chunk) => hash.update(chunk as Buffer));
-        await pipeline(input, out, { end: false });
+        for await (const chunk of createReadStream(source.path, { start: range.start, end: range.end })) {
+          hash.update(chunk as Buffer);
+          yield chunk as Buffer;
+        }
       }
-      await new Promise<void>((resolve, reject) =>
-        out.end((error?: Error | null) => (error ? reject(error) : resolve())),
-      );
+    }
+    try {
+      await pipeline(blocks, createWriteStream(temp));
     } catch (error) {
-      out.destroy();
       await rm(temp, { force: true });
       throw error;
     }
