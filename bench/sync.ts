@@ -2,10 +2,12 @@
  * Printer sync benchmark: N virtual IPP printers (N VirtualPrinters, each a real IPP server on
  * its own port, all in this process) are discovered and synced into the emulator by the agent's
  * PrinterSync over the real connector channel. Then a re-sync with nothing changed (goal: zero
- * write requests) and a re-sync after one printer reports a changed tray (goal: only that
- * printer's capability upload). Write requests are counted at the emulator, from its own request
- * log. Baseline, measured in the same run: N plain Get-Printer-Attributes calls to the same
- * printers with the same concurrency the sync uses (16).
+ * write requests) and a re-sync after one printer reports a changed tray (goal: one PATCH of that
+ * printer's properties carrying only the tray field and the trays capability). Write requests are
+ * counted at the emulator, from its own request log; for the tray re-sync the line also names
+ * what the agent sent (method, path, and the fields and capabilities its body carried).
+ * Baseline, measured in the same run: N plain Get-Printer-Attributes calls to the same printers
+ * with the same concurrency the sync uses (16).
  *
  *   npm run bench:sync                     (BENCH_PRINTERS=500)
  * Prints the time of each phase, the write requests by method and path kind, and last a line
@@ -13,55 +15,16 @@
  */
 import { join } from 'node:path';
 import type { SyncReport } from '../src/agent/connector/printer-sync.js';
-import { type BackendRegistry, defaultBackendRegistry } from '../src/printing/backend-registry.js';
 import { IppClient } from '../src/printing/ipp/ipp-client.js';
-import type { PrinterBackend, PrinterDescription } from '../src/printing/printer-backend.js';
 import { VirtualPrinter } from '../src/printing/virtual/virtual-printer.js';
 import { silentLogger } from '../src/log/logger.js';
 import type { ServedRequest } from '../test/support/emulator-requests.js';
-import { SettableDiscoverer, startSyncRig } from '../test/support/sync-rig.js';
+import { type SentRequest, SettableDiscoverer, startSyncRig } from '../test/support/sync-rig.js';
+import { registryWithTrayChange } from '../test/support/tray-fitted-backend.js';
 
 const count = Number(process.env.BENCH_PRINTERS ?? 500);
 const concurrency = 16;
 const logger = silentLogger();
-
-/** A backend whose printer reports one more input tray once `changed` is set (a tray was fitted). */
-class TrayFittedBackend implements PrinterBackend {
-  changed = false;
-  constructor(private readonly inner: PrinterBackend) {}
-  get uri(): string {
-    return this.inner.uri;
-  }
-  async describe(signal?: AbortSignal): Promise<PrinterDescription> {
-    const description = await this.inner.describe(signal);
-    if (!this.changed) return description;
-    const sources = description.attributes['media-source-supported'];
-    const list = Array.isArray(sources) ? sources : sources === undefined ? [] : [sources];
-    const attributes = { ...description.attributes, 'media-source-supported': [...list, 'tray-3'] };
-    return { ...description, attributes };
-  }
-  submit: PrinterBackend['submit'] = (job, signal) => this.inner.submit(job, signal);
-  jobState: PrinterBackend['jobState'] = (id, signal) => this.inner.jobState(id, signal);
-  cancel: PrinterBackend['cancel'] = (id, signal) => this.inner.cancel(id, signal);
-  close: PrinterBackend['close'] = () => this.inner.close();
-}
-
-function registryWithTrayChange(changedUri: string): {
-  registry: BackendRegistry;
-  fitted: () => TrayFittedBackend[];
-} {
-  const base = defaultBackendRegistry();
-  const registry = defaultBackendRegistry();
-  const made: TrayFittedBackend[] = [];
-  registry.register('ipp', (url, context) => {
-    const inner = base.create(url.href, context);
-    if (url.href !== changedUri) return inner;
-    const backend = new TrayFittedBackend(inner);
-    made.push(backend);
-    return backend;
-  });
-  return { registry, fitted: () => made };
-}
 
 async function timed<T>(run: () => Promise<T>): Promise<{ value: T; seconds: number }> {
   const started = process.hrtime.bigint();
@@ -69,14 +32,36 @@ async function timed<T>(run: () => Promise<T>): Promise<{ value: T; seconds: num
   return { value, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
 }
 
+const withoutIds = (path: string): string => path.replace(/[0-9a-f-]{36}/g, '<id>');
+
 function describeWrites(writes: ServedRequest[]): string {
   if (writes.length === 0) return 'none';
   const kinds = new Map<string, number>();
   for (const w of writes) {
-    const kind = `${w.method} ${w.path.replace(/[0-9a-f-]{36}/g, '<id>')} ${w.status}`;
+    const kind = `${w.method} ${withoutIds(w.path)} ${w.status}`;
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
   }
   return [...kinds].map(([k, n]) => `${n} x ${k}`).join('; ');
+}
+
+/** What each request the agent sent carried: `PATCH <path> carrying properties [Trays], ...`. */
+function describeSent(sent: SentRequest[]): string {
+  if (sent.length === 0) return 'nothing';
+  return sent
+    .map((request) => {
+      const body = request.body;
+      const parts =
+        typeof body === 'object' && body !== null
+          ? Object.entries(body).map(([key, value]) =>
+              typeof value === 'object' && value !== null && !Array.isArray(value)
+                ? `${key} [${Object.keys(value).join(', ')}]`
+                : key,
+            )
+          : [];
+      const carrying = parts.length > 0 ? ` carrying ${parts.join(', ')}` : '';
+      return `${request.method} ${withoutIds(request.path)}${carrying}`;
+    })
+    .join('; ');
 }
 
 async function baseline(uris: string[]): Promise<number> {
@@ -131,8 +116,10 @@ async function main(): Promise<void> {
 
     for (const backend of fitted()) backend.changed = true;
     rig.counter.reset();
+    rig.sent.reset();
     const tray = await timed(() => sync.runNow(undefined, true));
     line('re-sync, one tray', tray.seconds, tray.value, rig.counter.writes());
+    process.stdout.write(`${''.padEnd(36)}sent: ${describeSent(rig.sent.writes())}\n`);
 
     process.stdout.write(
       `${`${count} x Get-Printer-Attributes`.padEnd(22)} ${gpaSeconds.toFixed(3).padStart(8)} s   (plain IppClient calls, ${concurrency} at a time)\n`,

@@ -1,8 +1,9 @@
 /**
  * The connector channel over REST (src/protocol/connector-channel.ts): register, printers
- * (create/PUT/PATCH/GET/DELETE with X-Host-Id), properties upload, long poll, claim, document
- * download (streamed to a file, Range resume, sha256 check) and job events, one at a time or in
- * batches. The WebSocket half is channel-socket.ts. close() releases the HTTP pools.
+ * (create/PUT/PATCH/GET/DELETE with X-Host-Id), properties upload (PUT the whole, PATCH what
+ * changed), long poll, claim, document download (streamed to a file, Range resume, sha256 check)
+ * and job events, one at a time or in batches. The WebSocket half is channel-socket.ts. close()
+ * releases the HTTP pools.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, statSync, unlinkSync } from 'node:fs';
@@ -21,6 +22,7 @@ import {
   type JobEventItemResult,
   type JobOffer,
   type JobPollResponse,
+  type PrinterPropertiesPatch,
   type PrinterPropertiesUpload,
 } from '../protocol/connector-channel.js';
 import type { BlobCapabilities } from '../protocol/blob-capabilities.js';
@@ -141,8 +143,12 @@ export class ChannelClient {
     });
   }
 
-  /** Uploads the printer's capability properties, and its blob capability defaults when given (one request). */
+  /**
+   * Uploads the printer's capability properties, and its blob capability defaults when given
+   * (one request), as connector `connectorId` (the printer must be one of its own).
+   */
   async uploadProperties(
+    connectorId: string,
     printerId: string,
     properties: PrinterCapabilityProperties,
     signal?: AbortSignal,
@@ -154,7 +160,28 @@ export class ChannelClient {
     await this.http.json<unknown>({
       method: 'PUT',
       path: CHANNEL_PATHS.printerProperties(printerId),
+      headers: { 'x-host-id': connectorId },
       json: body,
+      signal,
+    });
+  }
+
+  /**
+   * Sends only what changed of a printer's properties and blob capability defaults (PATCH; the
+   * cloud keeps the rest), as connector `connectorId`. The cloud must already hold a complete
+   * upload of each part sent.
+   */
+  async patchProperties(
+    connectorId: string,
+    printerId: string,
+    patch: PrinterPropertiesPatch,
+    signal?: AbortSignal,
+  ) {
+    await this.http.json<unknown>({
+      method: 'PATCH',
+      path: CHANNEL_PATHS.printerProperties(printerId),
+      headers: { 'x-host-id': connectorId },
+      json: patch,
       signal,
     });
   }

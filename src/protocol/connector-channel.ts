@@ -6,7 +6,8 @@
  *
  *   POST /connector/v1/register                 ConnectorRegistration -> Connector (idempotent by serial_string)
  *   POST /printing/v1/printers/  (X-Host-Id)    spec's printer create; PUT/PATCH/GET/DELETE per the admin spec
- *   PUT  /connector/v1/printers/<id>/properties PrinterPropertiesUpload -> 204
+ *   PUT  /connector/v1/printers/<id>/properties PrinterPropertiesUpload -> 204 (the whole properties)
+ *   PATCH /connector/v1/printers/<id>/properties PrinterPropertiesPatch -> 204 (only what changed)
  *   PUT  /connector/v1/printers/<id>/blob_capabilities  BlobCapabilitiesUpload -> 204 (its own printers)
  *   GET  /connector/v1/channel                  WebSocket: ServerMessage down, AgentMessage up
  *   GET  /connector/v1/jobs?wait=<s>            long poll fallback -> JobPollResponse
@@ -21,6 +22,7 @@ import type { PrintTicket } from './print-ticket.js';
 
 export const CHANNEL_PATHS = {
   register: '/connector/v1/register',
+  /** PUT (PrinterPropertiesUpload: everything) and PATCH (PrinterPropertiesPatch: what changed). */
   printerProperties: (printerId: string) =>
     `/connector/v1/printers/${encodeURIComponent(printerId)}/properties`,
   printerBlobCapabilities: (printerId: string) =>
@@ -81,6 +83,20 @@ export interface PrinterPropertiesUpload {
   properties: PrinterCapabilityProperties;
   /** Optional: the blob capability defaults too, so one changed capability costs one request. */
   blob_capabilities?: BlobCapabilities;
+}
+
+/**
+ * Body of PATCH /connector/v1/printers/<id>/properties: a partial update. `properties` holds
+ * any subset of the fields PrinterPropertiesUpload's `properties` holds, `blob_capabilities` any
+ * subset of the five default blob capabilities; each given one is validated exactly as the PUT
+ * validates it and replaces the stored one whole, absent ones stay. Unknown names are refused
+ * (400 naming the field). A printer without stored properties (or blob defaults) takes only a
+ * complete first upload of that part (400 naming `properties` or `blob_capabilities`). The
+ * whole body is validated before anything is stored.
+ */
+export interface PrinterPropertiesPatch {
+  properties?: Partial<PrinterCapabilityProperties>;
+  blob_capabilities?: Partial<BlobCapabilities>;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The printer sync state in the agent's store (table printer_sync): per printer its stable
- * tp_id, cloud id, printer uuid, identity facts (name, URI, device id), the hash of its uploaded
- * properties and one hash per blob capability, and when it was first found missing. The printer
+ * tp_id, cloud id, printer uuid, identity facts (name, URI, device id), one hash per uploaded
+ * properties field and one per blob capability, and when it was first found missing. The printer
  * sync reads it before a run and replaces it after one, so restarts, renames and new addresses
  * keep the cloud id and tp_id. The database is owned (and closed) by the caller.
  */
@@ -72,7 +72,7 @@ export class SyncStateStore {
       printers: state.printers.map((r) => ({
         ...r,
         cloudId: undefined,
-        propertiesHash: undefined,
+        propertyHashes: undefined,
         capabilityHashes: {},
       })),
     });
@@ -80,6 +80,10 @@ export class SyncStateStore {
 }
 
 function parseRecord(row: SyncRow): PrinterSyncRecord {
-  const parsed = JSON.parse(row.record_json) as PrinterSyncRecord;
+  // `propertiesHash` (one hash of all properties) came before propertyHashes: dropped, so the
+  // next sync uploads such a printer whole once and remembers a hash per field from then on.
+  const { propertiesHash: _old, ...parsed } = JSON.parse(row.record_json) as PrinterSyncRecord & {
+    propertiesHash?: string;
+  };
   return { ...parsed, tpId: row.tp_id, capabilityHashes: parsed.capabilityHashes ?? {} };
 }

@@ -1,10 +1,12 @@
 /**
  * Shared setup of the capability integration tests: an emulator with two connectors of the demo
- * admin, tokens of the admin and of alice (not an admin), and helpers to create printers and
- * upload their default blob capabilities. `close()` stops the emulator.
+ * admin, tokens of the admin and of alice (not an admin), what a connector uploads (blob
+ * defaults, properties), and helpers to create printers and upload their default blob
+ * capabilities. `close()` stops the emulator.
  */
 import { expect } from 'vitest';
 import type { BlobCapabilities } from '../../src/protocol/blob-capabilities.js';
+import type { PrinterCapabilityProperties } from '../../src/protocol/printer-properties.js';
 import {
   type CallResult,
   call,
@@ -55,6 +57,37 @@ export function uploadedDefaults(): BlobCapabilities {
       { value: 300, default: false },
       { value: 600, default: true },
     ],
+  };
+}
+
+/** What a connector uploads as the properties of a mono duplex printer with one tray, 'Lower'. */
+export function uploadedProperties(): PrinterCapabilityProperties {
+  return {
+    Driver: 'x',
+    Collate: true,
+    Color: false,
+    ColorSupported: true,
+    DuplexSupported: true,
+    DuplexMode: 1,
+    MediaSupported: ['A4'],
+    MediaSupportedId: [9],
+    OrientationsSupported: ['Portrait'],
+    OrientationsSupportedId: [1],
+    PaperFormats: [{ Id: 9, Name: 'A4', XRes: 2100, YRes: 2970, Default: true }],
+    Resolutions: ['600', '1200'],
+    Trays: [{ Index: 2, Name: 'Lower', Default: true }],
+    Default: {
+      Duplex: 'None',
+      DuplexIndex: 1,
+      Color: 'Monochrome',
+      Orientation: 'Portrait',
+      OrientationIndex: 1,
+      Resolution: '1200',
+      Paper: 'A4',
+      PaperId: 9,
+      Tray: 'Lower',
+      TrayIndex: 2,
+    },
   };
 }
 

@@ -1,24 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeBlobCapabilities } from '../../src/protocol/capability-merge.js';
-import { call } from './emulator-harness.js';
+import { call, passwordToken } from './emulator-harness.js';
 import {
   type CapabilityFixture,
   printerPath as path,
   startCapabilityFixture,
   uploadedDefaults,
+  uploadedProperties,
 } from './emulator-capabilities-support.js';
 
 let f: CapabilityFixture;
 let h: CapabilityFixture['h'];
 let admin: string;
 let alice: string;
+let connectorId: string;
 let otherConnectorId: string;
 const newPrinter = (name: string) => f.newPrinter(name);
 const upload = (id: string, body: unknown, host?: string) => f.upload(id, body, host);
 
 beforeAll(async () => {
   f = await startCapabilityFixture();
-  ({ h, admin, alice, otherConnectorId } = f);
+  ({ h, admin, alice, connectorId, otherConnectorId } = f);
 });
 afterAll(async () => {
   await f.h.close();
@@ -69,33 +71,7 @@ describe('the connector uploads default blob capabilities', () => {
 
   it('without a blob upload, uploaded properties give the defaults', async () => {
     const id = await newPrinter('Caps from properties');
-    const properties = {
-      Driver: 'x',
-      Collate: true,
-      Color: false,
-      ColorSupported: true,
-      DuplexSupported: true,
-      DuplexMode: 1,
-      MediaSupported: ['A4'],
-      MediaSupportedId: [9],
-      OrientationsSupported: ['Portrait'],
-      OrientationsSupportedId: [1],
-      PaperFormats: [{ Id: 9, Name: 'A4', XRes: 2100, YRes: 2970, Default: true }],
-      Resolutions: ['600', '1200'],
-      Trays: [{ Index: 2, Name: 'Lower', Default: true }],
-      Default: {
-        Duplex: 'None',
-        DuplexIndex: 1,
-        Color: 'Monochrome',
-        Orientation: 'Portrait',
-        OrientationIndex: 1,
-        Resolution: '1200',
-        Paper: 'A4',
-        PaperId: 9,
-        Tray: 'Lower',
-        TrayIndex: 2,
-      },
-    };
+    const properties = uploadedProperties();
     const put = await call(h.baseUrl, 'PUT', `/connector/v1/printers/${id}/properties`, admin, {
       properties,
     });
@@ -279,5 +255,131 @@ describe('PATCH blob_capabilities/<capability>/', () => {
     const user = await call(h.baseUrl, 'PATCH', path(id, 'blob_capabilities/options'), alice, { custom: 1 });
     expect(user.status).toBe(403);
     expect((await call(h.baseUrl, 'GET', path(id, 'blob_capabilities'), alice)).status).toBe(200);
+  });
+});
+
+describe('PATCH /connector/v1/printers/<id>/properties (only what changed)', () => {
+  const propertiesPath = (id: string) => `/connector/v1/printers/${id}/properties`;
+  const patch = (id: string, body: unknown, host?: string) =>
+    call(h.baseUrl, 'PATCH', propertiesPath(id), admin, body, host ? { 'x-host-id': host } : {});
+  const put = (id: string, body: unknown, host?: string) =>
+    call(h.baseUrl, 'PUT', propertiesPath(id), admin, body, host ? { 'x-host-id': host } : {});
+  const getProperties = async (id: string) =>
+    (await call(h.baseUrl, 'GET', `/sfapi/GetPrinterProperties/?id=${id}`, admin)).body[0];
+  const blobOf = async (id: string) =>
+    (await call(h.baseUrl, 'GET', path(id, 'blob_capabilities'), admin)).body;
+  /** A printer with the whole upload (PUT properties with the five defaults) done. */
+  const uploaded = async (name: string) => {
+    const id = await newPrinter(name);
+    const res = await put(id, { properties: uploadedProperties(), blob_capabilities: uploadedDefaults() });
+    expect(res.status).toBe(204);
+    return id;
+  };
+  const fitted = [
+    { index: 7, name: 'Automatic', default: false },
+    { index: 1, name: 'Tray 1', default: true },
+    { index: 4, name: 'Manual feed', default: false },
+    { index: 3, name: 'Tray 3', default: false },
+  ];
+
+  it('replaces only the given property fields; GetPrinterProperties shows the merge', async () => {
+    const id = await uploaded('Patch properties');
+    const Trays = [
+      { Index: 2, Name: 'Lower', Default: true },
+      { Index: 3, Name: 'Tray 3', Default: false },
+    ];
+    expect((await patch(id, { properties: { Trays } })).status).toBe(204);
+    const after = await getProperties(id);
+    expect(after).toMatchObject({ ...uploadedProperties(), Trays, Id: id, Name: 'Patch properties' });
+    expect((await blobOf(id)).trays.default).toEqual(uploadedDefaults().trays);
+  });
+
+  it('replaces only the given blob capabilities; blob and simplified views show the merge', async () => {
+    const id = await uploaded('Patch blob');
+    expect((await patch(id, { blob_capabilities: { trays: fitted } })).status).toBe(204);
+    const blob = await blobOf(id);
+    expect(blob.trays).toEqual({ default: fitted, custom: null });
+    for (const name of ['colors', 'options', 'papers', 'resolutions'] as const)
+      expect(blob[name].default).toEqual(uploadedDefaults()[name]);
+    const simplified = await call(h.baseUrl, 'GET', path(id, 'capabilities'), admin);
+    expect(simplified.body.trays.map((t: { original_name: string }) => t.original_name)).toEqual(
+      fitted.map((t) => t.name),
+    );
+    const printer = (await call(h.baseUrl, 'GET', path(id), admin)).body;
+    expect(decodeBlobCapabilities(printer.blob_capabilities.Capabilities).trays).toEqual(fitted);
+    expect((await getProperties(id)).Driver).toBe(uploadedProperties().Driver);
+  });
+
+  it('refuses every bad field at once (400 naming each path) and stores nothing of it', async () => {
+    const id = await uploaded('Patch refused');
+    const res = await patch(id, {
+      properties: { Driver: 'not stored', Trays: 'x', Fonts: [] },
+      blob_capabilities: { trays: [{ index: 1, name: '' }], fonts: {}, options: 5 },
+      extra: true,
+    });
+    expect(res.status).toBe(400);
+    const fields = res.body.errors.map((e: { field: string }) => e.field);
+    expect(fields).toEqual(
+      expect.arrayContaining([
+        'properties.Trays',
+        'properties.Fonts',
+        'blob_capabilities.trays[0].name',
+        'blob_capabilities.trays[0].default',
+        'blob_capabilities.fonts',
+        'extra',
+      ]),
+    );
+    expect(fields).not.toContain('blob_capabilities.options');
+    expect((await getProperties(id)).Driver).toBe(uploadedProperties().Driver);
+    const blob = await blobOf(id);
+    expect(blob.options.default).toBe(uploadedDefaults().options);
+    expect(blob.trays.default).toEqual(uploadedDefaults().trays);
+  });
+
+  it('refuses a partial first upload (400 naming the part and the rule); a complete one is taken', async () => {
+    const id = await newPrinter('Patch first');
+    const partialBlob = await patch(id, { blob_capabilities: { trays: fitted } });
+    expect(partialBlob.status).toBe(400);
+    expect(partialBlob.body.errors).toEqual([
+      expect.objectContaining({
+        field: 'blob_capabilities',
+        rule: expect.stringMatching(
+          /^the first upload must be complete.*missing colors, options, papers, resolutions/,
+        ),
+      }),
+    ]);
+    const partialProperties = await patch(id, { properties: { Trays: [] } });
+    expect(partialProperties.status).toBe(400);
+    expect(partialProperties.body.field).toBe('properties');
+    expect(partialProperties.body.rule).toMatch(/^the first upload must be complete/);
+    expect((await blobOf(id)).trays.default).toEqual([]);
+    expect((await getProperties(id)).Trays).toEqual([null]);
+
+    const complete = await patch(id, {
+      properties: uploadedProperties(),
+      blob_capabilities: uploadedDefaults(),
+    });
+    expect(complete.status).toBe(204);
+    expect((await blobOf(id)).trays.default).toEqual(uploadedDefaults().trays);
+    expect((await getProperties(id)).Trays).toEqual(uploadedProperties().Trays);
+  });
+
+  it('refuses, as the PUT does, a printer of another connector (403), an unknown printer, a token without the scope', async () => {
+    const theirs = await f.newPrinter('Patch theirs', otherConnectorId);
+    const body = { properties: uploadedProperties(), blob_capabilities: uploadedDefaults() };
+    const viaPut = await put(theirs, body, connectorId);
+    const viaPatch = await patch(theirs, { blob_capabilities: { trays: fitted } }, connectorId);
+    // A connector uploads the properties of its own printers only, as with PUT blob_capabilities.
+    expect(viaPut.status).toBe(403);
+    expect(viaPatch.status).toBe(403);
+    expect(viaPut.body).toMatchObject({ message: expect.stringMatching(/another connector/) });
+    const mine = await put(theirs, body, otherConnectorId);
+    expect(mine.status).toBe(204);
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    expect((await patch(unknown, body)).status).toBe(404);
+    expect((await put(unknown, body)).status).toBe(404);
+    const printingOnly = await passwordToken(h.baseUrl, 'printing');
+    for (const method of ['PUT', 'PATCH'] as const)
+      expect((await call(h.baseUrl, method, propertiesPath(theirs), printingOnly, body)).status).toBe(403);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The printer sync against the REAL emulator and real IPP printers (built-in VirtualPrinters on
  * free ports): the first run creates printers with properties and capability defaults, a re-run
- * with nothing changed sends no write request at all (counted at the emulator), renames and new
+ * with nothing changed sends no write request at all (counted at the emulator), a fitted tray
+ * goes as one PATCH of only the tray changes, renames and new
  * addresses keep the cloud id and tp_id, a silent printer goes Offline and stays, a failed
  * discovery deletes nothing, a vanished printer goes after the grace period, and never more
  * than the allowed share at once.
@@ -14,6 +15,7 @@ import { silentLogger } from '../../src/log/logger.js';
 import { VirtualPrinter } from '../../src/printing/virtual/virtual-printer.js';
 import { freePort } from '../support/peers.js';
 import { SettableDiscoverer, type SyncRig, startSyncRig } from '../support/sync-rig.js';
+import { registryWithTrayChange } from '../support/tray-fitted-backend.js';
 
 const HOUR = 3_600_000;
 
@@ -46,6 +48,7 @@ describe('printer sync with the emulator and virtual IPP printers', () => {
       await rig.channel.deletePrinter(rig.connectorId, p.id);
     rig.store.save({ printers: [] });
     rig.counter.reset();
+    rig.sent.reset();
   });
 
   const cloud = async (): Promise<CloudPrinter[]> => rig.client.listPrinters(rig.connectorId);
@@ -82,6 +85,53 @@ describe('printer sync with the emulator and virtual IPP printers', () => {
     rig.counter.reset();
     const again = await sync.runNow(undefined, true);
     expect(again.writes).toEqual({});
+    expect(rig.counter.writes()).toEqual([]);
+  });
+
+  it('a fitted tray reaches the cloud as ONE PATCH of properties carrying only the tray changes', async () => {
+    const { registry, fitted } = registryWithTrayChange(uris[0] as string);
+    const lan = new SettableDiscoverer('dnssd');
+    lan.set([{ name: 'Fitted', uri: uris[0] as string }]);
+    const sync = rig.makeSync({ discoverers: [lan], registry });
+    expect((await sync.runNow()).writes).toEqual({ create: 1, upload: 1 });
+    const id = ((await byName('Fitted')) as CloudPrinter).id;
+    const propertiesPath = `/connector/v1/printers/${id}/properties`;
+    const before = (await rig.client.blobCapabilities(id))?.trays?.default ?? [];
+    expect(before.map((t) => t.name)).not.toContain('Tray 3');
+
+    for (const backend of fitted()) backend.changed = true;
+    rig.counter.reset();
+    rig.sent.reset();
+    const report = await sync.runNow(undefined, true);
+    expect(report.failed).toEqual([]);
+    expect(report.writes).toEqual({ 'upload-patch': 1 });
+    expect(rig.counter.writes()).toEqual([{ method: 'PATCH', path: propertiesPath, status: 204 }]);
+    const sent = rig.sent.writes();
+    expect(sent.map((w) => `${w.method} ${w.path}`)).toEqual([`PATCH ${propertiesPath}`]);
+    const body = sent[0]?.body as {
+      properties: { Trays: unknown[] };
+      blob_capabilities: { trays: unknown[] };
+    };
+    expect(Object.keys(body)).toEqual(['properties', 'blob_capabilities']);
+    expect(Object.keys(body.properties)).toEqual(['Trays']);
+    expect(Object.keys(body.blob_capabilities)).toEqual(['trays']);
+    expect(body.properties.Trays).toContainEqual(expect.objectContaining({ Name: 'Tray 3' }));
+    expect(body.blob_capabilities.trays).toContainEqual(expect.objectContaining({ name: 'Tray 3' }));
+
+    // The cloud merged it: GetPrinterProperties and the blob trays show the new tray, the rest stayed.
+    const [properties] = await rig.http.json<{ Trays: { Name: string }[]; Driver: string }[]>({
+      method: 'GET',
+      path: '/sfapi/GetPrinterProperties/',
+      query: { id },
+    });
+    expect(properties?.Trays.map((t) => t.Name)).toContain('Tray 3');
+    expect(properties?.Trays).toEqual(body.properties.Trays);
+    const blob = await rig.client.blobCapabilities(id);
+    expect(blob?.trays?.default).toEqual(body.blob_capabilities.trays);
+    expect(blob?.papers?.default?.length).toBeGreaterThan(0);
+
+    rig.counter.reset();
+    expect((await sync.runNow(undefined, true)).writes).toEqual({});
     expect(rig.counter.writes()).toEqual([]);
   });
 

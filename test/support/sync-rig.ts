@@ -1,7 +1,8 @@
 /**
  * A rig for printer sync tests and the sync benchmark: the real emulator (in-memory database,
  * demo seed, every served request counted from its own log), a connector registered with it
- * over the real ChannelClient, an agent database, and a factory for PrinterSync instances with a
+ * over the real ChannelClient (every write request it sends recorded with its JSON body), an
+ * agent database, and a factory for PrinterSync instances with a
  * ManualClock (grace periods pass in ms). Also a discovery source whose answer the test sets
  * (the stand-in for a LAN or spooler). close() stops what the rig started.
  */
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import { PrinterSync } from '../../src/agent/connector/printer-sync.js';
 import { PrinterSyncClient } from '../../src/agent/connector/printer-sync-client.js';
 import { ChannelClient } from '../../src/client/channel-client.js';
-import type { HttpClient } from '../../src/client/http-base.js';
+import type { HttpClient, HttpRequest } from '../../src/client/http-base.js';
 import type { AgentConfig, AgentPrinterConfig } from '../../src/config/agent-schema.js';
 import { DEMO, defaultEmulatorSeed } from '../../src/config/demo-seed.js';
 import { createEmulator, type Emulator } from '../../src/emulator/app.js';
@@ -52,6 +53,38 @@ export class SettableDiscoverer implements PrinterDiscoverer {
   }
 }
 
+/** A write request the agent sent, as its HttpClient was given it. */
+export interface SentRequest {
+  method: string;
+  path: string;
+  /** The JSON body (undefined when none). */
+  body: unknown;
+}
+
+/** The write requests (POST, PUT, PATCH, DELETE) an HttpClient sent since the last reset(). */
+export interface SentLog {
+  writes(): SentRequest[];
+  reset(): void;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Records what `http` sends through json() from now on (the channel and sync clients use only that). */
+function recordWrites(http: HttpClient): SentLog {
+  let sent: SentRequest[] = [];
+  const json = http.json.bind(http);
+  http.json = <T>(req: HttpRequest & { json?: unknown }): Promise<T> => {
+    if (WRITE_METHODS.has(req.method)) sent.push({ method: req.method, path: req.path, body: req.json });
+    return json<T>(req);
+  };
+  return {
+    writes: () => [...sent],
+    reset: () => {
+      sent = [];
+    },
+  };
+}
+
 /** What a PrinterSync of the rig is built with. */
 export interface RigSyncOptions {
   printers?: AgentPrinterConfig[];
@@ -67,6 +100,8 @@ export interface SyncRig {
   url: string;
   emulator: Emulator;
   counter: RequestCounter;
+  /** What the agent's clients sent (bodies included); the emulator's side is `counter`. */
+  sent: SentLog;
   http: HttpClient;
   channel: ChannelClient;
   client: PrinterSyncClient;
@@ -91,6 +126,7 @@ export async function startSyncRig(serial = 'sync-rig-connector'): Promise<SyncR
   });
   const url = (await emulator.listen('127.0.0.1', 0)).replace(/\/+$/, '');
   const { http } = await demoSession(url, DEMO.admin, 'printing printing.connectors', 30_000);
+  const sent = recordWrites(http);
   const channel = new ChannelClient(http);
   const connector = await channel.register({
     serial_string: serial,
@@ -112,6 +148,7 @@ export async function startSyncRig(serial = 'sync-rig-connector'): Promise<SyncR
     url,
     emulator,
     counter,
+    sent,
     http,
     channel,
     client,

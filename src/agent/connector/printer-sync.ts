@@ -2,8 +2,9 @@
  * The periodic printer sync: configured printers plus discovered ones (CUPS, the Windows
  * spooler, DNS-SD; allow/deny applied), described by their backends, compared with the cloud's
  * printers of this connector and the remembered state (planPrinterSync), and the difference sent
- * (executeSyncPlan): create, PUT, PATCH of changed fields only, properties and blob capability
- * defaults only when their hash changed, Online/Offline, removal after the grace period, never a
+ * (executeSyncPlan): create, PUT, PATCH of changed fields only, the whole properties and blob
+ * capability defaults for a new printer and a PATCH of only the changed property fields and
+ * capabilities (a hash each) for a known one, Online/Offline, removal after the grace period, never a
  * mass delete or a delete after a failed discovery. start() runs the first sync and the timer;
  * stop() ends the timer, waits for a running sync and closes every backend.
  */
@@ -147,14 +148,11 @@ export class PrinterSync {
         maxDeleteShare: deps.config.sync.max_delete_share,
       }),
     );
-    const byUri = new Map(local.map((p) => [p.uri, p]));
-    const byTp = new Map(plan.state.printers.map((r) => [r.tpId, byUri.get(r.uri)]));
     const outcome = await phases.time('execute', () =>
       executeSyncPlan(plan, previous, now, {
         connectorId,
         channel: deps.channel,
         client: deps.client,
-        capabilitiesOf: (tpId) => byTp.get(tpId)?.capabilities,
         logger: deps.logger,
         signal,
       }),

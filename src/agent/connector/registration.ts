@@ -73,7 +73,7 @@ export class Registration {
     this.deps.identity.saveCloudPrinter(entry.name, cloudId, description?.uuid);
     if (description) {
       const toProperties = this.deps.toProperties ?? describeToProperties;
-      await this.deps.channel.uploadProperties(cloudId, toProperties(description), signal);
+      await this.deps.channel.uploadProperties(connectorId, cloudId, toProperties(description), signal);
     }
     log.info({ cloudId, tpId: ident.tpId, online }, 'printer registered');
     return { config: entry, cloudId, tpId: ident.tpId, backend, online };

@@ -1,16 +1,17 @@
 /**
  * Runs the calls of a printer sync plan against the cloud. Calls about one printer run in the
- * plan's order (create, put, patch, properties, capabilities, delete); different printers run
- * side by side (bounded). The capability calls of one printer become ONE upload of its five
- * default blob capabilities. A failing call stops only that printer's remaining calls, and its
- * record is corrected so the next run retries exactly what did not happen: a hash is kept only
- * for an upload that succeeded, a failed delete keeps the record. Holds nothing.
+ * plan's order (create, put, patch, upload or upload-patch, delete); different printers run side
+ * by side (bounded). An `upload` is ONE PUT of the whole properties with the five blob
+ * capability defaults; an `upload-patch` is ONE PATCH with only the changed property fields and
+ * capabilities. A failing call stops only that printer's remaining calls, and its record is
+ * corrected so the next run retries exactly what did not happen: the hashes a call that did not
+ * go through covered are forgotten (all of them for a create or an upload, the carried fields and
+ * capabilities for an upload-patch), a failed delete keeps the record. Holds nothing.
  */
 import type { ChannelClient } from '../../client/channel-client.js';
 import { HttpError } from '../../client/http-base.js';
 import { errorMessage } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
-import type { BlobCapabilities } from '../../printing/translate/capabilities/blob-capabilities.js';
 import type { PrinterSyncClient } from './printer-sync-client.js';
 import type { PrinterSyncRecord, SyncCall, SyncPlan, SyncState } from './sync-plan.js';
 
@@ -19,8 +20,6 @@ export interface SyncExecutorDeps {
   connectorId: string;
   channel: ChannelClient;
   client: PrinterSyncClient;
-  /** The full blob capability defaults of a printer this run, by tp_id. */
-  capabilitiesOf: (tpId: number) => BlobCapabilities | undefined;
   logger: Logger;
   /** Printers synced side by side (default 8). */
   concurrency?: number;
@@ -37,7 +36,7 @@ export interface FailedSyncCall {
 /** What a run did: the state to persist, the write requests sent and the failures. */
 export interface SyncOutcome {
   state: SyncState;
-  /** Write requests sent, by kind (capability uploads counted once per printer). */
+  /** Write requests sent, by call kind (each call is one request). */
   writes: Record<string, number>;
   failed: FailedSyncCall[];
   /** Cloud ids whose capabilities changed this run (create or upload). */
@@ -69,9 +68,7 @@ export async function executeSyncPlan(
   await Promise.all(Array.from({ length: workers }, worker));
   const failed = [...chains.values()].flatMap((c) => (c.failed ? [c.failed] : []));
   const changed = [...chains.values()]
-    .filter(
-      (c) => c.cloudId && (c.done.has('create') || c.done.has('capability') || c.done.has('properties')),
-    )
+    .filter((c) => c.cloudId && (c.done.has('create') || c.done.has('upload') || c.done.has('upload-patch')))
     .map((c) => c.cloudId as string);
   return { state: correctedState(plan, previous, chains, now), writes, failed, changed };
 }
@@ -93,7 +90,6 @@ function chainsOf(calls: SyncCall[]): Map<number, Chain> {
 async function runChain(chain: Chain, deps: SyncExecutorDeps, writes: Record<string, number>): Promise<void> {
   const log = deps.logger.child({ printer: chain.cloudId ?? `tp_id ${chain.tpId}` });
   for (const call of chain.calls) {
-    if (chain.done.has(call.kind) && call.kind === 'capability') continue;
     try {
       await runCall(call, chain, deps);
       chain.done.add(call.kind);
@@ -122,26 +118,43 @@ async function runCall(call: SyncCall, chain: Chain, deps: SyncExecutorDeps): Pr
     case 'patch':
       await channel.patchPrinter(connectorId, id, call.body, signal);
       return;
-    case 'properties': {
-      // A capability upload of the same printer rides along: one request for one change.
-      const defaults = chain.calls.some((c) => c.kind === 'capability')
-        ? deps.capabilitiesOf(chain.tpId)
-        : undefined;
-      await channel.uploadProperties(id, call.properties, signal, defaults);
-      if (defaults) chain.done.add('capability');
+    case 'upload':
+      if (call.properties)
+        await channel.uploadProperties(connectorId, id, call.properties, signal, call.capabilities);
+      else if (call.capabilities) await client.uploadBlobDefaults(id, call.capabilities, signal);
       return;
-    }
-    case 'capability': {
-      const defaults = deps.capabilitiesOf(chain.tpId);
-      if (!defaults) throw new Error(`capabilities of printer tp_id ${chain.tpId} are unknown this run`);
-      await client.uploadBlobDefaults(id, defaults, signal);
+    case 'upload-patch':
+      await channel.patchProperties(
+        connectorId,
+        id,
+        {
+          ...(call.properties ? { properties: call.properties } : {}),
+          ...(call.capabilities ? { blob_capabilities: call.capabilities } : {}),
+        },
+        signal,
+      );
       return;
-    }
     case 'delete':
       await channel.deletePrinter(connectorId, id, signal).catch((error: unknown) => {
         if (!(error instanceof HttpError && error.status === 404)) throw error;
       });
       return;
+  }
+}
+
+/** Forgets the hashes of what `call` would have uploaded, so the next run sends it again. */
+function forgetHashes(record: PrinterSyncRecord, call: SyncCall): void {
+  if (call.kind === 'create' || call.kind === 'upload') {
+    record.propertyHashes = undefined;
+    record.capabilityHashes = {};
+  } else if (call.kind === 'upload-patch') {
+    const properties = { ...record.propertyHashes };
+    const capabilities = { ...record.capabilityHashes };
+    for (const name of Object.keys(call.properties ?? {})) delete properties[name as keyof typeof properties];
+    for (const name of Object.keys(call.capabilities ?? {}))
+      delete capabilities[name as keyof typeof capabilities];
+    record.propertyHashes = properties;
+    record.capabilityHashes = capabilities;
   }
 }
 
@@ -157,10 +170,7 @@ function correctedState(
     if (!chain) return record;
     const fixed: PrinterSyncRecord = { ...record, cloudId: chain.cloudId ?? record.cloudId };
     if (!chain.failed) return fixed;
-    const pending = (kind: SyncCall['kind']) =>
-      chain.calls.some((c) => c.kind === kind) && !chain.done.has(kind);
-    if (pending('properties') || pending('create')) fixed.propertiesHash = undefined;
-    if (pending('capability') || pending('create')) fixed.capabilityHashes = {};
+    for (const call of chain.calls) if (!chain.done.has(call.kind)) forgetHashes(fixed, call);
     return fixed;
   });
   for (const chain of chains.values()) {

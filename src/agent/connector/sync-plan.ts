@@ -6,16 +6,20 @@
  * Rules: identity follows the printer uuid, then the IEEE 1284 device id, then the URI, then the
  * name, so renames and new IP addresses keep the cloud id and tp_id; a printer missing locally is
  * deleted only after a grace period, never when discovery failed, and at most a share of all
- * printers per run; PATCH carries only changed fields; properties and each blob capability are
- * uploaded only when their hash changed.
+ * printers per run; PATCH carries only changed fields. Capability uploads follow upload-diff.ts:
+ * a hash per top-level properties field and per blob capability; a new printer (or one whose
+ * hashes are unknown) gets one `upload` (PUT of the whole properties with all five defaults),
+ * a known one one `upload-patch` with only the changed fields and capabilities, or nothing.
  */
-import { createHash } from 'node:crypto';
 import type {
   BlobCapabilities,
   BlobCapabilityName,
 } from '../../printing/translate/capabilities/blob-capabilities.js';
 import type { PrinterState } from '../../printing/printer-backend.js';
 import type { PrinterCapabilityProperties } from '../../protocol/printer-properties.js';
+import { diffUploads, type PropertyName, stableJson } from './upload-diff.js';
+
+export { stableHash } from './upload-diff.js';
 
 export type CloudStatus = 'Online' | 'Offline';
 
@@ -64,7 +68,9 @@ export interface PrinterSyncRecord {
   uri: string;
   uuid?: string;
   deviceId?: string;
-  propertiesHash?: string;
+  /** One hash per top-level properties field the cloud holds (upload-diff.ts); absent: none known. */
+  propertyHashes?: Partial<Record<PropertyName, string>>;
+  /** One hash per blob capability default the cloud holds; empty: none known. */
   capabilityHashes: Partial<Record<BlobCapabilityName, string>>;
   /** ms since epoch when the printer was first found missing locally; absent while present. */
   firstMissingAt?: number;
@@ -104,8 +110,20 @@ export type SyncCall =
   | { kind: 'create'; target: SyncTarget; body: PrinterFields }
   | { kind: 'put'; target: SyncTarget; body: PrinterFields & { connector_id: string } }
   | { kind: 'patch'; target: SyncTarget; body: Partial<PrinterFields> }
-  | { kind: 'properties'; target: SyncTarget; properties: PrinterCapabilityProperties }
-  | { kind: 'capability'; target: SyncTarget; capability: BlobCapabilityName; value: unknown }
+  /** The whole upload: PUT properties (with all five defaults); PUT blob_capabilities without properties. */
+  | {
+      kind: 'upload';
+      target: SyncTarget;
+      properties?: PrinterCapabilityProperties;
+      capabilities?: BlobCapabilities;
+    }
+  /** Only what changed: PATCH properties with the changed fields and blob capabilities (never both empty). */
+  | {
+      kind: 'upload-patch';
+      target: SyncTarget;
+      properties?: Partial<PrinterCapabilityProperties>;
+      capabilities?: Partial<BlobCapabilities>;
+    }
   | { kind: 'delete'; target: SyncTarget; reason: string };
 
 export interface SyncPlan {
@@ -117,25 +135,8 @@ export interface SyncPlan {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const CAPABILITY_NAMES: BlobCapabilityName[] = ['colors', 'trays', 'options', 'papers', 'resolutions'];
-const CALL_ORDER: SyncCall['kind'][] = ['create', 'put', 'patch', 'properties', 'capability', 'delete'];
+const CALL_ORDER: SyncCall['kind'][] = ['create', 'put', 'patch', 'upload', 'upload-patch', 'delete'];
 const MAX_TP_ID = 2147483646;
-
-/** A stable hash of a JSON value (object keys sorted). */
-export function stableHash(value: unknown): string {
-  return createHash('sha256').update(stableJson(value)).digest('hex');
-}
-
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /** Online when reachable and not stopped; Offline otherwise. */
 export function cloudStatusOf(printer: Pick<LocalPrinter, 'reachable' | 'state'>): CloudStatus {
@@ -235,7 +236,7 @@ function syncPresent(
   const fresh = !cloud;
   if (!cloud) {
     calls.push({ kind: 'create', target, body: fields });
-    record.propertiesHash = undefined;
+    record.propertyHashes = undefined;
     record.capabilityHashes = {};
   } else if (cloud.connector_id !== options.connectorId) {
     calls.push({ kind: 'put', target, body: { ...fields, connector_id: options.connectorId } });
@@ -253,25 +254,18 @@ function uploads(
   target: SyncTarget,
   fresh: boolean,
 ): SyncCall[] {
-  const calls: SyncCall[] = [];
-  if (!printer.reachable) return calls;
-  if (printer.properties) {
-    const hash = stableHash(printer.properties);
-    if (fresh || hash !== record.propertiesHash)
-      calls.push({ kind: 'properties', target, properties: printer.properties });
-    record.propertiesHash = hash;
+  if (!printer.reachable) return [];
+  const { diff, hashes } = diffUploads(printer, record, fresh);
+  record.propertyHashes = hashes.propertyHashes;
+  record.capabilityHashes = hashes.capabilityHashes;
+  switch (diff.mode) {
+    case 'none':
+      return [];
+    case 'full':
+      return [{ kind: 'upload', target, properties: diff.properties, capabilities: diff.capabilities }];
+    case 'patch':
+      return [{ kind: 'upload-patch', target, properties: diff.properties, capabilities: diff.capabilities }];
   }
-  if (printer.capabilities) {
-    const hashes = { ...record.capabilityHashes };
-    for (const name of CAPABILITY_NAMES) {
-      const value = printer.capabilities[name];
-      const hash = stableHash(value);
-      if (fresh || hash !== hashes[name]) calls.push({ kind: 'capability', target, capability: name, value });
-      hashes[name] = hash;
-    }
-    record.capabilityHashes = hashes;
-  }
-  return calls;
 }
 
 /** The cloud record for a remembered printer: by cloud id, else ours by tp_id, else ours by name. */
@@ -357,7 +351,8 @@ function target(record: PrinterSyncRecord): SyncTarget {
 
 /**
  * Plans one sync run: local inventory vs the cloud's printers, given what was remembered.
- * Calls come ordered: creates, puts, patches, property uploads, capability uploads, deletes.
+ * Calls come ordered: creates, puts, patches, whole uploads, upload patches, deletes; at most
+ * one upload call per printer.
  */
 export function planPrinterSync(
   local: LocalInventory,

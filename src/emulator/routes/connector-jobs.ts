@@ -1,8 +1,9 @@
 /**
  * The REST half of the connector channel (protocol/connector-channel.ts): register, properties
- * upload, long poll, claim, document download (Range, ETag) and job events, one at a time or in
- * batches (services/job-event-batch.ts). Every call needs the scope printing.connectors; the
- * calling connector is X-Host-Id or the one the caller registered.
+ * upload (PUT: the whole; PATCH: only what changed), long poll, claim, document download (Range,
+ * ETag) and job events, one at a time or in batches (services/job-event-batch.ts). Every call
+ * needs the scope printing.connectors; the calling connector is X-Host-Id or the one the caller
+ * registered.
  */
 import type { FastifyRequest } from 'fastify';
 import { ValidationError } from '../../lib/errors.js';
@@ -10,6 +11,7 @@ import type { JobEventBatchResult, JobPollResponse } from '../../protocol/connec
 import type { EmulatorRoutePlugin } from '../context.js';
 import { requireScopes } from '../http/bearer-auth.js';
 import { sendFileWithRange } from '../http/file-range.js';
+import { forbidden } from '../http/http-errors.js';
 import { connectorToWire } from '../services/connector-service.js';
 import { applyEventBatch, parseEventBatch } from '../services/job-event-batch.js';
 import { parsePropertiesUpload } from '../services/printer-wire.js';
@@ -35,15 +37,28 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
     return reply.status(created ? 201 : 200).send(connectorToWire(connector));
   });
 
+  // A connector uploads the properties of its own printers only: 404 outside the organization,
+  // 403 for a printer of another connector (the caller is X-Host-Id, or the one it registered).
+  const ownPrinter = (request: FastifyRequest<JobParams>) => {
+    const printer = printers.require(request.auth.organizationId, request.params.id);
+    if (printer.connectorId !== caller(request).id)
+      throw forbidden('the printer belongs to another connector');
+    return printer;
+  };
+
   app.put<JobParams>('/connector/v1/printers/:id/properties', auth, async (request, reply) => {
     const properties = parsePropertiesUpload(request.body);
-    const organizationId = request.auth.organizationId;
+    const printer = ownPrinter(request);
     // Optional: the blob capability defaults in the same request (checked before anything is stored).
     const blob = (request.body as { blob_capabilities?: unknown }).blob_capabilities;
     if (blob !== undefined) capabilities.checkDefaults(blob, 'blob_capabilities');
-    printers.uploadProperties(organizationId, request.params.id, properties);
-    if (blob !== undefined)
-      capabilities.uploadDefaults(printers.require(organizationId, request.params.id), { defaults: blob });
+    printers.uploadProperties(printer.organizationId, printer.id, properties);
+    if (blob !== undefined) capabilities.uploadDefaults(printer, { defaults: blob });
+    return reply.status(204).send();
+  });
+
+  app.patch<JobParams>('/connector/v1/printers/:id/properties', auth, async (request, reply) => {
+    capabilities.patchUpload(ownPrinter(request), request.body);
     return reply.status(204).send();
   });
 

@@ -1,9 +1,10 @@
 /**
  * CapabilityService: a printer's blob capabilities (default and custom per capability), its
  * simplified capabilities (with the admin's tray names, enabled trays and color switch), the
- * connector's upload of defaults, and the merged printer properties /sfapi/GetPrinterProperties
- * shows. Where defaults come from, first found wins: the connector's blob upload, the properties
- * the connector uploaded, the catalog driver of the printer, conservative defaults. The merge
+ * connector's upload of defaults (whole, or merged with a PATCH of its properties and defaults:
+ * properties-patch.ts), and the merged printer properties /sfapi/GetPrinterProperties shows.
+ * Where defaults come from, first found wins: the connector's blob upload, the properties the
+ * connector uploaded, the catalog driver of the printer, conservative defaults. The merge
  * rules are protocol/capability-merge.ts and capability-properties.ts, shared with the agent.
  * No resources to clean up.
  */
@@ -40,6 +41,7 @@ import type { PrinterRecord } from '../store/printer-repo.js';
 import { DriverAssignmentService } from './driver-assignment-service.js';
 import { DEFAULT_DRIVER_DIR, DriverCatalog } from './driver-catalog.js';
 import { defaultCapabilityProperties } from './printer-wire.js';
+import { type MergedUpload, mergePropertiesPatch } from './properties-patch.js';
 
 /** Where a printer's default blob capabilities come from. */
 export type CapabilitySource = 'connector' | 'properties' | 'driver' | 'none';
@@ -113,6 +115,31 @@ export class CapabilityService {
     this.checkDefaults(value, wrapped === undefined ? 'body' : 'defaults');
     this.repo.setDefaults(printer.id, value as BlobCapabilities, this.clock.now());
     this.store.connectors.touchPrinters(printer.connectorId, this.clock.now());
+  }
+
+  /**
+   * The connector's PATCH of what it uploaded (PrinterPropertiesPatch): every given property field
+   * and blob capability default replaces the stored one, the rest stay. All is validated first
+   * and stored in one transaction, so a refused PATCH changes nothing. Returns what was merged.
+   */
+  patchUpload(printer: PrinterRecord, body: unknown): MergedUpload {
+    const merged = this.store.transaction(() => {
+      const current = this.store.printers.findById(printer.id) ?? printer;
+      const result = mergePropertiesPatch(body, {
+        properties: current.properties,
+        defaults: this.repo.get(printer.id).defaults,
+      });
+      const now = this.clock.now();
+      if (result.properties) this.store.printers.setProperties(printer.id, result.properties, now);
+      if (result.defaults) this.repo.setDefaults(printer.id, result.defaults, now);
+      if (result.properties || result.defaults) this.store.connectors.touchPrinters(printer.connectorId, now);
+      return result;
+    });
+    this.logger.info(
+      { printer: printer.name, properties: merged.propertyNames, blob_capabilities: merged.capabilityNames },
+      'printer properties patched',
+    );
+    return merged;
   }
 
   /** Throws ValidationErrors naming `path` when `value` is not a full set of blob capability defaults. */

@@ -2,7 +2,7 @@
  * Pure conversions of printers to their wire shapes: the admin API's Printer object, and the
  * /sfapi/ GetPrinterProperties element (uploaded properties merged with Id, Name, Location,
  * TPUID, or conservative defaults with `Trays: [null]` before the connector uploaded any).
- * Also validates an uploaded properties object. No I/O.
+ * Also validates an uploaded properties object and its single fields. No I/O.
  */
 import { ValidationError, ValidationErrors } from '../../lib/errors.js';
 import type { PrinterCapabilityProperties, PrinterProperties } from '../../protocol/printer-properties.js';
@@ -129,6 +129,26 @@ const EXPECTED: Record<
   Default: 'object',
 };
 
+/** The names of the printer-properties fields a connector uploads, in the order of the type. */
+export const PROPERTY_NAMES = Object.keys(EXPECTED) as (keyof PrinterCapabilityProperties)[];
+
+/** True when `name` is one of PROPERTY_NAMES. */
+export function isPropertyName(name: string): name is keyof PrinterCapabilityProperties {
+  return Object.hasOwn(EXPECTED, name);
+}
+
+/** The problem with one uploaded property field (reported at `path`), or undefined when it is fine. */
+export function checkPropertyField(
+  name: keyof PrinterCapabilityProperties,
+  value: unknown,
+  path: string,
+): ValidationError | undefined {
+  const type = EXPECTED[name];
+  const actual = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+  if (actual === type) return undefined;
+  return new ValidationError(path, `must be ${type === 'array' ? 'an' : 'a'} ${type}`);
+}
+
 /** Checks the body of PUT /connector/v1/printers/<id>/properties; throws naming every bad field. */
 export function parsePropertiesUpload(body: unknown): PrinterCapabilityProperties {
   const properties = (body as { properties?: unknown } | null)?.properties;
@@ -136,13 +156,10 @@ export function parsePropertiesUpload(body: unknown): PrinterCapabilityPropertie
     throw new ValidationErrors([new ValidationError('properties', 'must be an object')]);
   }
   const errors: ValidationError[] = [];
-  for (const [key, type] of Object.entries(EXPECTED)) {
-    const value = (properties as Record<string, unknown>)[key];
-    const actual = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
-    if (actual !== type)
-      errors.push(
-        new ValidationError(`properties.${key}`, `must be ${type === 'array' ? 'an' : 'a'} ${type}`),
-      );
+  for (const name of PROPERTY_NAMES) {
+    const value = (properties as Record<string, unknown>)[name];
+    const error = checkPropertyField(name, value, `properties.${name}`);
+    if (error) errors.push(error);
   }
   if (errors.length > 0) throw new ValidationErrors(errors);
   return properties as PrinterCapabilityProperties;

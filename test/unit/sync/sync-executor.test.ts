@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PrinterSyncClient } from '../../../src/agent/connector/printer-sync-client.js';
 import { executeSyncPlan } from '../../../src/agent/connector/sync-executor.js';
 import {
+  type CloudPrinter,
   type LocalPrinter,
   planPrinterSync,
   type SyncPlan,
@@ -11,6 +12,7 @@ import type { ChannelClient } from '../../../src/client/channel-client.js';
 import { HttpError } from '../../../src/client/http-base.js';
 import { silentLogger } from '../../../src/log/logger.js';
 import type { BlobCapabilities } from '../../../src/printing/translate/capabilities/blob-capabilities.js';
+import type { PrinterPropertiesPatch } from '../../../src/protocol/connector-channel.js';
 import type { PrinterCapabilityProperties } from '../../../src/protocol/printer-properties.js';
 
 const CONNECTOR = 'conn-1';
@@ -32,7 +34,11 @@ const caps = (trays: string[]): BlobCapabilities => ({
   resolutions: [{ value: 600, default: true }],
 });
 
-const props = { Driver: 'Test' } as PrinterCapabilityProperties;
+const props = (trays: string[]) =>
+  ({
+    Driver: 'Test',
+    Trays: trays.map((Name, i) => ({ Index: i + 1, Name, Default: i === 0 })),
+  }) as PrinterCapabilityProperties;
 
 function printer(name: string, trays = ['Tray 1']): LocalPrinter {
   return {
@@ -41,7 +47,7 @@ function printer(name: string, trays = ['Tray 1']): LocalPrinter {
     uuid: `urn:uuid:${name}`,
     state: 'idle',
     reachable: true,
-    properties: props,
+    properties: props(trays),
     capabilities: caps(trays),
   };
 }
@@ -50,6 +56,7 @@ function printer(name: string, trays = ['Tray 1']): LocalPrinter {
 function fakeCloud(failOn: { kind?: string; name?: string; cloudId?: string; status?: number } = {}) {
   const calls: string[] = [];
   const uploads: { id: string; defaults: BlobCapabilities }[] = [];
+  const patches: { id: string; body: PrinterPropertiesPatch }[] = [];
   let created = 0;
   const fail = (kind: string, key: string) => {
     if (failOn.kind === kind && (failOn.name === key || failOn.cloudId === key))
@@ -67,10 +74,24 @@ function fakeCloud(failOn: { kind?: string; name?: string; cloudId?: string; sta
       calls.push(`patch ${id} ${Object.keys(body).join(',')}`);
       fail('patch', id);
     },
-    uploadProperties: async (id: string, _p: unknown, _s: unknown, defaults?: BlobCapabilities) => {
+    uploadProperties: async (
+      _c: string,
+      id: string,
+      _p: unknown,
+      _s: unknown,
+      defaults?: BlobCapabilities,
+    ) => {
       calls.push(defaults ? `properties+capabilities ${id}` : `properties ${id}`);
-      fail('properties', id);
+      fail('upload', id);
       if (defaults) uploads.push({ id, defaults });
+    },
+    patchProperties: async (_c: string, id: string, body: PrinterPropertiesPatch) => {
+      const carried = (part?: object) => Object.keys(part ?? {}).join(',');
+      calls.push(
+        `PATCH ${id} properties[${carried(body.properties)}] blob[${carried(body.blob_capabilities)}]`,
+      );
+      fail('upload-patch', id);
+      patches.push({ id, body });
     },
     deletePrinter: async (_c: string, id: string) => {
       calls.push(`delete ${id}`);
@@ -80,27 +101,37 @@ function fakeCloud(failOn: { kind?: string; name?: string; cloudId?: string; sta
   const client = {
     uploadBlobDefaults: async (id: string, defaults: BlobCapabilities) => {
       calls.push(`capabilities ${id}`);
-      fail('capability', id);
+      fail('upload', id);
       uploads.push({ id, defaults });
     },
   } as unknown as PrinterSyncClient;
-  return { channel, client, calls, uploads };
+  return { channel, client, calls, uploads, patches };
 }
 
-function run(
-  plan: SyncPlan,
-  previous: SyncState,
-  cloud: ReturnType<typeof fakeCloud>,
-  local: LocalPrinter[],
-) {
+function run(plan: SyncPlan, previous: SyncState, cloud: ReturnType<typeof fakeCloud>) {
   return executeSyncPlan(plan, previous, NOW, {
     connectorId: CONNECTOR,
     channel: cloud.channel,
     client: cloud.client,
-    capabilitiesOf: (tpId) =>
-      local.find((p) => p.uri === plan.state.printers.find((r) => r.tpId === tpId)?.uri)?.capabilities,
     logger: silentLogger(),
   });
+}
+
+const planFor = (local: LocalPrinter[], cloudList: CloudPrinter[], state: SyncState) =>
+  planPrinterSync({ printers: local, discoveryOk: true }, cloudList, state, NOW, { connectorId: CONNECTOR });
+
+/** The cloud's list after a first sync of `local` (every printer created and uploaded). */
+async function syncedOnce(local: LocalPrinter[]): Promise<{ state: SyncState; cloudList: CloudPrinter[] }> {
+  const outcome = await run(planFor(local, [], { printers: [] }), { printers: [] }, fakeCloud());
+  const cloudList = outcome.state.printers.map((r) => ({
+    id: r.cloudId as string,
+    name: r.name,
+    status: 'Online',
+    tp_id: r.tpId,
+    connector_id: CONNECTOR,
+    supported_formats: ['PDF'],
+  }));
+  return { state: outcome.state, cloudList };
 }
 
 describe('executeSyncPlan', () => {
@@ -110,27 +141,74 @@ describe('executeSyncPlan', () => {
       connectorId: CONNECTOR,
     });
     const cloud = fakeCloud();
-    const outcome = await run(plan, { printers: [] }, cloud, local);
+    const outcome = await run(plan, { printers: [] }, cloud);
     expect(outcome.failed).toEqual([]);
-    expect(outcome.writes).toEqual({ create: 2, properties: 2 });
+    expect(outcome.writes).toEqual({ create: 2, upload: 2 });
     expect(cloud.uploads.map((u) => u.defaults)).toEqual([caps(['Tray 1']), caps(['Tray 1'])]);
     expect(cloud.calls.filter((c) => c.includes('cloud-a'))).toEqual(['properties+capabilities cloud-a-1']);
     expect(outcome.state.printers.map((r) => r.cloudId).sort()).toEqual(['cloud-a-1', 'cloud-b-2'].sort());
     expect(
-      outcome.state.printers.every((r) => r.propertiesHash && Object.keys(r.capabilityHashes).length === 5),
+      outcome.state.printers.every(
+        (r) =>
+          Object.keys(r.propertyHashes ?? {}).length === 2 && Object.keys(r.capabilityHashes).length === 5,
+      ),
     ).toBe(true);
     expect(outcome.changed.sort()).toEqual(['cloud-a-1', 'cloud-b-2'].sort());
   });
 
-  it('uploads the full defaults when one capability changed, and nothing else', async () => {
-    const before = [printer('a')];
-    const first = planPrinterSync({ printers: before, discoveryOk: true }, [], { printers: [] }, NOW, {
-      connectorId: CONNECTOR,
+  it('one tray changed: ONE PATCH with only Trays and the trays capability, nothing else', async () => {
+    const { state, cloudList } = await syncedOnce([printer('a')]);
+    const after = [printer('a', ['Tray 1', 'Tray 2'])];
+    const cloud = fakeCloud();
+    const outcome = await run(planFor(after, cloudList, state), state, cloud);
+    const id = cloudList[0]?.id;
+    expect(cloud.calls).toEqual([`PATCH ${id} properties[Trays] blob[trays]`]);
+    expect(cloud.patches[0]?.body).toEqual({
+      properties: { Trays: props(['Tray 1', 'Tray 2']).Trays },
+      blob_capabilities: { trays: caps(['Tray 1', 'Tray 2']).trays },
     });
-    const synced = await run(first, { printers: [] }, fakeCloud(), before);
-    const cloudNow = [
+    expect(outcome.writes).toEqual({ 'upload-patch': 1 });
+    expect(outcome.changed).toEqual([id]);
+
+    const again = fakeCloud();
+    const quiet = await run(planFor(after, cloudList, outcome.state), outcome.state, again);
+    expect(again.calls).toEqual([]);
+    expect(quiet.writes).toEqual({});
+  });
+
+  it('a failed PATCH forgets only the hashes it carried, so the next run sends the same PATCH', async () => {
+    const { state, cloudList } = await syncedOnce([printer('a')]);
+    const id = cloudList[0]?.id as string;
+    const after = [printer('a', ['Tray 1', 'Tray 2'])];
+    const failing = fakeCloud({ kind: 'upload-patch', cloudId: id, status: 400 });
+    const failed = await run(planFor(after, cloudList, state), state, failing);
+    expect(failed.failed).toEqual([
+      { tpId: 1, kind: 'upload-patch', error: expect.stringContaining('refused') },
+    ]);
+    const record = failed.state.printers[0];
+    expect(Object.keys(record?.propertyHashes ?? {})).toEqual(['Driver']);
+    expect(Object.keys(record?.capabilityHashes ?? {}).sort()).toEqual([
+      'colors',
+      'options',
+      'papers',
+      'resolutions',
+    ]);
+
+    const retry = fakeCloud();
+    const retried = await run(planFor(after, cloudList, failed.state), failed.state, retry);
+    expect(retry.calls).toEqual([`PATCH ${id} properties[Trays] blob[trays]`]);
+    expect(retried.failed).toEqual([]);
+    expect(Object.keys(retried.state.printers[0]?.capabilityHashes ?? {})).toHaveLength(5);
+  });
+
+  it('a failed whole upload forgets every hash, so the next run sends the whole PUT again', async () => {
+    const local = [printer('a')];
+    const first = fakeCloud({ kind: 'upload', cloudId: 'cloud-a-1' });
+    const failed = await run(planFor(local, [], { printers: [] }), { printers: [] }, first);
+    expect(failed.state.printers[0]).toMatchObject({ propertyHashes: undefined, capabilityHashes: {} });
+    const cloudList = [
       {
-        id: synced.state.printers[0]?.cloudId as string,
+        id: 'cloud-a-1',
         name: 'a',
         status: 'Online',
         tp_id: 1,
@@ -138,15 +216,10 @@ describe('executeSyncPlan', () => {
         supported_formats: ['PDF'],
       },
     ];
-    const after = [printer('a', ['Tray 1', 'Tray 2'])];
-    const plan = planPrinterSync({ printers: after, discoveryOk: true }, cloudNow, synced.state, NOW, {
-      connectorId: CONNECTOR,
-    });
-    const cloud = fakeCloud();
-    const outcome = await run(plan, synced.state, cloud, after);
-    expect(cloud.calls).toEqual([`capabilities ${cloudNow[0]?.id}`]);
-    expect(cloud.uploads[0]?.defaults.trays).toHaveLength(2);
-    expect(outcome.writes).toEqual({ capability: 1 });
+    const retry = fakeCloud();
+    await run(planFor(local, cloudList, failed.state), failed.state, retry);
+    expect(retry.calls).toEqual(['properties+capabilities cloud-a-1']);
+    expect(retry.uploads[0]?.defaults).toEqual(caps(['Tray 1']));
   });
 
   it('stops a failing printer only, and forgets the hashes of uploads that did not happen', async () => {
@@ -154,17 +227,17 @@ describe('executeSyncPlan', () => {
     const plan = planPrinterSync({ printers: local, discoveryOk: true }, [], { printers: [] }, NOW, {
       connectorId: CONNECTOR,
     });
-    const cloud = fakeCloud({ kind: 'properties', cloudId: 'cloud-a-1' });
-    const outcome = await run(plan, { printers: [] }, cloud, local);
+    const cloud = fakeCloud({ kind: 'upload', cloudId: 'cloud-a-1' });
+    const outcome = await run(plan, { printers: [] }, cloud);
     expect(outcome.failed).toEqual([
-      { tpId: expect.any(Number), kind: 'properties', error: expect.stringContaining('refused') },
+      { tpId: expect.any(Number), kind: 'upload', error: expect.stringContaining('refused') },
     ]);
     expect(cloud.uploads.map((u) => u.id)).toEqual(['cloud-b-2']);
     expect(cloud.calls).toContain('properties+capabilities cloud-b-2');
     const a = outcome.state.printers.find((r) => r.name === 'a');
     const b = outcome.state.printers.find((r) => r.name === 'b');
-    expect(a).toMatchObject({ cloudId: 'cloud-a-1', propertiesHash: undefined, capabilityHashes: {} });
-    expect(b?.propertiesHash).toBeDefined();
+    expect(a).toMatchObject({ cloudId: 'cloud-a-1', propertyHashes: undefined, capabilityHashes: {} });
+    expect(b?.propertyHashes).toBeDefined();
   });
 
   it('keeps a record whose create failed without a cloud id, so the next run creates it', async () => {
@@ -172,12 +245,12 @@ describe('executeSyncPlan', () => {
     const plan = planPrinterSync({ printers: local, discoveryOk: true }, [], { printers: [] }, NOW, {
       connectorId: CONNECTOR,
     });
-    const outcome = await run(plan, { printers: [] }, fakeCloud({ kind: 'create', name: 'a' }), local);
+    const outcome = await run(plan, { printers: [] }, fakeCloud({ kind: 'create', name: 'a' }));
     expect(outcome.state.printers).toEqual([
       expect.objectContaining({
         name: 'a',
         cloudId: undefined,
-        propertiesHash: undefined,
+        propertyHashes: undefined,
         capabilityHashes: {},
       }),
     ]);
@@ -217,21 +290,11 @@ describe('executeSyncPlan', () => {
       maxDeleteShare: 1,
     });
     expect(plan.calls.map((c) => c.kind)).toEqual(['delete', 'delete']);
-    const failing = await run(
-      plan,
-      previous,
-      fakeCloud({ kind: 'delete', cloudId: 'gone-1', status: 409 }),
-      [],
-    );
+    const failing = await run(plan, previous, fakeCloud({ kind: 'delete', cloudId: 'gone-1', status: 409 }));
     expect(failing.state.printers).toEqual([
       expect.objectContaining({ cloudId: 'gone-1', tpId: 1, firstMissingAt: NOW - 1e9 }),
     ]);
-    const missing = await run(
-      plan,
-      previous,
-      fakeCloud({ kind: 'delete', cloudId: 'gone-1', status: 404 }),
-      [],
-    );
+    const missing = await run(plan, previous, fakeCloud({ kind: 'delete', cloudId: 'gone-1', status: 404 }));
     expect(missing.failed).toEqual([]);
     expect(missing.state.printers).toEqual([]);
   });

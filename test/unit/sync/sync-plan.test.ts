@@ -10,6 +10,7 @@ import {
   type SyncState,
   stableHash,
 } from '../../../src/agent/connector/sync-plan.js';
+import { propertyHashesOf } from '../../../src/agent/connector/upload-diff.js';
 import type { BlobCapabilities } from '../../../src/printing/translate/capabilities/blob-capabilities.js';
 
 const CONNECTOR = 'conn-1';
@@ -72,10 +73,10 @@ function describeCall(call: SyncCall): string {
       return `put ${target} ${call.body.name} ${call.body.connector_id}`;
     case 'patch':
       return `patch ${target} ${JSON.stringify(call.body)}`;
-    case 'properties':
-      return `properties ${target}`;
-    case 'capability':
-      return `capability ${target} ${call.capability}`;
+    case 'upload':
+      return `upload ${target} ${[call.properties && 'properties', call.capabilities && 'capabilities'].filter(Boolean).join('+')}`;
+    case 'upload-patch':
+      return `upload-patch ${target} properties[${Object.keys(call.properties ?? {})}] capabilities[${Object.keys(call.capabilities ?? {})}]`;
     case 'delete':
       return `delete ${target}`;
   }
@@ -91,7 +92,7 @@ function plan(
   return planPrinterSync({ printers, discoveryOk }, cloudList, state, NOW, { ...options, ...opts });
 }
 
-const props = { Driver: 'X' } as unknown as LocalPrinter['properties'];
+const props = { Driver: 'X' } as unknown as NonNullable<LocalPrinter['properties']>;
 const caps: BlobCapabilities = {
   colors: {
     devmode: 1,
@@ -304,15 +305,7 @@ const cases: Case[] = [
     printers: [local('Alpha', { properties: props, capabilities: caps })],
     cloud: [],
     state: { printers: [] },
-    calls: [
-      'create tp1 Alpha Online',
-      'properties tp1',
-      'capability tp1 colors',
-      'capability tp1 trays',
-      'capability tp1 options',
-      'capability tp1 papers',
-      'capability tp1 resolutions',
-    ],
+    calls: ['create tp1 Alpha Online', 'upload tp1 properties+capabilities'],
   },
   {
     name: 'unchanged hashes: nothing uploaded',
@@ -320,13 +313,13 @@ const cases: Case[] = [
     cloud: [cloud('c1', 'Alpha', 1)],
     state: {
       printers: [
-        record('Alpha', 'c1', 1, { propertiesHash: stableHash(props), capabilityHashes: capHashes }),
+        record('Alpha', 'c1', 1, { propertyHashes: propertyHashesOf(props), capabilityHashes: capHashes }),
       ],
     },
     calls: [],
   },
   {
-    name: 'changed properties: only the properties upload',
+    name: 'changed properties field: a patch of that field only',
     printers: [
       local('Alpha', {
         properties: { Driver: 'Y' } as unknown as LocalPrinter['properties'],
@@ -336,21 +329,59 @@ const cases: Case[] = [
     cloud: [cloud('c1', 'Alpha', 1)],
     state: {
       printers: [
-        record('Alpha', 'c1', 1, { propertiesHash: stableHash(props), capabilityHashes: capHashes }),
+        record('Alpha', 'c1', 1, { propertyHashes: propertyHashesOf(props), capabilityHashes: capHashes }),
       ],
     },
-    calls: ['properties c1'],
+    calls: ['upload-patch c1 properties[Driver] capabilities[]'],
   },
   {
-    name: 'one changed capability: only that capability',
+    name: 'one changed capability: a patch of that capability only',
     printers: [local('Alpha', { properties: props, capabilities: { ...caps, options: 5 } })],
     cloud: [cloud('c1', 'Alpha', 1)],
     state: {
       printers: [
-        record('Alpha', 'c1', 1, { propertiesHash: stableHash(props), capabilityHashes: capHashes }),
+        record('Alpha', 'c1', 1, { propertyHashes: propertyHashesOf(props), capabilityHashes: capHashes }),
       ],
     },
-    calls: ['capability c1 options'],
+    calls: ['upload-patch c1 properties[] capabilities[options]'],
+  },
+  {
+    name: 'known printer without stored hashes (state lost, or reset after a failure): whole upload',
+    printers: [local('Alpha', { properties: props, capabilities: caps })],
+    cloud: [cloud('c1', 'Alpha', 1)],
+    state: { printers: [record('Alpha', 'c1', 1)] },
+    calls: ['upload c1 properties+capabilities'],
+  },
+  {
+    name: 'capability hashes known but no property hashes (an older agent’s state): whole upload',
+    printers: [local('Alpha', { properties: props, capabilities: caps })],
+    cloud: [cloud('c1', 'Alpha', 1)],
+    state: { printers: [record('Alpha', 'c1', 1, { capabilityHashes: capHashes })] },
+    calls: ['upload c1 properties+capabilities'],
+  },
+  {
+    name: 'a printer without properties uploads its capabilities alone',
+    printers: [local('Alpha', { capabilities: caps })],
+    cloud: [],
+    state: { printers: [] },
+    calls: ['create tp1 Alpha Online', 'upload tp1 capabilities'],
+  },
+  {
+    name: 'a field and a capability changed with the printer renamed: PATCH name, then one upload-patch',
+    printers: [
+      local('Gamma', {
+        uuid: 'urn:uuid:alpha',
+        properties: { Driver: 'Y' } as unknown as LocalPrinter['properties'],
+        capabilities: { ...caps, options: 5 },
+      }),
+    ],
+    cloud: [cloud('c1', 'Alpha', 1)],
+    state: {
+      printers: [
+        record('Alpha', 'c1', 1, { propertyHashes: propertyHashesOf(props), capabilityHashes: capHashes }),
+      ],
+    },
+    calls: ['patch c1 {"name":"Gamma"}', 'upload-patch c1 properties[Driver] capabilities[options]'],
   },
   {
     name: 'unreachable printer uploads no capabilities',
@@ -476,7 +507,7 @@ const cases: Case[] = [
     state: {
       printers: [record('Alpha', 'c1', 1), record('Old', 'c3', 3, { firstMissingAt: missingSince(40) })],
     },
-    calls: ['create tp4 Beta Online', 'patch c1 {"location":"L"}', 'properties tp4', 'delete c3'],
+    calls: ['create tp4 Beta Online', 'patch c1 {"location":"L"}', 'upload tp4 properties', 'delete c3'],
   },
 ];
 
@@ -530,11 +561,91 @@ describe('planPrinterSync', () => {
     expect(result.notes[0]).toMatch(/no mass delete/);
   });
 
-  it('stores property and capability hashes after an upload', () => {
+  it('stores a hash per properties field and per capability after an upload', () => {
     const result = plan([local('Alpha', { properties: props, capabilities: caps })], [], { printers: [] });
     expect(result.state.printers[0]).toMatchObject({
-      propertiesHash: stableHash(props),
+      propertyHashes: { Driver: stableHash('X') },
       capabilityHashes: capHashes,
+    });
+  });
+
+  describe('one tray fitted to a known printer', () => {
+    const trayProps = (trays: string[], defaultTray = trays[0]) =>
+      ({
+        Driver: 'IPP Everywhere',
+        ColorSupported: false,
+        PaperFormats: [{ Id: 9, Name: 'A4', XRes: 2100, YRes: 2970, Default: true }],
+        Trays: trays.map((Name, i) => ({ Index: i + 1, Name, Default: Name === defaultTray })),
+        Default: {
+          Paper: 'A4',
+          PaperId: 9,
+          Tray: defaultTray,
+          TrayIndex: trays.indexOf(defaultTray ?? '') + 1,
+        },
+      }) as unknown as NonNullable<LocalPrinter['properties']>;
+    const trayCaps = (trays: string[], defaultTray = trays[0]): BlobCapabilities => ({
+      ...caps,
+      trays: trays.map((name, i) => ({ index: i + 1, name, default: name === defaultTray })),
+    });
+    const known = (trays: string[]) =>
+      record('Alpha', 'c1', 1, {
+        propertyHashes: propertyHashesOf(trayProps(trays)),
+        capabilityHashes: {
+          ...capHashes,
+          trays: stableHash(trayCaps(trays).trays),
+        },
+      });
+
+    it('one upload-patch carrying only Trays and the trays capability', () => {
+      const now = ['Tray 1', 'Tray 2', 'Tray 3'];
+      const result = plan(
+        [local('Alpha', { properties: trayProps(now), capabilities: trayCaps(now) })],
+        [cloud('c1', 'Alpha', 1)],
+        { printers: [known(['Tray 1', 'Tray 2'])] },
+      );
+      expect(result.calls).toEqual([
+        {
+          kind: 'upload-patch',
+          target: { tpId: 1, cloudId: 'c1' },
+          properties: { Trays: trayProps(now).Trays },
+          capabilities: { trays: trayCaps(now).trays },
+        },
+      ]);
+      expect(result.state.printers[0]?.propertyHashes).toEqual(propertyHashesOf(trayProps(now)));
+      expect(result.state.printers[0]?.capabilityHashes.trays).toBe(stableHash(trayCaps(now).trays));
+    });
+
+    it('a moved default tray adds Default, nothing else', () => {
+      const trays = ['Tray 1', 'Tray 2'];
+      const result = plan(
+        [local('Alpha', { properties: trayProps(trays, 'Tray 2'), capabilities: trayCaps(trays, 'Tray 2') })],
+        [cloud('c1', 'Alpha', 1)],
+        { printers: [known(trays)] },
+      );
+      expect(result.calls.map(describeCall)).toEqual([
+        'upload-patch c1 properties[Trays,Default] capabilities[trays]',
+      ]);
+    });
+
+    it('nothing changed: no call', () => {
+      const trays = ['Tray 1', 'Tray 2'];
+      const result = plan(
+        [local('Alpha', { properties: trayProps(trays), capabilities: trayCaps(trays) })],
+        [cloud('c1', 'Alpha', 1)],
+        { printers: [known(trays)] },
+      );
+      expect(result.calls).toEqual([]);
+    });
+
+    it('a new printer with the same trays gets the whole upload (PUT), not a patch', () => {
+      const trays = ['Tray 1', 'Tray 2'];
+      const result = plan(
+        [local('Alpha', { properties: trayProps(trays), capabilities: trayCaps(trays) })],
+        [],
+        { printers: [known(trays)] },
+      );
+      expect(result.calls.map((c) => c.kind)).toEqual(['create', 'upload']);
+      expect(result.calls[1]).toMatchObject({ properties: trayProps(trays), capabilities: trayCaps(trays) });
     });
   });
 

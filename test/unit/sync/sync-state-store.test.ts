@@ -19,7 +19,7 @@ describe('SyncStateStore', () => {
         uri: 'ipp://a/',
         uuid: 'urn:uuid:a',
         deviceId: 'MFG:X;',
-        propertiesHash: 'p1',
+        propertyHashes: { Trays: 'p1', Default: 'p2' },
         capabilityHashes: { trays: 't1', colors: 'c1' },
       },
       { tpId: 7, name: 'B', uri: 'cups://B', capabilityHashes: {}, firstMissingAt: 1234 },
@@ -68,5 +68,22 @@ describe('SyncStateStore', () => {
       deviceId: 'MFG:X;',
       capabilityHashes: {},
     });
+  });
+
+  it('drops the single properties hash of an older agent, so that printer is uploaded whole once', () => {
+    db = openAgentDatabase(':memory:');
+    const old = {
+      tpId: 3,
+      name: 'C',
+      uri: 'ipp://c/',
+      propertiesHash: 'all',
+      capabilityHashes: { trays: 't' },
+    };
+    db.prepare(
+      'INSERT INTO printer_sync (tp_id, cloud_id, uuid, record_json, updated_at) VALUES (?, ?, ?, ?, ?)',
+    ).run(3, null, null, JSON.stringify(old), 0);
+    expect(new SyncStateStore(db, clock).load().printers).toEqual([
+      { tpId: 3, name: 'C', uri: 'ipp://c/', capabilityHashes: { trays: 't' } },
+    ]);
   });
 });
