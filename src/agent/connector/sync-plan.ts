@@ -1,138 +1,34 @@
-/**
- * The printer sync plan: what the connector must call on the cloud so that its printers there
- * match the printers it has locally. Pure (no I/O): the job loop / registration code runs the
- * calls in order and persists the returned state once they all succeeded; nothing to clean up.
- *
- * Rules: identity follows the printer uuid, then the IEEE 1284 device id, then the URI, then the
- * name, so renames and new IP addresses keep the cloud id and tp_id; a printer missing locally is
- * deleted only after a grace period, never when discovery failed, and at most a share of all
- * printers per run; PATCH carries only changed fields. Capability uploads follow upload-diff.ts:
- * a hash per top-level properties field and per blob capability; a new printer (or one whose
- * hashes are unknown) gets one `upload` (PUT of the whole properties with all five defaults),
- * a known one one `upload-patch` with only the changed fields and capabilities, or nothing.
- */
-import type {
-  BlobCapabilities,
-  BlobCapabilityName,
-} from '../../printing/translate/capabilities/blob-capabilities.js';
-import type { PrinterState } from '../../printing/printer-backend.js';
-import type { PrinterCapabilityProperties } from '../../protocol/printer-properties.js';
-import { diffUploads, type PropertyName, stableJson } from './upload-diff.js';
+import { diffUploads, stableJson } from './upload-diff.js';
 
 export { stableHash } from './upload-diff.js';
 
-export type CloudStatus = 'Online' | 'Offline';
+import type {
+  CloudStatus,
+  LocalPrinter,
+  LocalInventory,
+  CloudPrinter,
+  PrinterSyncRecord,
+  SyncState,
+  SyncOptions,
+  PrinterFields,
+  SyncTarget,
+  SyncCall,
+  SyncPlan,
+} from './sync-types.js';
 
-/** A printer as discovered locally this run. */
-export interface LocalPrinter {
-  name: string;
-  uri: string;
-  uuid?: string;
-  deviceId?: string;
-  state: PrinterState;
-  /** False when the printer could not be asked this run (it stays registered, Offline). */
-  reachable: boolean;
-  location?: string;
-  vendorName?: string;
-  modelName?: string;
-  supportedFormats?: string[];
-  properties?: PrinterCapabilityProperties;
-  capabilities?: BlobCapabilities;
-}
-
-export interface LocalInventory {
-  printers: LocalPrinter[];
-  /** False when discovery itself failed: nothing is treated as missing then. */
-  discoveryOk: boolean;
-}
-
-/** A cloud printer as GET /printing/v1/printers/ lists it (fields the plan reads). */
-export interface CloudPrinter {
-  id: string;
-  name: string;
-  status: string;
-  tp_id: number;
-  connector_id: string;
-  location?: string;
-  vendor_name?: string;
-  model_name?: string;
-  pnp_id?: string;
-  supported_formats?: string[];
-}
-
-/** What the agent remembers per printer between runs. */
-export interface PrinterSyncRecord {
-  cloudId?: string;
-  tpId: number;
-  name: string;
-  uri: string;
-  uuid?: string;
-  deviceId?: string;
-  /** One hash per top-level properties field the cloud holds (upload-diff.ts); absent: none known. */
-  propertyHashes?: Partial<Record<PropertyName, string>>;
-  /** One hash per blob capability default the cloud holds; empty: none known. */
-  capabilityHashes: Partial<Record<BlobCapabilityName, string>>;
-  /** ms since epoch when the printer was first found missing locally; absent while present. */
-  firstMissingAt?: number;
-}
-
-export interface SyncState {
-  printers: PrinterSyncRecord[];
-}
-
-export interface SyncOptions {
-  connectorId: string;
-  /** Default 24 h. */
-  gracePeriodMs?: number;
-  /** Largest share of all known printers deleted in one run (0..1, default 0.25; at least one). */
-  maxDeleteShare?: number;
-}
-
-/** Fields of the cloud printer object the connector owns. */
-export interface PrinterFields {
-  name: string;
-  status: CloudStatus;
-  tp_id: number;
-  location: string;
-  vendor_name: string;
-  model_name: string;
-  pnp_id: string;
-  supported_formats: string[];
-}
-
-/** A reference to the printer a call is about: cloudId is absent until its create ran. */
-export interface SyncTarget {
-  tpId: number;
-  cloudId?: string;
-}
-
-export type SyncCall =
-  | { kind: 'create'; target: SyncTarget; body: PrinterFields }
-  | { kind: 'put'; target: SyncTarget; body: PrinterFields & { connector_id: string } }
-  | { kind: 'patch'; target: SyncTarget; body: Partial<PrinterFields> }
-  /** The whole upload: PUT properties (with all five defaults); PUT blob_capabilities without properties. */
-  | {
-      kind: 'upload';
-      target: SyncTarget;
-      properties?: PrinterCapabilityProperties;
-      capabilities?: BlobCapabilities;
-    }
-  /** Only what changed: PATCH properties with the changed fields and blob capabilities (never both empty). */
-  | {
-      kind: 'upload-patch';
-      target: SyncTarget;
-      properties?: Partial<PrinterCapabilityProperties>;
-      capabilities?: Partial<BlobCapabilities>;
-    }
-  | { kind: 'delete'; target: SyncTarget; reason: string };
-
-export interface SyncPlan {
-  calls: SyncCall[];
-  /** The state once every call succeeded (persist it only then). */
-  state: SyncState;
-  /** Why something expected did not happen (deletes held back, discovery failed). */
-  notes: string[];
-}
+export type {
+  CloudStatus,
+  LocalPrinter,
+  LocalInventory,
+  CloudPrinter,
+  PrinterSyncRecord,
+  SyncState,
+  SyncOptions,
+  PrinterFields,
+  SyncTarget,
+  SyncCall,
+  SyncPlan,
+} from './sync-types.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const CALL_ORDER: SyncCall['kind'][] = ['create', 'put', 'patch', 'upload', 'upload-patch', 'delete'];
