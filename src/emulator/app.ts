@@ -17,6 +17,7 @@ import type { Logger } from '../log/logger.js';
 import type { EmulatorContext } from './context.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { PathOnlyLogController } from './http/request-log.js';
+import { assignmentRoutes } from './routes/assignments.js';
 import { connectorChannelRoutes } from './routes/connector-channel.js';
 import { connectorJobRoutes } from './routes/connector-jobs.js';
 import { connectorAdminRoutes } from './routes/connectors.js';
@@ -30,13 +31,16 @@ import { oauthTokenRoutes } from './routes/oauth-token.js';
 import { openidRoutes } from './routes/openid.js';
 import { printerCapabilityRoutes } from './routes/printer-capabilities.js';
 import { printerRoutes } from './routes/printers.js';
+import { printingGroupRoutes } from './routes/printing-groups.js';
 import { pullPrintingRoutes } from './routes/pull-printing.js';
 import { sfapiRoutes } from './routes/sfapi.js';
 import { usersMeRoutes } from './routes/users-me.js';
+import { AssignmentService } from './services/assignment-service.js';
 import { AuthorizationCodeService } from './services/authorization-codes.js';
 import { startPrinterParts } from './services/capability-service.js';
 import { ConnectorHub } from './services/connector-hub.js';
 import { ConnectorService } from './services/connector-service.js';
+import { GroupService } from './services/group-service.js';
 import { JobService } from './services/job-service.js';
 import { OAuthClientService } from './services/oauth-client-service.js';
 import { PairingService } from './services/pairing.js';
@@ -121,6 +125,9 @@ async function registerRoutes(app: FastifyInstance, context: EmulatorContext): P
   await app.register(printerCapabilityRoutes, { context });
   await app.register(connectorAdminRoutes, { context });
   await app.register(driverRoutes, { context });
+  // Printing groups, printing users and printer-group assignments.
+  await app.register(printingGroupRoutes, { context });
+  await app.register(assignmentRoutes, { context });
   await app.register(connectorJobRoutes, { context });
   await app.register(connectorChannelRoutes, { context });
   // The print submission API and storage (owner: sfapi) register below.
@@ -143,6 +150,7 @@ async function createContext(options: EmulatorOptions): Promise<EmulatorContext>
     const printerParts = await startPrinterParts(store, clock, logger, options.driverDir);
     const printers = new PrinterService(store, clock, logger, printerParts);
     const jobs = new JobService(store, clock, logger, hub);
+    const groups = new GroupService(store, clock, logger);
     return {
       store,
       logger,
@@ -158,6 +166,8 @@ async function createContext(options: EmulatorOptions): Promise<EmulatorContext>
       pairings: new PairingService(store, tokens, clock, logger),
       authorizationCodes: new AuthorizationCodeService(store, tokens, clock, logger),
       oauthClients: new OAuthClientService(store, clock, logger),
+      groups,
+      assignments: new AssignmentService(store, printers, groups, clock, logger),
     };
   } catch (error) {
     store.close();

@@ -6,11 +6,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../log/logger.js';
+import type { AssignmentService } from './services/assignment-service.js';
 import type { AuthorizationCodeService } from './services/authorization-codes.js';
 import type { CapabilityService } from './services/capability-service.js';
 import type { ConnectorHub } from './services/connector-hub.js';
 import type { ConnectorService } from './services/connector-service.js';
 import type { DriverAssignmentService } from './services/driver-assignment-service.js';
+import type { GroupService } from './services/group-service.js';
 import type { JobService } from './services/job-service.js';
 import type { OAuthClientService } from './services/oauth-client-service.js';
 import type { PairingService } from './services/pairing.js';
@@ -42,6 +44,10 @@ export interface EmulatorContext {
   authorizationCodes: AuthorizationCodeService;
   /** OAuth client management (/v1/oauth-clients/). */
   oauthClients: OAuthClientService;
+  /** Printing groups and users' printing settings (/printing/v1/groups/, /printing/v1/users/). */
+  groups: GroupService;
+  /** Printer-group assignments and the rule of which printers a user may use. */
+  assignments: AssignmentService;
 }
 
 /** Options every emulator route plugin is registered with. */

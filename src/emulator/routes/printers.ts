@@ -4,7 +4,8 @@
  * and the paginated list with an optional connector_id filter. Reads need the scope printing or
  * printing.connectors; writes need printing.connectors. The list shows what the token may see:
  * a connector (X-Host-Id sent, or a token with printing.connectors but not printing) its own
- * printers; admins and users the organization's printers.
+ * printers; admins the organization's printers; users and client_credentials tokens the printers
+ * they may use (services/assignment-service.ts: unassigned ones, and those of their groups).
  */
 import type { FastifyRequest } from 'fastify';
 import { NotFoundError, ValidationError } from '../../lib/errors.js';
@@ -42,7 +43,10 @@ export const printerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
     const wanted = connectorId === undefined ? own : (connectorId as string).toLowerCase();
     if (own !== undefined && wanted !== own) return envelope(request, context.publicUrl, page, 0, []);
     const filter = wanted === undefined ? {} : { connectorId: wanted };
-    const { count, rows } = printers.page(request.auth.organizationId, { ...page, ...filter });
+    // A connector lists all its printers; admins, users and clients those they may use.
+    const usableBy = own === undefined ? context.assignments.restriction(request.auth) : undefined;
+    const restrict = usableBy === undefined ? {} : { usableBy };
+    const { count, rows } = printers.page(request.auth.organizationId, { ...page, ...filter, ...restrict });
     return envelope(request, context.publicUrl, page, count, rows.map(wire));
   });
 

@@ -12,6 +12,8 @@
  * - Print with fileurl waits up to `fetchWaitMs` for the fetch; a fetch still running answers
  *   412 `{fileid, sasUri: ""}`, a failed one 400 naming `fileurl` with the reason.
  * - An uploaded file is printed once; a second Print with the same fileid is a 400.
+ * - A non-admin caller sees and prints to only the printers it may use (assignment-service.ts):
+ *   a printer assigned to groups none of which the user is in is as unknown as a missing one.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationError, ValidationErrors } from '../../lib/errors.js';
@@ -28,7 +30,6 @@ import { FileStore, type StoredFile } from '../services/file-store.js';
 import { UrlFetcher } from '../services/url-fetcher.js';
 import type { EmulatorContext, EmulatorRouteOptions } from '../context.js';
 import type { NewJob } from '../services/job-service.js';
-import type { PrinterService } from '../services/printer-service.js';
 import { STORAGE_UPLOAD_PREFIX, storageRoutes } from './storage.js';
 
 /** Options of the plugin: the emulator context, and how long Print waits for a URL fetch. */
@@ -63,12 +64,12 @@ export async function sfapiRoutes(app: FastifyInstance, options: SfapiRoutesOpti
   app.get('/sfapi/GetConfiguration/', auth, async (request) => sfapiConfiguration(baseUrl(request, context)));
 
   app.get('/sfapi/GetPrinter/', auth, async (request) =>
-    printers
-      .list(request.auth.organizationId)
+    context.assignments
+      .usable(request.auth, printers.list(request.auth.organizationId))
       .map((p) => ({ id: p.id, name: p.name, location: p.location ?? '' })),
   );
 
-  app.get('/sfapi/GetPrinterProperties/', auth, async (request) => printerProperties(request, printers));
+  app.get('/sfapi/GetPrinterProperties/', auth, async (request) => printerProperties(request, context));
 
   app.get('/sfapi/PrepareUpload/', auth, async (request) => {
     const file = await files.create(request.auth.organizationId, request.auth.userId);
@@ -95,7 +96,8 @@ function invalid(field: string, rule: string): never {
   throw new ValidationErrors([new ValidationError(field, rule)]);
 }
 
-function printerProperties(request: FastifyRequest, printers: PrinterService): PrinterProperties[] {
+function printerProperties(request: FastifyRequest, context: EmulatorContext): PrinterProperties[] {
+  const { printers, assignments } = context;
   const org = request.auth.organizationId;
   const query = request.query as Record<string, unknown>;
   const id = typeof query.id === 'string' && query.id !== '' ? query.id : undefined;
@@ -108,11 +110,13 @@ function printerProperties(request: FastifyRequest, printers: PrinterService): P
   }
   if (id !== undefined && !UUID.test(id)) invalid('id', 'must be a UUID');
   if (id === undefined && name === undefined) {
-    return printers.list(org).flatMap((p) => printers.properties(org, p.id) ?? []);
+    return assignments
+      .usable(request.auth, printers.list(org))
+      .flatMap((p) => printers.properties(org, p.id) ?? []);
   }
   const printer =
     id !== undefined ? printers.findById(org, id.toLowerCase()) : printers.findByName(org, name!);
-  if (!printer) {
+  if (!printer || !assignments.canUse(request.auth, printer)) {
     const field = id !== undefined ? 'id' : 'printer';
     throw new HttpError(404, 'not_found', `${field}: no such printer in your organization`, {}, field);
   }
@@ -132,7 +136,8 @@ class PrintHandler {
   async handle(request: FastifyRequest, reply: FastifyReply) {
     const print = parsePrintRequest(request.body);
     const { organizationId, userId } = request.auth;
-    if (!this.context.printers.findById(organizationId, print.printerId)) {
+    const printer = this.context.printers.findById(organizationId, print.printerId);
+    if (!printer || !this.context.assignments.canUse(request.auth, printer)) {
       invalid('printerid', 'no such printer in your organization');
     }
     let file = await this.sourceFile(print, organizationId, userId);

@@ -62,7 +62,7 @@ export class PrinterService {
   /** One page of printers, optionally of one connector. */
   page(
     orgId: string,
-    query: { limit: number; offset: number; connectorId?: string },
+    query: { limit: number; offset: number; connectorId?: string; usableBy?: { userId: string | null } },
   ): { count: number; rows: PrinterRecord[] } {
     return this.store.printers.page({ organizationId: orgId, ...query });
   }

@@ -2,13 +2,16 @@
  * The emulator's store: the database handle and one repository per table, built together.
  * `close()` closes the database; whoever called `openEmulatorStore` calls it.
  */
+import { AssignmentRepo } from './assignment-repo.js';
 import { ConnectorRepo } from './connector-repo.js';
 import { type EmulatorDatabase, openEmulatorDatabase } from './database.js';
+import { GroupRepo } from './group-repo.js';
 import { JobRepo } from './job-repo.js';
 import { OAuthClientRepo } from './oauth-client-repo.js';
 import { OrganizationRepo } from './organization-repo.js';
 import { PrinterRepo } from './printer-repo.js';
 import { PrinterSettingsRepo } from './printer-settings-repo.js';
+import { PrintingUserRepo } from './printing-user-repo.js';
 import { RefreshTokenRepo } from './refresh-token-repo.js';
 import { SigningKeyRepo } from './signing-key-repo.js';
 import { StoredFileRepo } from './stored-file-repo.js';
@@ -26,6 +29,12 @@ export class EmulatorStore {
   readonly printers: PrinterRepo;
   readonly jobs: JobRepo;
   readonly storedFiles: StoredFileRepo;
+  /** Printing groups and their members. */
+  readonly groups: GroupRepo;
+  /** Printer-group assignments. */
+  readonly assignments: AssignmentRepo;
+  /** Users' printing settings. */
+  readonly printingUsers: PrintingUserRepo;
 
   constructor(readonly db: EmulatorDatabase) {
     this.organizations = new OrganizationRepo(db);
@@ -38,6 +47,9 @@ export class EmulatorStore {
     this.printers = new PrinterRepo(db);
     this.jobs = new JobRepo(db);
     this.storedFiles = new StoredFileRepo(db);
+    this.groups = new GroupRepo(db);
+    this.assignments = new AssignmentRepo(db);
+    this.printingUsers = new PrintingUserRepo(db);
   }
 
   /** Runs `fn` in one transaction. */

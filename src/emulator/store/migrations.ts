@@ -317,4 +317,37 @@ export const MIGRATIONS: readonly Migration[] = [
         committed_json TEXT
       );`,
   },
+  {
+    version: 8,
+    name: 'printing groups, memberships, printer-group assignments, printing user settings',
+    sql: `
+      CREATE TABLE printing_groups (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        local_printing_enabled INTEGER NOT NULL DEFAULT 0,
+        myprinters_enabled INTEGER NOT NULL DEFAULT 0,
+        origin_provider TEXT NOT NULL DEFAULT 'local',
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX printing_groups_org ON printing_groups(organization_id, created_at);
+      CREATE TABLE group_members (
+        group_id TEXT NOT NULL REFERENCES printing_groups(id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        PRIMARY KEY (group_id, user_id)
+      );
+      CREATE INDEX group_members_user ON group_members(user_id);
+      CREATE TABLE printer_group_assignments (
+        printer_id TEXT NOT NULL REFERENCES printers(id) ON DELETE CASCADE,
+        group_id TEXT NOT NULL REFERENCES printing_groups(id) ON DELETE CASCADE,
+        force_chosen INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (printer_id, group_id)
+      );
+      CREATE INDEX printer_group_assignments_group ON printer_group_assignments(group_id);
+      ALTER TABLE users ADD COLUMN local_printing_enabled INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE users ADD COLUMN self_service_enabled INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE users ADD COLUMN myprinters_enabled INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PrinterCapabilityProperties } from '../../protocol/printer-properties.js';
+import { USABLE_BY_USER_SQL } from './assignment-repo.js';
 import type { EmulatorDatabase } from './database.js';
 
 /** Printer status values (admin spec). */
@@ -91,6 +92,8 @@ function toRecord(r: PrinterRow): PrinterRecord {
 export interface PrinterQuery {
   organizationId: string;
   connectorId?: string;
+  /** Only printers this user may use (null: a caller without a user); see assignment-repo.ts. */
+  usableBy?: { userId: string | null };
   limit: number;
   offset: number;
 }
@@ -128,10 +131,17 @@ export class PrinterRepo {
 
   /** One page of printers and the total count. */
   page(query: PrinterQuery): { count: number; rows: PrinterRecord[] } {
-    const where =
-      query.connectorId === undefined ? 'organization_id = ?' : 'organization_id = ? AND connector_id = ?';
-    const args =
-      query.connectorId === undefined ? [query.organizationId] : [query.organizationId, query.connectorId];
+    const conditions = ['organization_id = ?'];
+    const args: (string | null)[] = [query.organizationId];
+    if (query.connectorId !== undefined) {
+      conditions.push('connector_id = ?');
+      args.push(query.connectorId);
+    }
+    if (query.usableBy !== undefined) {
+      conditions.push(USABLE_BY_USER_SQL);
+      args.push(query.usableBy.userId);
+    }
+    const where = conditions.join(' AND ');
     const count = (
       this.db.prepare(`SELECT COUNT(*) AS n FROM printers WHERE ${where}`).get(...args) as { n: number }
     ).n;
