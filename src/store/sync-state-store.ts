@@ -5,7 +5,7 @@
  * sync reads it before a run and replaces it after one, so restarts, renames and new addresses
  * keep the cloud id and tp_id. The database is owned (and closed) by the caller.
  */
-import type { PrinterSyncRecord, SyncState } from '../agent/connector/sync-plan.js';
+import type { PrinterSyncRecord, SyncState } from '../agent/connector/sync-types.js';
 import type { Clock } from '../lib/clock.js';
 import type { AgentDatabase } from './agent-db.js';
 

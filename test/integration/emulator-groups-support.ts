@@ -5,8 +5,6 @@
  * printers and groups and to print. `close()` stops the emulator.
  */
 import { request } from 'undici';
-import { defaultEmulatorSeed } from '../../src/config/demo-seed.js';
-import type { EmulatorSeed } from '../../src/config/emulator-seed-schema.js';
 import {
   call,
   DEMO,
@@ -16,8 +14,7 @@ import {
   startHarness,
   tokenRequest,
 } from './emulator-harness.js';
-
-const OTHER_CLIENT = { id: 'other-app', secret: 'other-secret' };
+import { OTHER_CLIENT, seedWithOtherClient } from './emulator-sfapi-harness.js';
 
 /** The running emulator and the tokens of the tests. */
 export interface GroupsRig {
@@ -31,18 +28,6 @@ export interface GroupsRig {
   close(): Promise<void>;
 }
 
-function seed(): EmulatorSeed {
-  const value = defaultEmulatorSeed();
-  const demoClient = value.organizations[0]!.oauth_clients[0]!;
-  value.organizations[1]!.oauth_clients.push({
-    ...demoClient,
-    client_id: OTHER_CLIENT.id,
-    client_secret: OTHER_CLIENT.secret,
-    name: 'Other App',
-  });
-  return value;
-}
-
 async function otherAdminToken(baseUrl: string): Promise<string> {
   const basic = `Basic ${Buffer.from(`${OTHER_CLIENT.id}:${OTHER_CLIENT.secret}`).toString('base64')}`;
   const { email, password } = DEMO.otherAdmin;
@@ -53,7 +38,7 @@ async function otherAdminToken(baseUrl: string): Promise<string> {
 
 /** Starts the rig; the caller closes it. */
 export async function startGroupsRig(): Promise<GroupsRig> {
-  const h = await startHarness({ seed: seed() });
+  const h = await startHarness({ seed: seedWithOtherClient() });
   const admin = await passwordToken(h.baseUrl, 'printing printing.connectors');
   const alice = await passwordToken(h.baseUrl, 'printing', DEMO.user);
   const other = await otherAdminToken(h.baseUrl);

@@ -94,10 +94,11 @@ async function registerPrinter(base: string, name: string): Promise<string> {
 }
 
 /** A client of the other organization (the demo seed gives it none). */
-const OTHER_CLIENT = { id: 'other-app', secret: 'other-secret' };
+export const OTHER_CLIENT = { id: 'other-app', secret: 'other-secret' };
 
 /** The demo seed plus a client of the other organization. */
-function seed(): EmulatorSeed {
+/** The demo seed plus a second OAuth client (OTHER_CLIENT) in the other organization. */
+export function seedWithOtherClient(): EmulatorSeed {
   const value = defaultEmulatorSeed();
   const demoClient = value.organizations[0]!.oauth_clients[0]!;
   value.organizations[1]!.oauth_clients.push({
@@ -118,7 +119,7 @@ export async function startSfapiHarness(
   const emulator = await createEmulator({
     db: ':memory:',
     dataDir,
-    seed: seed(),
+    seed: seedWithOtherClient(),
     logger,
     ...(clock ? { clock } : {}),
   });

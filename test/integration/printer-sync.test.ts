@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PrinterSyncClient } from '../../src/agent/connector/printer-sync-client.js';
-import type { CloudPrinter } from '../../src/agent/connector/sync-plan.js';
+import type { CloudPrinter } from '../../src/agent/connector/sync-types.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { VirtualPrinter } from '../../src/printing/virtual/virtual-printer.js';
 import { freePort } from '../support/peers.js';

@@ -13,7 +13,7 @@ import type {
   SimplifiedCapabilities,
 } from '../../printing/translate/capabilities/blob-capabilities.js';
 import type { CustomCapabilities } from '../../printing/translate/capabilities/capability-overrides.js';
-import type { CloudPrinter } from './sync-plan.js';
+import type { CloudPrinter } from './sync-types.js';
 
 function adminPrinterPath(printerId: string, tail: string): string {
   return `/printing/v1/printers/${encodeURIComponent(printerId)}/${tail}`;

@@ -14,7 +14,7 @@ import type { DiscoveryResult } from '../../printing/discovery/discovery.js';
 import type { PrinterBackend, PrinterDescription } from '../../printing/printer-backend.js';
 import { ippToBlobCapabilities } from '../../printing/translate/capabilities/blob-capabilities.js';
 import { ippToPrinterProperties } from '../../printing/translate/capabilities/ipp-to-properties.js';
-import type { LocalInventory, LocalPrinter } from './sync-plan.js';
+import type { LocalInventory, LocalPrinter } from './sync-types.js';
 
 /** A printer the agent wants in the cloud: its config entry and where it came from. */
 export interface WantedPrinter {

@@ -25,7 +25,8 @@ import type { PrinterSyncClient } from './printer-sync-client.js';
 import { BackendPool, describeAll, inventoryOf, wantedPrinters } from './printer-sync-inventory.js';
 import type { RegisteredPrinter } from './registration.js';
 import { executeSyncPlan, type FailedSyncCall } from './sync-executor.js';
-import { type LocalPrinter, planPrinterSync } from './sync-plan.js';
+import { planPrinterSync } from './sync-plan.js';
+import type { LocalPrinter } from './sync-types.js';
 
 /** What the printer sync is built from; all owned by the caller. */
 export interface PrinterSyncDeps {

@@ -13,7 +13,7 @@ import { HttpError } from '../../client/http-base.js';
 import { errorMessage } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { PrinterSyncClient } from './printer-sync-client.js';
-import type { PrinterSyncRecord, SyncCall, SyncPlan, SyncState } from './sync-plan.js';
+import type { PrinterSyncRecord, SyncCall, SyncPlan, SyncState } from './sync-types.js';
 
 /** What the executor calls and reads; all owned by the caller. */
 export interface SyncExecutorDeps {

@@ -16,20 +16,6 @@ import type {
   SyncPlan,
 } from './sync-types.js';
 
-export type {
-  CloudStatus,
-  LocalPrinter,
-  LocalInventory,
-  CloudPrinter,
-  PrinterSyncRecord,
-  SyncState,
-  SyncOptions,
-  PrinterFields,
-  SyncTarget,
-  SyncCall,
-  SyncPlan,
-} from './sync-types.js';
-
 const DAY_MS = 24 * 60 * 60 * 1000;
 const CALL_ORDER: SyncCall['kind'][] = ['create', 'put', 'patch', 'upload', 'upload-patch', 'delete'];
 const MAX_TP_ID = 2147483646;

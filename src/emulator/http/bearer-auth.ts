@@ -17,7 +17,7 @@
  *   of a deleted client they live until they expire (spec C rule 6; no new token is issued).
  */
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import type { AccessTokenClaims } from '../services/token-service.js';
+import type { AccessTokenClaims } from '../services/token-types.js';
 import type { UserRole } from '../store/user-repo.js';
 import { type HttpError, forbidden, insufficientScope, invalidToken } from './http-errors.js';
 

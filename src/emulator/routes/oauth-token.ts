@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
 import { OAuthError } from '../http/http-errors.js';
 import type { OAuthClient } from '../store/oauth-client-repo.js';
-import type { TokenResponse } from '../services/token-service.js';
+import type { TokenResponse } from '../services/token-types.js';
 
 /** A parsed form body. */
 export type Form = Record<string, string | undefined>;

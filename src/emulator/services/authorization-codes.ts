@@ -15,7 +15,8 @@ import type { OAuthClient } from '../store/oauth-client-repo.js';
 import { randomToken } from '../store/secret-hash.js';
 import type { User } from '../store/user-repo.js';
 import { verifyCodeVerifier } from './pkce.js';
-import type { TokenResponse, TokenService } from './token-service.js';
+import type { TokenService } from './token-service.js';
+import type { TokenResponse } from './token-types.js';
 import { randomUUID } from 'node:crypto';
 
 /** Lifetime of an authorization code (RFC 6749 recommends at most 10 minutes). */

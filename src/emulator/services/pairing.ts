@@ -20,7 +20,8 @@ import type { EmulatorStore } from '../store/emulator-store.js';
 import type { OAuthClient } from '../store/oauth-client-repo.js';
 import { type PairingRecord, PairingRepo } from '../store/pairing-repo.js';
 import type { User } from '../store/user-repo.js';
-import { type TokenResponse, type TokenService, tenantAllows } from './token-service.js';
+import { type TokenService, tenantAllows } from './token-service.js';
+import type { TokenResponse } from './token-types.js';
 
 /** Letters and digits of pairing codes, without the look-alikes 0/O, 1/I/L. */
 export const PAIRING_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';

@@ -28,15 +28,6 @@ import {
   type TokenResponse,
 } from './token-types.js';
 
-export {
-  ACCESS_TOKEN_TTL_S,
-  type AccessTokenClaims,
-  type IssueOptions,
-  REFRESH_TOKEN_TTL_MS,
-  type TokenKind,
-  type TokenResponse,
-} from './token-types.js';
-
 /** Issues, rotates and verifies tokens. */
 export class TokenService {
   private readonly keys: SigningKeyService;

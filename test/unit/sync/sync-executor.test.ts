@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { PrinterSyncClient } from '../../../src/agent/connector/printer-sync-client.js';
 import { executeSyncPlan } from '../../../src/agent/connector/sync-executor.js';
-import {
-  type CloudPrinter,
-  type LocalPrinter,
-  planPrinterSync,
-  type SyncPlan,
-  type SyncState,
-} from '../../../src/agent/connector/sync-plan.js';
+import { planPrinterSync } from '../../../src/agent/connector/sync-plan.js';
+import type {
+  CloudPrinter,
+  LocalPrinter,
+  SyncPlan,
+  SyncState,
+} from '../../../src/agent/connector/sync-types.js';
 import type { ChannelClient } from '../../../src/client/channel-client.js';
 import { HttpError } from '../../../src/client/http-base.js';
 import { silentLogger } from '../../../src/log/logger.js';

@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type CloudPrinter,
-  cloudStatusOf,
-  type LocalPrinter,
-  type PrinterSyncRecord,
-  planPrinterSync,
-  type SyncCall,
-  type SyncOptions,
-  type SyncState,
-  stableHash,
-} from '../../../src/agent/connector/sync-plan.js';
+import { cloudStatusOf, planPrinterSync, stableHash } from '../../../src/agent/connector/sync-plan.js';
+import type {
+  CloudPrinter,
+  LocalPrinter,
+  PrinterSyncRecord,
+  SyncCall,
+  SyncOptions,
+  SyncState,
+} from '../../../src/agent/connector/sync-types.js';
 import { propertyHashesOf } from '../../../src/agent/connector/upload-diff.js';
 import type { BlobCapabilities } from '../../../src/printing/translate/capabilities/blob-capabilities.js';
 
