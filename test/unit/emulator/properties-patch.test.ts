@@ -1,24 +1,11 @@
+import { blobCapabilities } from '../../support/blob-fixtures.js';
 import { describe, expect, it } from 'vitest';
 import { ValidationErrors } from '../../../src/lib/errors.js';
 import { defaultCapabilityProperties } from '../../../src/emulator/services/printer-wire.js';
 import { mergePropertiesPatch, type StoredUpload } from '../../../src/emulator/services/properties-patch.js';
 import type { BlobCapabilities } from '../../../src/protocol/blob-capabilities.js';
 
-const defaults: BlobCapabilities = {
-  colors: {
-    devmode: 1,
-    mono_num_colors: 2,
-    color_num_colors: 2,
-    mono_bits_pixel: 1,
-    color_bits_pixel: 1,
-    mono_planes: 1,
-    color_planes: 1,
-  },
-  trays: [{ index: 1, name: 'Tray 1', default: true }],
-  options: 0,
-  papers: [],
-  resolutions: [{ value: 600, default: true }],
-};
+const defaults: BlobCapabilities = blobCapabilities();
 const stored: StoredUpload = { properties: defaultCapabilityProperties(), defaults };
 const nothing: StoredUpload = { properties: null, defaults: null };
 const trays = [

@@ -1,3 +1,4 @@
+import { blobCapabilities } from '../../support/blob-fixtures.js';
 import { describe, expect, it } from 'vitest';
 import type { PrinterSyncClient } from '../../../src/agent/connector/printer-sync-client.js';
 import { executeSyncPlan } from '../../../src/agent/connector/sync-executor.js';
@@ -18,21 +19,11 @@ import type { PrinterCapabilityProperties } from '../../../src/protocol/printer-
 const CONNECTOR = 'conn-1';
 const NOW = Date.UTC(2026, 0, 10, 12);
 
-const caps = (trays: string[]): BlobCapabilities => ({
-  colors: {
-    devmode: 1,
-    mono_num_colors: 2,
-    color_num_colors: 2,
-    mono_bits_pixel: 1,
-    color_bits_pixel: 1,
-    mono_planes: 1,
-    color_planes: 1,
-  },
-  trays: trays.map((name, index) => ({ index: index + 1, name, default: index === 0 })),
-  options: 1,
-  papers: [],
-  resolutions: [{ value: 600, default: true }],
-});
+const caps = (trays: string[]): BlobCapabilities =>
+  blobCapabilities({
+    trays: trays.map((name, index) => ({ index: index + 1, name, default: index === 0 })),
+    options: 1,
+  });
 
 const props = (trays: string[]) =>
   ({

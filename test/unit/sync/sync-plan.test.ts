@@ -1,3 +1,4 @@
+import { blobCapabilities } from '../../support/blob-fixtures.js';
 import { describe, expect, it } from 'vitest';
 import { cloudStatusOf, planPrinterSync, stableHash } from '../../../src/agent/connector/sync-plan.js';
 import type {
@@ -91,21 +92,7 @@ function plan(
 }
 
 const props = { Driver: 'X' } as unknown as NonNullable<LocalPrinter['properties']>;
-const caps: BlobCapabilities = {
-  colors: {
-    devmode: 1,
-    mono_num_colors: 2,
-    color_num_colors: 2,
-    mono_bits_pixel: 1,
-    color_bits_pixel: 1,
-    mono_planes: 1,
-    color_planes: 1,
-  },
-  trays: [{ index: 1, name: 'Tray 1', default: true }],
-  options: 0,
-  papers: [],
-  resolutions: [{ value: 600, default: true }],
-};
+const caps: BlobCapabilities = blobCapabilities();
 const capHashes = {
   colors: stableHash(caps.colors),
   trays: stableHash(caps.trays),
