@@ -69,35 +69,21 @@ export class GroupRepo {
     this.db
       .prepare(
         `INSERT INTO printing_groups (id, organization_id, name, description, local_printing_enabled,
-           myprinters_enabled, origin_provider, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+           myprinters_enabled, origin_provider, created_at)
+         VALUES (@id, @organizationId, @name, @description, @localPrinting, @myprinters, @origin, @now)`,
       )
-      .run(
-        id,
-        organizationId,
-        f.name,
-        f.description,
-        f.localPrintingEnabled ? 1 : 0,
-        f.myprintersEnabled ? 1 : 0,
-        f.originProvider,
-        now,
-      );
+      .run({ id, organizationId, now, ...groupParams(f) });
     return this.findById(id)!;
   }
 
   update(id: string, f: GroupFields): GroupRecord {
     this.db
       .prepare(
-        `UPDATE printing_groups SET name = ?, description = ?, local_printing_enabled = ?,
-           myprinters_enabled = ?, origin_provider = ? WHERE id = ?`,
+        `UPDATE printing_groups SET name = @name, description = @description,
+           local_printing_enabled = @localPrinting, myprinters_enabled = @myprinters,
+           origin_provider = @origin WHERE id = @id`,
       )
-      .run(
-        f.name,
-        f.description,
-        f.localPrintingEnabled ? 1 : 0,
-        f.myprintersEnabled ? 1 : 0,
-        f.originProvider,
-        id,
-      );
+      .run({ id, ...groupParams(f) });
     return this.findById(id)!;
   }
 
@@ -143,4 +129,15 @@ export class GroupRepo {
     const insert = this.db.prepare('INSERT OR IGNORE INTO group_members (group_id, user_id) VALUES (?, ?)');
     for (const groupId of groupIds) insert.run(groupId, userId);
   }
+}
+
+/** The named parameters of a group's settings, as insert and update bind them. */
+function groupParams(f: GroupFields) {
+  return {
+    name: f.name,
+    description: f.description,
+    localPrinting: f.localPrintingEnabled ? 1 : 0,
+    myprinters: f.myprintersEnabled ? 1 : 0,
+    origin: f.originProvider,
+  };
 }
