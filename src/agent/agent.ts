@@ -20,6 +20,7 @@ import { errorMessage } from '../lib/errors.js';
 import type { Logger } from '../log/logger.js';
 import { Redactor } from '../log/redaction.js';
 import { type BackendRegistry, defaultBackendRegistry } from '../printing/backend-registry.js';
+import { FINAL_EVENT_KINDS } from '../protocol/connector-channel.js';
 import { type AgentDatabase, openAgentDatabase } from '../store/agent-db.js';
 import { IdentityStore } from '../store/identity-store.js';
 import { JobLedger } from '../store/job-ledger.js';
@@ -204,7 +205,7 @@ export class Agent {
     const { logger, config, dataDir } = this.deps;
     const emit = (jobId: string, event: NewJobEvent) => {
       r.outbox.add(jobId, event);
-      r.sender.notify();
+      r.sender.notify({ urgent: FINAL_EVENT_KINDS.has(event.kind) });
     };
     const runner = new JobRunner({
       ledger: r.ledger,

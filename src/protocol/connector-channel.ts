@@ -150,6 +150,9 @@ export type JobEventKind =
   | 'failed'
   | 'cancelled';
 
+/** The kinds after which a job changes no more. */
+export const FINAL_EVENT_KINDS: ReadonlySet<JobEventKind> = new Set(['completed', 'failed', 'cancelled']);
+
 /** Body of POST /connector/v1/jobs/<id>/events. Events of one job are applied in `seq` order. */
 export interface JobEvent {
   /** UUID chosen by the connector; a repeated event_id is acknowledged and ignored. */

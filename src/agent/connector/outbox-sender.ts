@@ -25,6 +25,7 @@ export type PostEvents = (items: JobEventBatchItem[], signal: AbortSignal) => Pr
 export class OutboxSender {
   private controller = new AbortController();
   private wake: (() => void) | undefined;
+  private endLinger: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private notified = false;
 
@@ -48,10 +49,12 @@ export class OutboxSender {
     this.loop = this.run(this.controller.signal);
   }
 
-  /** Wakes the loop (an event was added). */
-  notify(): void {
+  /** Wakes the loop (an event was added); `urgent` also cuts the linger short (a final event). */
+  notify(options: { urgent?: boolean } = {}): void {
     this.notified = true;
     this.wake?.();
+    // A job's final event is what the user and the app wait for: it does not linger.
+    if (options.urgent) this.endLinger?.();
   }
 
   /**
@@ -175,6 +178,7 @@ export class OutboxSender {
       const signal = this.controller.signal;
       signal.addEventListener('abort', done, { once: true });
       this.wake = wakeable ? done : undefined;
+      this.endLinger = wakeable ? undefined : done;
       function done() {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
@@ -182,6 +186,7 @@ export class OutboxSender {
       }
     }).finally(() => {
       this.wake = undefined;
+      this.endLinger = undefined;
     });
   }
 }

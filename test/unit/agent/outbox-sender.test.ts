@@ -214,6 +214,21 @@ describe('OutboxSender', () => {
     await lingering.stop();
   });
 
+  it('an urgent notify (a final event) cuts the linger short', async () => {
+    // A one-minute linger: only the urgent notify can let the event out while the test runs.
+    const lingering = new OutboxSender(outbox, cloud.post, clock, silentLogger(), 5000, 60_000);
+    lingering.start();
+    outbox.add('a', { kind: 'printing' });
+    lingering.notify();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(cloud.batches).toHaveLength(0);
+    outbox.add('a', { kind: 'completed' });
+    lingering.notify({ urgent: true });
+    await expect.poll(() => cloud.applied).toEqual(['a:1', 'a:2']);
+    expect(cloud.batches).toHaveLength(1);
+    await lingering.stop();
+  });
+
   it('stop() ends a linger at once and leaves nothing undelivered that was acknowledged', async () => {
     const lingering = new OutboxSender(outbox, cloud.post, clock, silentLogger(), 5000, 60_000);
     lingering.start();
