@@ -80,7 +80,10 @@ export class AssignmentService {
 
   /** The printers of `list` the caller may use, in the same order. */
   usable(auth: AuthContext, list: readonly PrinterRecord[]): PrinterRecord[] {
-    return list.filter((p) => this.canUse(auth, p));
+    const restriction = this.restriction(auth);
+    if (restriction === undefined) return [...list];
+    const allowed = this.store.assignments.usableIds(auth.organizationId, restriction.userId);
+    return list.filter((p) => allowed.has(p.id));
   }
 
   private wire(printer: PrinterRecord): AssignmentWire {

@@ -75,6 +75,16 @@ export class AssignmentRepo {
     return { count, printerIds: rows.map((r) => r.id) };
   }
 
+  /** The ids of the organization's printers the user (null: no user) may use, in one query. */
+  usableIds(organizationId: string, userId: string | null): Set<string> {
+    const rows = this.db
+      .prepare(
+        `SELECT printers.id FROM printers WHERE printers.organization_id = ? AND ${USABLE_BY_USER_SQL}`,
+      )
+      .all(organizationId, userId) as { id: string }[];
+    return new Set(rows.map((row) => row.id));
+  }
+
   /** True when the user (null: no user) may use the printer under the access rule. */
   usableBy(printerId: string, userId: string | null): boolean {
     const row = this.db
