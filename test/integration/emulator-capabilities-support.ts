@@ -4,10 +4,11 @@
  * defaults, properties), and helpers to create printers and upload their default blob
  * capabilities. `close()` stops the emulator.
  */
-import { expect } from 'vitest';
+import { COLOR_COLORS } from '../support/blob-fixtures.js';
 import type { BlobCapabilities } from '../../src/protocol/blob-capabilities.js';
 import type { PrinterCapabilityProperties } from '../../src/protocol/printer-properties.js';
 import {
+  createPrinter,
   type CallResult,
   call,
   DEMO,
@@ -26,15 +27,7 @@ export function uploadedDefaults(): BlobCapabilities {
     printable_length: y - 84,
   });
   return {
-    colors: {
-      devmode: 2,
-      mono_num_colors: 2,
-      color_num_colors: 16777216,
-      mono_bits_pixel: 1,
-      color_bits_pixel: 24,
-      mono_planes: 1,
-      color_planes: 1,
-    },
+    colors: COLOR_COLORS,
     trays: [
       { index: 7, name: 'Automatic', default: false },
       { index: 1, name: 'Tray 1', default: true },
@@ -125,20 +118,7 @@ export async function startCapabilityFixture(): Promise<CapabilityFixture> {
     alice,
     connectorId,
     otherConnectorId,
-    newPrinter: async (name, host = connectorId) => {
-      const res = await call(
-        h.baseUrl,
-        'POST',
-        '/printing/v1/printers/',
-        admin,
-        { name, status: 'Online' },
-        {
-          'x-host-id': host,
-        },
-      );
-      expect(res.status).toBe(201);
-      return res.body.id as string;
-    },
+    newPrinter: (name, host = connectorId) => createPrinter(h.baseUrl, admin, host, name),
     upload: (id, body, host = connectorId) =>
       call(h.baseUrl, 'PUT', `/connector/v1/printers/${id}/blob_capabilities`, admin, body, {
         'x-host-id': host,

@@ -10,7 +10,15 @@ import type { JobEvent, JobOffer, ServerMessage } from '../../src/protocol/conne
 import { CHANNEL_CLOSE } from '../../src/protocol/connector-channel.js';
 import type { EmulatorContext } from '../../src/emulator/context.js';
 import { describeEventBatches } from './emulator-event-batch-cases.js';
-import { call, DEMO, type Harness, passwordToken, registration, startHarness } from './emulator-harness.js';
+import {
+  call,
+  createPrinter,
+  DEMO,
+  type Harness,
+  passwordToken,
+  registration,
+  startHarness,
+} from './emulator-harness.js';
 
 let h: Harness;
 let ctx: EmulatorContext;
@@ -28,16 +36,7 @@ beforeAll(async () => {
   connectorId = (
     await call(h.baseUrl, 'POST', '/connector/v1/register', token, registration('CH-1', 'Channel'))
   ).body.id;
-  printerId = (
-    await call(
-      h.baseUrl,
-      'POST',
-      '/printing/v1/printers/',
-      token,
-      { name: 'Channel printer', status: 'Online' },
-      { 'x-host-id': connectorId },
-    )
-  ).body.id;
+  printerId = await createPrinter(h.baseUrl, token, connectorId, 'Channel printer');
   const user = ctx.store.users.findByEmail(DEMO.admin.email)!;
   userId = user.id;
   orgId = user.organizationId;

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { CHANNEL_CLOSE } from '../../src/protocol/connector-channel.js';
-import { call, DEMO, type Harness, passwordToken, registration, startHarness } from './emulator-harness.js';
+import {
+  call,
+  createPrinter,
+  DEMO,
+  type Harness,
+  passwordToken,
+  registration,
+  startHarness,
+} from './emulator-harness.js';
 
 let h: Harness;
 let admin: string;
@@ -16,19 +24,8 @@ async function register(serial: string, type: 'TPHub' | 'Printserver', token = a
   return res.body.id as string;
 }
 
-async function printer(name: string, connectorId: string): Promise<string> {
-  const res = await call(
-    h.baseUrl,
-    'POST',
-    '/printing/v1/printers/',
-    admin,
-    { name, status: 'Online' },
-    {
-      'x-host-id': connectorId,
-    },
-  );
-  expect(res.status).toBe(201);
-  return res.body.id as string;
+function printer(name: string, connectorId: string): Promise<string> {
+  return createPrinter(h.baseUrl, admin, connectorId, name);
 }
 
 const names = (body: { results: { name: string }[] }) => body.results.map((p) => p.name).sort();

@@ -6,6 +6,7 @@
  */
 import { request } from 'undici';
 import {
+  createPrinter,
   call,
   DEMO,
   type Harness,
@@ -57,19 +58,8 @@ export async function startGroupsRig(): Promise<GroupsRig> {
 }
 
 /** Creates a printer of the rig's connector; its id. */
-export async function addPrinter(rig: GroupsRig, name: string): Promise<string> {
-  const res = await call(
-    rig.h.baseUrl,
-    'POST',
-    '/printing/v1/printers/',
-    rig.admin,
-    { name, status: 'Online' },
-    {
-      'x-host-id': rig.connectorId,
-    },
-  );
-  if (res.status !== 201) throw new Error(`printer ${name}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.id;
+export function addPrinter(rig: GroupsRig, name: string): Promise<string> {
+  return createPrinter(rig.h.baseUrl, rig.admin, rig.connectorId, name);
 }
 
 /** Creates a group as the demo admin; its id. */

@@ -125,6 +125,28 @@ export async function call<T = any>(
   };
 }
 
+/**
+ * Creates an Online printer named `name` on connector `connectorId` through the printers API
+ * (`X-Host-Id`); throws unless the answer is 201; returns the printer id.
+ */
+export async function createPrinter(
+  baseUrl: string,
+  token: string,
+  connectorId: string,
+  name: string,
+): Promise<string> {
+  const res = await call(
+    baseUrl,
+    'POST',
+    '/printing/v1/printers/',
+    token,
+    { name, status: 'Online' },
+    { 'x-host-id': connectorId },
+  );
+  if (res.status !== 201) throw new Error(`printer ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id as string;
+}
+
 /** A registration body with the given serial. */
 export function registration(serial: string, name = 'Office connector'): ConnectorRegistration {
   return {

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { jobOffer } from '../../support/job-offers.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JobLoop } from '../../../src/agent/connector/job-loop.js';
 import {
@@ -61,22 +62,7 @@ class FakePrinter implements PrinterBackend {
 }
 
 function offer(id: string): JobOffer {
-  return {
-    job_id: id,
-    printer_id: 'p1',
-    tp_id: 1,
-    document: {
-      url: '/d',
-      size: 5,
-      sha256: 'x',
-      extension: 'pdf',
-      content_type: 'application/pdf',
-      name: 'a.pdf',
-    },
-    ticket: { copies: 1 },
-    user: { id: 'u', email: 'u@example.com', name: 'U' },
-    created: '2026-01-01T00:00:00Z',
-  };
+  return jobOffer(id, { url: '/d' });
 }
 
 describe('JobRunner and JobLoop', () => {

@@ -1,3 +1,4 @@
+import { jobOffer } from '../../support/job-offers.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/lib/clock.js';
 import type { JobOffer } from '../../../src/protocol/connector-channel.js';
@@ -5,22 +6,7 @@ import { type AgentDatabase, openAgentDatabase, SCHEMA_VERSION } from '../../../
 import { canMove, JobLedger, type JobState, LedgerTransitionError } from '../../../src/store/job-ledger.js';
 
 function offer(id: string): JobOffer {
-  return {
-    job_id: id,
-    printer_id: 'p1',
-    tp_id: 1,
-    document: {
-      url: `/d/${id}`,
-      size: 3,
-      sha256: 'x',
-      extension: 'pdf',
-      content_type: 'application/pdf',
-      name: 'a.pdf',
-    },
-    ticket: { copies: 1 },
-    user: { id: 'u', email: 'u@example.com', name: 'U' },
-    created: '2026-01-01T00:00:00Z',
-  };
+  return jobOffer(id, { size: 3 });
 }
 
 describe('ledger state machine', () => {

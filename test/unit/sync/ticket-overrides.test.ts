@@ -1,3 +1,4 @@
+import { COLOR_COLORS } from '../../support/blob-fixtures.js';
 import { describe, expect, it } from 'vitest';
 import type {
   CloudBlobCapabilities,
@@ -13,15 +14,7 @@ import type {
 } from '../../../src/printing/translate/capabilities/blob-capabilities.js';
 
 const defaults: BlobCapabilities = {
-  colors: {
-    devmode: 2,
-    mono_num_colors: 2,
-    color_num_colors: 16777216,
-    mono_bits_pixel: 1,
-    color_bits_pixel: 24,
-    mono_planes: 1,
-    color_planes: 1,
-  },
+  colors: COLOR_COLORS,
   trays: [
     { index: 1, name: 'Tray 1', default: true },
     { index: 2, name: 'Tray 2', default: false },
