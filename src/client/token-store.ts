@@ -41,7 +41,7 @@ export interface StoredTokens {
   /**
    * Written BEFORE a refresh is sent and sent with it; present after a crash mid-refresh, so the
    * same refresh is retried with the same key and the server answers it again (see
-   * emulator/services/refresh-retry-cache.ts). Cleared when the rotated tokens are stored.
+   * emulator/oauth/refresh-retry-cache.ts). Cleared when the rotated tokens are stored.
    */
   refresh_retry_key?: string;
 }

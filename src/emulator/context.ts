@@ -6,18 +6,18 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../log/logger.js';
-import type { AssignmentService } from './services/assignment-service.js';
-import type { AuthorizationCodeService } from './services/authorization-codes.js';
-import type { CapabilityService } from './services/capability-service.js';
-import type { ConnectorHub } from './services/connector-hub.js';
-import type { ConnectorService } from './services/connector-service.js';
-import type { DriverAssignmentService } from './services/driver-assignment-service.js';
-import type { GroupService } from './services/group-service.js';
-import type { JobService } from './services/job-service.js';
-import type { OAuthClientService } from './services/oauth-client-service.js';
-import type { PairingService } from './services/pairing.js';
-import type { PrinterService } from './services/printer-service.js';
-import type { TokenService } from './services/token-service.js';
+import type { AssignmentService } from './groups/assignment-service.js';
+import type { AuthorizationCodeService } from './oauth/authorization-codes.js';
+import type { CapabilityService } from './printers/capability-service.js';
+import type { ConnectorHub } from './connectors/connector-hub.js';
+import type { ConnectorService } from './connectors/connector-service.js';
+import type { DriverAssignmentService } from './drivers/driver-assignment-service.js';
+import type { GroupService } from './groups/group-service.js';
+import type { JobService } from './jobs/job-service.js';
+import type { OAuthClientService } from './clients/oauth-client-service.js';
+import type { PairingService } from './oauth/pairing.js';
+import type { PrinterService } from './printers/printer-service.js';
+import type { TokenService } from './oauth/token-service.js';
 import type { EmulatorStore } from './store/emulator-store.js';
 
 /** Shared state of one emulator instance. Owned and closed by createEmulator's close(). */

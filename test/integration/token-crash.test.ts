@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fetchPasswordToken } from '../../src/client/oauth-client.js';
 import { TokenStore, tokensPath } from '../../src/client/token-store.js';
-import { RETRY_WINDOW_MS } from '../../src/emulator/services/refresh-retry-cache.js';
+import { RETRY_WINDOW_MS } from '../../src/emulator/oauth/refresh-retry-cache.js';
 import { sleep } from '../../src/lib/abort.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/log/logger.js';

@@ -17,8 +17,8 @@
  *   of a deleted client they live until they expire (spec C rule 6; no new token is issued).
  */
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import type { AccessTokenClaims } from '../services/token-types.js';
-import type { UserRole } from '../store/user-repo.js';
+import type { AccessTokenClaims } from '../oauth/token-types.js';
+import type { UserRole } from '../accounts/user-repo.js';
 import { type HttpError, forbidden, insufficientScope, invalidToken } from './http-errors.js';
 
 /** Whom a token acts for: a signed-in user, or (client_credentials) the client itself. */

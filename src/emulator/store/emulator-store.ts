@@ -2,20 +2,20 @@
  * The emulator's store: the database handle and one repository per table, built together.
  * `close()` closes the database; whoever called `openEmulatorStore` calls it.
  */
-import { AssignmentRepo } from './assignment-repo.js';
-import { ConnectorRepo } from './connector-repo.js';
+import { AssignmentRepo } from '../groups/assignment-repo.js';
+import { ConnectorRepo } from '../connectors/connector-repo.js';
 import { type EmulatorDatabase, openEmulatorDatabase } from './database.js';
-import { GroupRepo } from './group-repo.js';
-import { JobRepo } from './job-repo.js';
-import { OAuthClientRepo } from './oauth-client-repo.js';
-import { OrganizationRepo } from './organization-repo.js';
-import { PrinterRepo } from './printer-repo.js';
-import { PrinterSettingsRepo } from './printer-settings-repo.js';
-import { PrintingUserRepo } from './printing-user-repo.js';
-import { RefreshTokenRepo } from './refresh-token-repo.js';
-import { SigningKeyRepo } from './signing-key-repo.js';
-import { StoredFileRepo } from './stored-file-repo.js';
-import { UserRepo } from './user-repo.js';
+import { GroupRepo } from '../groups/group-repo.js';
+import { JobRepo } from '../jobs/job-repo.js';
+import { OAuthClientRepo } from '../clients/oauth-client-repo.js';
+import { OrganizationRepo } from '../accounts/organization-repo.js';
+import { PrinterRepo } from '../printers/printer-repo.js';
+import { PrinterSettingsRepo } from '../printers/printer-settings-repo.js';
+import { PrintingUserRepo } from '../groups/printing-user-repo.js';
+import { RefreshTokenRepo } from '../oauth/refresh-token-repo.js';
+import { SigningKeyRepo } from '../oauth/signing-key-repo.js';
+import { StoredFileRepo } from '../files/stored-file-repo.js';
+import { UserRepo } from '../accounts/user-repo.js';
 
 /** Every repository over one database. */
 export class EmulatorStore {

@@ -1,0 +1,150 @@
+/**
+ * Users table (scrypt-hashed passwords, roles) and the cards linked to users. Borrowing the
+ * database handle; the owner of the handle closes it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EmulatorDatabase } from '../store/database.js';
+import { hashSecret, verifySecret } from '../store/secret-hash.js';
+
+/** Roles of a user. */
+export type UserRole = 'admin' | 'user';
+
+/** A stored user (without the password hash). */
+export interface User {
+  id: string;
+  organizationId: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  roles: UserRole[];
+  pullPrintingEnabled: boolean;
+  createdAt: number;
+}
+
+/** Input of UserRepo.create. */
+export interface NewUser {
+  organizationId: string;
+  email: string;
+  password: string;
+  firstName: string;
+  lastName: string;
+  roles: UserRole[];
+  pullPrintingEnabled: boolean;
+}
+
+interface UserRow {
+  id: string;
+  organization_id: string;
+  email: string;
+  password_hash: string;
+  first_name: string;
+  last_name: string;
+  roles: string;
+  pull_printing_enabled: number;
+  created_at: number;
+}
+
+function toUser(r: UserRow): User {
+  return {
+    id: r.id,
+    organizationId: r.organization_id,
+    email: r.email,
+    firstName: r.first_name,
+    lastName: r.last_name,
+    roles: JSON.parse(r.roles) as UserRole[],
+    pullPrintingEnabled: r.pull_printing_enabled === 1,
+    createdAt: r.created_at,
+  };
+}
+
+/** Reads and writes users and their cards. */
+export class UserRepo {
+  constructor(private readonly db: EmulatorDatabase) {}
+
+  /** Inserts a user, hashing the password with scrypt. */
+  create(input: NewUser, now: number): User {
+    const id = randomUUID();
+    this.db
+      .prepare(
+        `INSERT INTO users (id, organization_id, email, password_hash, first_name, last_name, roles,
+           pull_printing_enabled, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        input.organizationId,
+        input.email,
+        hashSecret(input.password),
+        input.firstName,
+        input.lastName,
+        JSON.stringify(input.roles),
+        input.pullPrintingEnabled ? 1 : 0,
+        now,
+      );
+    return this.findById(id)!;
+  }
+
+  findById(id: string): User | undefined {
+    const row = this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+    return row && toUser(row);
+  }
+
+  /** Finds by e-mail, ignoring letter case. */
+  findByEmail(email: string): User | undefined {
+    const row = this.db.prepare('SELECT * FROM users WHERE email = ?').get(email) as UserRow | undefined;
+    return row && toUser(row);
+  }
+
+  listByOrganization(organizationId: string): User[] {
+    const rows = this.db
+      .prepare('SELECT * FROM users WHERE organization_id = ? ORDER BY created_at, email')
+      .all(organizationId) as UserRow[];
+    return rows.map(toUser);
+  }
+
+  /** The user when `email` exists and `password` matches (constant-time hash comparison). */
+  verifyPassword(email: string, password: string): User | undefined {
+    const row = this.db.prepare('SELECT * FROM users WHERE email = ?').get(email) as UserRow | undefined;
+    if (!row) {
+      // Spend the same work on unknown names so timing does not reveal which e-mails exist.
+      verifySecret(password, dummyHash());
+      return undefined;
+    }
+    return verifySecret(password, row.password_hash) ? toUser(row) : undefined;
+  }
+
+  /** Links a card number to a user of the same organization (replacing an earlier link). */
+  addCard(organizationId: string, cardNumber: string, userId: string, now: number): void {
+    this.db
+      .prepare(
+        `INSERT INTO user_cards (organization_id, card_number, user_id, created_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (organization_id, card_number) DO UPDATE SET user_id = excluded.user_id`,
+      )
+      .run(organizationId, cardNumber, userId, now);
+  }
+
+  /** The user a card belongs to in an organization. */
+  findByCard(organizationId: string, cardNumber: string): User | undefined {
+    const row = this.db
+      .prepare(
+        `SELECT u.* FROM users u JOIN user_cards c ON c.user_id = u.id
+         WHERE c.organization_id = ? AND c.card_number = ?`,
+      )
+      .get(organizationId, cardNumber) as UserRow | undefined;
+    return row && toUser(row);
+  }
+
+  /** The card numbers of a user. */
+  cards(userId: string): string[] {
+    const rows = this.db
+      .prepare('SELECT card_number FROM user_cards WHERE user_id = ? ORDER BY created_at')
+      .all(userId) as { card_number: string }[];
+    return rows.map((r) => r.card_number);
+  }
+}
+
+let dummy: string | undefined;
+/** A hash to compare against when the user does not exist (made once, on first use). */
+function dummyHash(): string {
+  dummy ??= hashSecret('not-a-real-password');
+  return dummy;
+}

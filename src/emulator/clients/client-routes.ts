@@ -1,0 +1,66 @@
+/**
+ * /v1/oauth-clients/: OAuth client management for organization admins (spec section C), over
+ * services/oauth-client-service.ts. Needs a bearer token with the `account` scope (401 without
+ * a valid token, 403 insufficient_scope without the scope) of an organization admin (403). A
+ * client_credentials token is no admin's: it has no user, so it gets 403 naming that rule.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { EmulatorRoutePlugin } from '../context.js';
+import { requireScopes } from '../http/bearer-auth.js';
+import { forbidden } from '../http/http-errors.js';
+import { envelope, parsePage } from '../http/pagination.js';
+import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
+import type { Creator } from './client-creation-limits.js';
+
+interface IdParams {
+  Params: { clientId: string };
+}
+
+/** Registers the client-management routes. */
+export const oauthClientRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+  const service = context.oauthClients;
+  const auth = { preHandler: [requireScopes(REQUIRED_SCOPE.account), requireAdmin] };
+
+  app.post('/v1/oauth-clients/public', auth, async (request, reply) => {
+    reply.status(201).header('cache-control', 'no-store');
+    return service.create(creator(request), 'public', request.body);
+  });
+
+  app.post('/v1/oauth-clients/confidential', auth, async (request, reply) => {
+    reply.status(201).header('cache-control', 'no-store');
+    return service.create(creator(request), 'confidential', request.body);
+  });
+
+  app.get('/v1/oauth-clients', auth, async (request) => {
+    const page = parsePage(request.query as Record<string, unknown>);
+    const { count, results } = service.list(request.auth.organizationId, page.limit, page.offset);
+    return envelope(request, context.publicUrl, page, count, results);
+  });
+
+  app.get<IdParams>('/v1/oauth-clients/:clientId', auth, async (request) =>
+    service.get(request.auth.organizationId, request.params.clientId),
+  );
+
+  app.patch<IdParams>('/v1/oauth-clients/:clientId', auth, async (request) =>
+    service.patch(request.auth.organizationId, request.params.clientId, request.body ?? {}),
+  );
+
+  app.delete<IdParams>('/v1/oauth-clients/:clientId', auth, async (request, reply) => {
+    service.delete(request.auth.organizationId, request.params.clientId);
+    return reply.status(204).send();
+  });
+};
+
+async function requireAdmin(request: FastifyRequest): Promise<void> {
+  if (request.auth.kind === 'client') {
+    throw forbidden(
+      "client management needs an organization admin's token; a client_credentials token stands for " +
+        'its client alone (no user, no role)',
+    );
+  }
+  if (!request.auth.roles.includes('admin')) throw forbidden('client management needs an organization admin');
+}
+
+function creator(request: FastifyRequest): Creator {
+  return { userId: request.auth.userId, organizationId: request.auth.organizationId };
+}

@@ -1,0 +1,109 @@
+/**
+ * The REST half of the connector channel (protocol/connector-channel.ts): register, properties
+ * upload (PUT: the whole; PATCH: only what changed), long poll, claim, document download (Range,
+ * ETag) and job events, one at a time or in batches (services/job-event-batch.ts). Every call
+ * needs the scope printing.connectors; the calling connector is X-Host-Id or the one the caller
+ * registered.
+ */
+import type { FastifyRequest } from 'fastify';
+import { ValidationError } from '../../lib/errors.js';
+import type { JobEventBatchResult, JobPollResponse } from '../../protocol/connector-channel.js';
+import type { EmulatorRoutePlugin } from '../context.js';
+import { requireScopes } from '../http/bearer-auth.js';
+import { sendFileWithRange } from '../http/file-range.js';
+import { forbidden } from '../http/http-errors.js';
+import { connectorToWire } from './connector-service.js';
+import { applyEventBatch, parseEventBatch } from '../jobs/job-event-batch.js';
+import { parsePropertiesUpload } from '../printers/printer-wire.js';
+import { hostId } from '../printers/printer-routes.js';
+
+/** Longest long poll the emulator holds, in seconds. */
+export const MAX_POLL_WAIT_S = 120;
+
+type JobParams = { Params: { id: string } };
+
+/** Registers the connector REST routes. */
+export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+  const auth = { preHandler: requireScopes('printing.connectors') };
+  const { connectors, jobs, printers, hub, capabilities } = context;
+  const caller = (request: FastifyRequest) => {
+    const connector = connectors.resolveCaller(request.auth, hostId(request));
+    connectors.seen(connector.id);
+    return connector;
+  };
+
+  app.post('/connector/v1/register', auth, async (request, reply) => {
+    const { connector, created } = connectors.register(request.auth, request.body);
+    return reply.status(created ? 201 : 200).send(connectorToWire(connector));
+  });
+
+  // A connector uploads the properties of its own printers only: 404 outside the organization,
+  // 403 for a printer of another connector (the caller is X-Host-Id, or the one it registered).
+  const ownPrinter = (request: FastifyRequest<JobParams>) => {
+    const printer = printers.require(request.auth.organizationId, request.params.id);
+    if (printer.connectorId !== caller(request).id)
+      throw forbidden('the printer belongs to another connector');
+    return printer;
+  };
+
+  app.put<JobParams>('/connector/v1/printers/:id/properties', auth, async (request, reply) => {
+    const properties = parsePropertiesUpload(request.body);
+    const printer = ownPrinter(request);
+    // Optional: the blob capability defaults in the same request (checked before anything is stored).
+    const blob = (request.body as { blob_capabilities?: unknown }).blob_capabilities;
+    if (blob !== undefined) capabilities.checkDefaults(blob, 'blob_capabilities');
+    printers.uploadProperties(printer.organizationId, printer.id, properties);
+    if (blob !== undefined) capabilities.uploadDefaults(printer, { defaults: blob });
+    return reply.status(204).send();
+  });
+
+  app.patch<JobParams>('/connector/v1/printers/:id/properties', auth, async (request, reply) => {
+    capabilities.patchUpload(ownPrinter(request), request.body);
+    return reply.status(204).send();
+  });
+
+  app.get('/connector/v1/jobs', auth, async (request, reply): Promise<JobPollResponse> => {
+    const wait = parseWait((request.query as Record<string, unknown>)['wait']);
+    const connector = caller(request);
+    let offers = jobs.pendingOffers(connector.id);
+    if (offers.length === 0 && wait > 0) {
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      await hub.waitForWork(connector.id, wait * 1000, gone.signal);
+      offers = jobs.pendingOffers(connector.id);
+    }
+    return { jobs: offers };
+  });
+
+  app.post<JobParams>('/connector/v1/jobs/:id/claim', auth, async (request) =>
+    jobs.claim(caller(request), request.params.id),
+  );
+
+  app.get<JobParams>('/connector/v1/jobs/:id/document', auth, async (request, reply) => {
+    const job = jobs.documentFor(caller(request), request.params.id);
+    const { path, size, sha256, contentType } = job.file;
+    return sendFileWithRange(request, reply, { path, size, etag: `"${sha256}"`, contentType });
+  });
+
+  app.post<JobParams>('/connector/v1/jobs/:id/events', auth, async (request, reply) => {
+    await jobs.applyEvent(caller(request), request.params.id, request.body);
+    return reply.status(204).send();
+  });
+
+  app.post('/connector/v1/events', auth, async (request): Promise<JobEventBatchResult> => {
+    const connector = caller(request);
+    const items = parseEventBatch(request.body);
+    const results = await applyEventBatch(items, (jobId, event) => jobs.applyEvent(connector, jobId, event));
+    return { results };
+  });
+};
+
+/** The wait parameter: whole seconds from 0 to MAX_POLL_WAIT_S (default 0: answer at once). */
+function parseWait(raw: unknown): number {
+  if (raw === undefined || raw === '') return 0;
+  const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(n) || n > MAX_POLL_WAIT_S) {
+    throw new ValidationError('wait', `must be whole seconds from 0 to ${MAX_POLL_WAIT_S}`);
+  }
+  return n;
+}

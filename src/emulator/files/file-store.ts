@@ -1,0 +1,266 @@
+/**
+ * Documents submitted for printing, on disk under `<dataDir>/files/`: one `<fileid>.bin` per
+ * document, its record (owner, state, size, sha256) in the database, uploaded blocks in
+ * `<fileid>.blocks/` until a block list commits them. Everything streams: bodies go through a
+ * hashing counter straight into a temporary file that is renamed into place, so a 1 GB upload is
+ * never held in memory. Also signs and checks the upload URLs (sasUri) with an HMAC key kept in
+ * `<dataDir>/files/.signing-key`.
+ */
+import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Clock } from '../../lib/clock.js';
+import { PrintRelayError, ValidationError } from '../../lib/errors.js';
+import type { Logger } from '../../log/logger.js';
+import { type BlockListEntry, blockKey } from '../../protocol/sfapi-block-list.js';
+import type { StoredFile, StoredFileRepo, StoredFileState } from './stored-file-repo.js';
+
+export type { StoredFile, StoredFileState } from './stored-file-repo.js';
+
+/** How long a signed upload URL stays valid: one hour. */
+export const UPLOAD_URL_TTL_MS = 60 * 60 * 1000;
+
+/** What a FileStore needs: where to keep files, the clock for URL expiry, a logger. */
+export interface FileStoreOptions {
+  dataDir: string;
+  /** Where the records of the files are kept. */
+  records: StoredFileRepo;
+  clock: Clock;
+  logger: Logger;
+  /** Largest document accepted, in bytes (default 4 GiB). */
+  maxBytes?: number;
+}
+
+/** Result of checking a signed query string. */
+export type SignatureCheck = 'valid' | 'expired' | 'invalid';
+
+/** Thrown when a body exceeds the size limit; mapped to 413. */
+export class TooLargeError extends PrintRelayError {
+  constructor(limit: number) {
+    super('too_large', `the document exceeds ${limit} bytes`);
+  }
+}
+
+/**
+ * The file store. `start()` creates the folder and the signing key; there is nothing to stop.
+ * Files stay until `remove()` (the job service decides when a printed file goes).
+ */
+export class FileStore {
+  private key = Buffer.alloc(0);
+  private readonly dir: string;
+  private readonly maxBytes: number;
+
+  constructor(private readonly options: FileStoreOptions) {
+    this.dir = join(options.dataDir, 'files');
+    this.maxBytes = options.maxBytes ?? 4 * 1024 ** 3;
+  }
+
+  /** Creates `<dataDir>/files/` and loads or makes the signing key. */
+  async start(): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    const keyPath = join(this.dir, '.signing-key');
+    try {
+      this.key = Buffer.from(await readFile(keyPath, 'utf8'), 'base64');
+    } catch {
+      this.key = randomBytes(32);
+      await writeFile(keyPath, this.key.toString('base64'), { mode: 0o600 });
+    }
+  }
+
+  /** Creates the record of a new, empty file owned by the organization. */
+  async create(
+    organizationId: string,
+    userId: string,
+    state: StoredFileState = 'pending',
+  ): Promise<StoredFile> {
+    const fileId = randomUUID();
+    const file: StoredFile = {
+      fileId,
+      organizationId,
+      userId,
+      state,
+      createdAt: this.options.clock.now(),
+      path: join(this.dir, `${fileId}.bin`),
+      size: 0,
+      sha256: '',
+    };
+    await this.save(file);
+    return file;
+  }
+
+  /** The record of a file, or undefined (also for ids that cannot be file ids). */
+  async get(fileId: string): Promise<StoredFile | undefined> {
+    if (!/^[0-9a-f-]{36}$/.test(fileId)) return undefined;
+    return this.options.records.find(fileId);
+  }
+
+  /** Changes a file's state (and fetch error) and persists the record. */
+  async setState(file: StoredFile, state: StoredFileState, error?: string): Promise<void> {
+    file.state = state;
+    if (error !== undefined) file.error = error;
+    await this.save(file);
+  }
+
+  /** The signed query string of an upload URL for the file, valid for one hour. */
+  signUpload(fileId: string): string {
+    const expires = new Date(this.options.clock.now() + UPLOAD_URL_TTL_MS).toISOString();
+    const params = new URLSearchParams({ sv: '2024-11-04', sr: 'b', sp: 'cw', se: expires });
+    params.set('sig', this.signature(fileId, expires));
+    return params.toString();
+  }
+
+  /** Checks the `se` and `sig` parameters of an upload request. */
+  checkSignature(fileId: string, query: { se?: unknown; sig?: unknown }): SignatureCheck {
+    if (typeof query.se !== 'string' || typeof query.sig !== 'string') return 'invalid';
+    const expected = Buffer.from(this.signature(fileId, query.se));
+    const given = Buffer.from(query.sig);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return 'invalid';
+    const expiresAt = Date.parse(query.se);
+    if (Number.isNaN(expiresAt)) return 'invalid';
+    return this.options.clock.now() >= expiresAt ? 'expired' : 'valid';
+  }
+
+  /** Streams a whole document into the file and marks it ready. */
+  async writeDocument(file: StoredFile, body: Readable): Promise<void> {
+    this.assertWritable(file);
+    const { size, sha256 } = await this.streamTo(body, file.path);
+    Object.assign(file, { size, sha256, state: 'ready', committed: [] });
+    await this.save(file);
+    this.options.logger.debug({ file: file.fileId, size }, 'document uploaded');
+  }
+
+  /** Streams one uploaded block to `<fileid>.blocks/<key>`; a block sent twice is replaced. */
+  async writeBlock(file: StoredFile, blockId: string, body: Readable): Promise<void> {
+    this.assertWritable(file);
+    const blockDir = this.blockDir(file.fileId);
+    await mkdir(blockDir, { recursive: true });
+    await this.streamTo(body, join(blockDir, blockKey(blockId)));
+  }
+
+  /**
+   * Assembles the document from the listed blocks in order (uncommitted blocks and ranges of the
+   * committed document), marks it ready and drops the uncommitted blocks. A missing block gives a
+   * ValidationError naming `blocklist`.
+   */
+  async commitBlockList(file: StoredFile, entries: BlockListEntry[]): Promise<void> {
+    this.assertWritable(file);
+    const sources = await this.resolveBlocks(file, entries);
+    const hash = createHash('sha256');
+    const temp = `${file.path}.${randomUUID()}.tmp`;
+    const committed: NonNullable<StoredFile['committed']> = [];
+    let offset = 0;
+    for (const source of sources) {
+      committed.push({ id: source.id, offset, length: source.length });
+      offset += source.length;
+    }
+    // One pipeline over all blocks in order (a pipeline per block onto one file stream would
+    // pile listeners on it), hashing on the way.
+    async function* blocks() {
+      for (const source of sources) {
+        if (source.length === 0) continue;
+        const range = source.range ?? { start: 0, end: Number.POSITIVE_INFINITY };
+        for await (const chunk of createReadStream(source.path, { start: range.start, end: range.end })) {
+          hash.update(chunk as Buffer);
+          yield chunk as Buffer;
+        }
+      }
+    }
+    try {
+      await pipeline(blocks, createWriteStream(temp));
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+    await rename(temp, file.path);
+    await rm(this.blockDir(file.fileId), { recursive: true, force: true });
+    Object.assign(file, { size: offset, sha256: hash.digest('hex'), state: 'ready', committed });
+    await this.save(file);
+    this.options.logger.debug(
+      { file: file.fileId, size: offset, blocks: sources.length },
+      'block list committed',
+    );
+  }
+
+  /** Deletes a file, its blocks and its record. */
+  async remove(fileId: string): Promise<void> {
+    this.options.records.remove(fileId);
+    await rm(join(this.dir, `${fileId}.bin`), { force: true });
+    await rm(this.blockDir(fileId), { recursive: true, force: true });
+  }
+
+  /**
+   * Streams `body` into `target` through a temporary file, hashing and counting on the way.
+   * Used for uploads and URL fetches alike.
+   */
+  async streamTo(body: Readable, target: string): Promise<{ size: number; sha256: string }> {
+    const hash = createHash('sha256');
+    let size = 0;
+    const limit = this.maxBytes;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        size += chunk.length;
+        if (size > limit) return callback(new TooLargeError(limit));
+        hash.update(chunk);
+        callback(null, chunk);
+      },
+    });
+    const temp = `${target}.${randomUUID()}.tmp`;
+    try {
+      await pipeline(body, counter, createWriteStream(temp));
+      await rename(temp, target);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+    return { size, sha256: hash.digest('hex') };
+  }
+
+  private async resolveBlocks(file: StoredFile, entries: BlockListEntry[]) {
+    const resolved: { id: string; path: string; length: number; range?: { start: number; end: number } }[] =
+      [];
+    for (const entry of entries) {
+      const uncommitted = join(this.blockDir(file.fileId), blockKey(entry.id));
+      const size = entry.kind === 'Committed' ? undefined : await fileSize(uncommitted);
+      if (size !== undefined) {
+        resolved.push({ id: entry.id, path: uncommitted, length: size });
+        continue;
+      }
+      const previous =
+        entry.kind === 'Uncommitted' ? undefined : file.committed?.find((b) => b.id === entry.id);
+      if (!previous)
+        throw new ValidationError('blocklist', `block ${entry.id} (${entry.kind}) was not uploaded`);
+      const range = { start: previous.offset, end: previous.offset + previous.length - 1 };
+      resolved.push({ id: entry.id, path: file.path, length: previous.length, range });
+    }
+    return resolved;
+  }
+
+  private assertWritable(file: StoredFile): void {
+    if (file.state === 'consumed' || file.state === 'fetching') {
+      throw new PrintRelayError('conflict', `file ${file.fileId} can no longer be uploaded (${file.state})`);
+    }
+  }
+
+  private signature(fileId: string, expires: string): string {
+    return createHmac('sha256', this.key).update(`${fileId}\n${expires}\ncw`).digest('base64url');
+  }
+
+  private async save(file: StoredFile): Promise<void> {
+    this.options.records.save(file);
+  }
+
+  private blockDir(fileId: string): string {
+    return join(this.dir, `${fileId}.blocks`);
+  }
+}
+
+async function fileSize(path: string): Promise<number | undefined> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return undefined;
+  }
+}

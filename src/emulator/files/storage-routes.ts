@@ -1,0 +1,151 @@
+/**
+ * The storage endpoint behind the sasUri of PrepareUpload: `PUT /storage/uploads/<fileid>?<signed
+ * query>`. No bearer token: the HMAC signature in the query is the credential (expired or wrong
+ * gives 403), and the query string is never logged (request logging is off on this route). Takes
+ * the three upload styles real clients use, all streamed to disk:
+ * - multipart/form-data with a part named `file` (the spec; scripts), parsed with busboy;
+ * - a raw body with `x-ms-blob-type: BlockBlob` (Azure Blob SDK, small files);
+ * - Azure blocks: `&comp=block&blockid=<base64>` bodies, then `&comp=blocklist` with the XML list.
+ * Success is 201 with an empty body; errors come as Azure-style XML `<Error><Code/><Message/>`.
+ */
+import busboy from 'busboy';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
+import { PrintRelayError, ValidationError, errorMessage } from '../../lib/errors.js';
+import type { Logger } from '../../log/logger.js';
+import { parseBlockList } from '../../protocol/sfapi-block-list.js';
+import { type FileStore, type StoredFile, TooLargeError } from './file-store.js';
+
+/** Path prefix of upload URLs; the file id follows. */
+export const STORAGE_UPLOAD_PREFIX = '/storage/uploads/';
+
+/** Largest XML block list read (50,000 blocks of 64-byte ids fit). */
+const MAX_BLOCK_LIST_BYTES = 8 * 1024 * 1024;
+
+/** The store uploads go to (shared with the /sfapi/ routes) and a logger. */
+export interface StorageRoutesOptions {
+  files: FileStore;
+  logger: Logger;
+}
+
+/** Registers the upload route. Bodies are not parsed by Fastify here: the handlers stream them. */
+export async function storageRoutes(app: FastifyInstance, options: StorageRoutesOptions): Promise<void> {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+  const log = options.logger.child({ route: 'storage' });
+  app.put(`${STORAGE_UPLOAD_PREFIX}:fileId`, { logLevel: 'silent' }, async (request, reply) => {
+    const { fileId } = request.params as { fileId: string };
+    try {
+      return await upload(request, reply, options.files, fileId.toLowerCase());
+    } catch (error) {
+      request.raw.resume();
+      return sendStorageError(reply, error, log, fileId);
+    }
+  });
+}
+
+async function upload(request: FastifyRequest, reply: FastifyReply, files: FileStore, fileId: string) {
+  const query = request.query as Record<string, unknown>;
+  const check = files.checkSignature(fileId, query);
+  if (check !== 'valid') {
+    const message = check === 'expired' ? 'the upload URL has expired' : 'the signature does not match';
+    return sendXmlError(reply, 403, 'AuthenticationFailed', message);
+  }
+  const file = await files.get(fileId);
+  if (!file) return sendXmlError(reply, 404, 'BlobNotFound', 'no such upload');
+  if (query.comp === 'block') {
+    if (typeof query.blockid !== 'string')
+      throw new ValidationError('blockid', 'is required with comp=block');
+    await files.writeBlock(file, query.blockid, request.raw);
+  } else if (query.comp === 'blocklist') {
+    const xml = await readText(request.raw, MAX_BLOCK_LIST_BYTES);
+    await files.commitBlockList(file, parseBlockList(xml));
+  } else if (query.comp !== undefined) {
+    throw new ValidationError('comp', 'must be block or blocklist');
+  } else {
+    await putBlob(request, files, file);
+  }
+  return sendCreated(reply, file);
+}
+
+/** A whole-blob upload: multipart with a `file` part, or the raw body. */
+async function putBlob(request: FastifyRequest, files: FileStore, file: StoredFile): Promise<void> {
+  const blobType = request.headers['x-ms-blob-type'];
+  if (typeof blobType !== 'string' || blobType.toLowerCase() !== 'blockblob') {
+    throw new ValidationError('x-ms-blob-type', 'header must be BlockBlob');
+  }
+  const contentType = request.headers['content-type'] ?? '';
+  if (contentType.toLowerCase().startsWith('multipart/form-data')) {
+    await putMultipart(request, files, file);
+  } else {
+    await files.writeDocument(file, request.raw);
+  }
+}
+
+/** Streams the part named `file` of a multipart body into the store; other parts are skipped. */
+function putMultipart(request: FastifyRequest, files: FileStore, file: StoredFile): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let written: Promise<void> | undefined;
+    const parser = busboy({ headers: request.headers, limits: { fields: 20 } });
+    parser.on('file', (name, stream) => {
+      if (name !== 'file' || written) {
+        stream.resume();
+        return;
+      }
+      written = files.writeDocument(file, stream);
+      written.catch(() => undefined);
+    });
+    parser.on('error', (error) =>
+      reject(new ValidationError('file', `bad multipart body: ${errorMessage(error)}`)),
+    );
+    parser.on('close', () => {
+      if (!written) reject(new ValidationError('file', 'the multipart body needs a part named file'));
+      else written.then(resolve, reject);
+    });
+    request.raw.on('error', reject);
+    request.raw.pipe(parser);
+  });
+}
+
+async function readText(body: Readable, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new ValidationError('blocklist', `must be at most ${limit} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function sendCreated(reply: FastifyReply, file: StoredFile) {
+  return reply
+    .code(201)
+    .header('etag', `"0x${file.sha256.slice(0, 16).toUpperCase() || '0'}"`)
+    .header('x-ms-request-server-encrypted', 'false')
+    .header('x-ms-version', '2024-11-04')
+    .send();
+}
+
+function sendStorageError(reply: FastifyReply, error: unknown, log: Logger, fileId: string) {
+  if (error instanceof ValidationError) return sendXmlError(reply, 400, 'InvalidInput', error.message);
+  if (error instanceof TooLargeError) return sendXmlError(reply, 413, 'RequestBodyTooLarge', error.message);
+  if (error instanceof PrintRelayError && error.code === 'conflict') {
+    return sendXmlError(reply, 409, 'BlobImmutable', error.message);
+  }
+  log.error({ err: error, file: fileId }, 'upload failed');
+  return sendXmlError(reply, 500, 'InternalError', 'the upload could not be stored');
+}
+
+function xmlEscape(text: string): string {
+  return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function sendXmlError(reply: FastifyReply, status: number, code: string, message: string) {
+  const body = `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error>`;
+  return reply
+    .code(status)
+    .header('content-type', 'application/xml')
+    .header('x-ms-error-code', code)
+    .send(body);
+}

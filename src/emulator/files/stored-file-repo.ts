@@ -1,0 +1,94 @@
+/**
+ * Records of stored documents (the file store's bookkeeping: owner, state, size, sha256, the
+ * committed blocks of a block-list upload). The bytes live on disk; the records live here, so a
+ * record is one SQLite row instead of a JSON file rewritten on every state change.
+ * Borrowing the database handle; the owner of the handle closes it.
+ */
+import type { EmulatorDatabase } from '../store/database.js';
+
+/** Life of a stored file: pending (awaiting upload) / fetching (from a URL) -> ready -> consumed. */
+export type StoredFileState = 'pending' | 'fetching' | 'ready' | 'failed' | 'consumed';
+
+/** The record of one document. */
+export interface StoredFile {
+  fileId: string;
+  organizationId: string;
+  userId: string;
+  state: StoredFileState;
+  createdAt: number;
+  /** Absolute path of the document (exists once ready). */
+  path: string;
+  size: number;
+  sha256: string;
+  /** Why a URL fetch failed. */
+  error?: string;
+  /** Blocks of the committed blob, for later block lists that name Committed blocks. */
+  committed?: { id: string; offset: number; length: number }[];
+}
+
+interface StoredFileRow {
+  file_id: string;
+  organization_id: string;
+  user_id: string;
+  state: StoredFileState;
+  created_at: number;
+  path: string;
+  size: number;
+  sha256: string;
+  error: string | null;
+  committed_json: string | null;
+}
+
+export class StoredFileRepo {
+  constructor(private readonly db: EmulatorDatabase) {}
+
+  /** Inserts the record or replaces the stored one of the same file id. */
+  save(file: StoredFile): void {
+    this.db
+      .prepare(
+        `INSERT INTO stored_files (file_id, organization_id, user_id, state, created_at, path, size, sha256, error, committed_json)
+         VALUES (@fileId, @organizationId, @userId, @state, @createdAt, @path, @size, @sha256, @error, @committed)
+         ON CONFLICT(file_id) DO UPDATE SET state = excluded.state, path = excluded.path, size = excluded.size,
+           sha256 = excluded.sha256, error = excluded.error, committed_json = excluded.committed_json`,
+      )
+      .run({
+        fileId: file.fileId,
+        organizationId: file.organizationId,
+        userId: file.userId,
+        state: file.state,
+        createdAt: file.createdAt,
+        path: file.path,
+        size: file.size,
+        sha256: file.sha256,
+        error: file.error ?? null,
+        committed: file.committed ? JSON.stringify(file.committed) : null,
+      });
+  }
+
+  find(fileId: string): StoredFile | undefined {
+    const row = this.db.prepare('SELECT * FROM stored_files WHERE file_id = ?').get(fileId) as
+      | StoredFileRow
+      | undefined;
+    return row ? toStoredFile(row) : undefined;
+  }
+
+  remove(fileId: string): void {
+    this.db.prepare('DELETE FROM stored_files WHERE file_id = ?').run(fileId);
+  }
+}
+
+function toStoredFile(row: StoredFileRow): StoredFile {
+  const file: StoredFile = {
+    fileId: row.file_id,
+    organizationId: row.organization_id,
+    userId: row.user_id,
+    state: row.state,
+    createdAt: row.created_at,
+    path: row.path,
+    size: row.size,
+    sha256: row.sha256,
+  };
+  if (row.error !== null) file.error = row.error;
+  if (row.committed_json !== null) file.committed = JSON.parse(row.committed_json) as StoredFile['committed'];
+  return file;
+}

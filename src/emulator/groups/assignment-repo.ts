@@ -1,0 +1,95 @@
+/**
+ * Printer-group assignments (table printer_group_assignments): which groups a printer is
+ * assigned to, with force_chosen. Rows go with their printer or group (ON DELETE CASCADE).
+ * Also the SQL of the access rule "a user can use every printer assigned to any group the user
+ * belongs to; a printer assigned to no group is usable by every user of its organization".
+ * Borrowing the database handle; the owner of the handle closes it.
+ */
+import type { EmulatorDatabase } from '../store/database.js';
+
+/** One group of a printer's assignment. */
+export interface AssignedGroup {
+  groupId: string;
+  groupName: string;
+  forceChosen: boolean;
+}
+
+/**
+ * A condition on `printers.id` true when the user (the one `?` parameter; null: a caller without
+ * a user, so in no group) may use the printer: it has no assignment, or one to a group of theirs.
+ */
+export const USABLE_BY_USER_SQL = `(NOT EXISTS (SELECT 1 FROM printer_group_assignments ua
+      WHERE ua.printer_id = printers.id)
+    OR EXISTS (SELECT 1 FROM printer_group_assignments ua JOIN group_members um ON um.group_id = ua.group_id
+      WHERE ua.printer_id = printers.id AND um.user_id = ?))`;
+
+/** Reads and writes assignments. */
+export class AssignmentRepo {
+  constructor(private readonly db: EmulatorDatabase) {}
+
+  /** Assigns a printer to a group (an existing assignment takes the new force_chosen). */
+  add(printerId: string, groupId: string, forceChosen: boolean, now: number): void {
+    this.db
+      .prepare(
+        `INSERT INTO printer_group_assignments (printer_id, group_id, force_chosen, created_at)
+         VALUES (?, ?, ?, ?) ON CONFLICT (printer_id, group_id) DO UPDATE SET force_chosen = excluded.force_chosen`,
+      )
+      .run(printerId, groupId, forceChosen ? 1 : 0, now);
+  }
+
+  /** Removes a printer's assignment to a group (nothing when there is none). */
+  remove(printerId: string, groupId: string): void {
+    this.db
+      .prepare('DELETE FROM printer_group_assignments WHERE printer_id = ? AND group_id = ?')
+      .run(printerId, groupId);
+  }
+
+  /** The groups a printer is assigned to, in the order they were assigned. */
+  groupsOfPrinter(printerId: string): AssignedGroup[] {
+    const rows = this.db
+      .prepare(
+        `SELECT a.group_id, g.name, a.force_chosen FROM printer_group_assignments a
+         JOIN printing_groups g ON g.id = a.group_id WHERE a.printer_id = ? ORDER BY a.created_at, a.rowid`,
+      )
+      .all(printerId) as { group_id: string; name: string; force_chosen: number }[];
+    return rows.map((r) => ({ groupId: r.group_id, groupName: r.name, forceChosen: r.force_chosen === 1 }));
+  }
+
+  /**
+   * One page of the ids of an organization's printers that have an assignment (by printer
+   * name), optionally only those assigned to `groupId`; with the total count.
+   */
+  pagePrinters(
+    organizationId: string,
+    query: { groupId?: string; limit: number; offset: number },
+  ): { count: number; printerIds: string[] } {
+    const where = `p.organization_id = ? AND EXISTS (SELECT 1 FROM printer_group_assignments a
+      WHERE a.printer_id = p.id${query.groupId === undefined ? '' : ' AND a.group_id = ?'})`;
+    const args = query.groupId === undefined ? [organizationId] : [organizationId, query.groupId];
+    const count = (
+      this.db.prepare(`SELECT COUNT(*) AS n FROM printers p WHERE ${where}`).get(...args) as { n: number }
+    ).n;
+    const rows = this.db
+      .prepare(`SELECT p.id FROM printers p WHERE ${where} ORDER BY p.name, p.id LIMIT ? OFFSET ?`)
+      .all(...args, query.limit, query.offset) as { id: string }[];
+    return { count, printerIds: rows.map((r) => r.id) };
+  }
+
+  /** The ids of the organization's printers the user (null: no user) may use, in one query. */
+  usableIds(organizationId: string, userId: string | null): Set<string> {
+    const rows = this.db
+      .prepare(
+        `SELECT printers.id FROM printers WHERE printers.organization_id = ? AND ${USABLE_BY_USER_SQL}`,
+      )
+      .all(organizationId, userId) as { id: string }[];
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /** True when the user (null: no user) may use the printer under the access rule. */
+  usableBy(printerId: string, userId: string | null): boolean {
+    const row = this.db
+      .prepare(`SELECT 1 AS ok FROM printers WHERE printers.id = ? AND ${USABLE_BY_USER_SQL}`)
+      .get(printerId, userId);
+    return row !== undefined;
+  }
+}

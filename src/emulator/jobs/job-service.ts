@@ -1,0 +1,253 @@
+/**
+ * JobService: print jobs from the /sfapi/ Print call to the connector and back. Jobs are stored,
+ * offered to the connector that owns the printer (WebSocket or poll), claimed by one connector,
+ * downloaded, and driven by the connector's events; status() answers the spec's Status. With
+ * printanddelete the stored file is removed once the job ends. No resources to clean up.
+ */
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import type { Clock } from '../../lib/clock.js';
+import { NotFoundError, PrintRelayError } from '../../lib/errors.js';
+import type { Logger } from '../../log/logger.js';
+import { CHANNEL_PATHS, type JobOffer } from '../../protocol/connector-channel.js';
+import type { PrintTicket } from '../../protocol/print-ticket.js';
+import { HttpError, conflict } from '../http/http-errors.js';
+import type { ConnectorRecord } from '../connectors/connector-repo.js';
+import type { EmulatorStore } from '../store/emulator-store.js';
+import type { JobRecord } from './job-repo.js';
+import type { JobNotifier } from '../connectors/connector-hub.js';
+import { applyJobEvent, isFinal, parseJobEvent } from './job-events.js';
+import { type JobStatus, jobStatus } from './job-status.js';
+
+/** The Status response (re-exported for the print API). */
+export type { JobStatus } from './job-status.js';
+
+/** A job as the print API creates it. */
+export interface NewJob {
+  organizationId: string;
+  userId: string;
+  printerId: string;
+  file: { path: string; size: number; sha256: string; extension: string; contentType: string; name: string };
+  ticket: PrintTicket;
+  deleteAfterPrint: boolean;
+}
+
+/**
+ * Pull printing's hook (owner: tpfm-server): `hold` keeps a new job in a user's queue instead of
+ * offering it (returns the held job's id, or undefined to route the job normally); `status`
+ * answers Status for ids JobService does not know.
+ */
+export interface JobHolder {
+  hold(job: NewJob): string | undefined;
+  status(orgId: string, jobId: string): JobStatus | undefined;
+}
+
+/** Called with the job after every applied event or cancellation (see JobService.watch). */
+export type JobWatcher = (job: JobRecord) => void;
+
+/** Creates, routes and tracks jobs. */
+export class JobService {
+  private holder: JobHolder | undefined;
+  private readonly watchers = new Map<string, Set<JobWatcher>>();
+
+  constructor(
+    private readonly store: EmulatorStore,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly notifier: JobNotifier,
+  ) {}
+
+  /** Stores a pending job and offers it to the printer's connector. NotFoundError for a foreign printer. */
+  create(job: NewJob): { jobId: string } {
+    const printer = this.store.printers.findById(job.printerId.toLowerCase());
+    if (!printer || printer.organizationId !== job.organizationId)
+      throw new NotFoundError(`printer ${job.printerId}`);
+    const heldId = this.holder?.hold(job);
+    if (heldId !== undefined) return { jobId: heldId };
+    const now = this.clock.now();
+    const id = randomUUID();
+    this.store.jobs.insert({ ...job, id, printerId: printer.id, createdAt: now, updatedAt: now });
+    this.logger.info({ job: id, printer: printer.name }, 'job created');
+    this.notifier.jobAvailable(printer.connectorId, this.offer(this.store.jobs.findById(id)!));
+    return { jobId: id };
+  }
+
+  /** The spec's Status of a job of the organization; undefined for an unknown job (status 2). */
+  status(orgId: string, jobId: string): JobStatus | undefined {
+    const job = this.store.jobs.findById(jobId);
+    if (!job || job.organizationId !== orgId) return this.holder?.status(orgId, jobId);
+    // The queue place counts unfinished jobs; a finished job has none, so the count is skipped.
+    return jobStatus(job, isFinal(job.state) ? 0 : this.store.jobs.queuePosition(job));
+  }
+
+  /** A job of the organization (for other parts of the emulator), or undefined. */
+  find(orgId: string, jobId: string): JobRecord | undefined {
+    const job = this.store.jobs.findById(jobId);
+    return job?.organizationId === orgId ? job : undefined;
+  }
+
+  /** Offers of every pending job on the connector's printers, oldest first. */
+  pendingOffers(connectorId: string): JobOffer[] {
+    const printers = this.store.printers.listByOrganization(
+      this.store.connectors.findById(connectorId)?.organizationId ?? '',
+    );
+    const own = printers.filter((p) => p.connectorId === connectorId).map((p) => p.id);
+    return this.store.jobs.pendingForPrinters(own).map((j) => this.offer(j));
+  }
+
+  /** Claims a job for the connector: 404 unknown or foreign, 409 held by another connector or finished. */
+  claim(connector: ConnectorRecord, jobId: string): JobOffer {
+    const job = this.requireForConnector(connector, jobId);
+    if (isFinal(job.state)) throw conflict(`job ${jobId} already ended (${job.state})`, 'job_id');
+    if (!this.store.jobs.claim(job.id, connector.id, this.clock.now())) {
+      throw conflict(`job ${jobId} is held by another connector`, 'job_id');
+    }
+    this.logger.info({ job: job.id, connector: connector.id }, 'job claimed');
+    return this.offer(this.store.jobs.findById(job.id)!);
+  }
+
+  /** The job whose document the connector may download (it holds the claim); 410 when the file is gone. */
+  documentFor(connector: ConnectorRecord, jobId: string): JobRecord {
+    const job = this.requireForConnector(connector, jobId);
+    if (job.claimedBy !== connector.id) throw conflict(`job ${jobId}: claim it before downloading`, 'job_id');
+    if (job.fileDeleted) throw new HttpError(410, 'gone', `job ${jobId}: the document was deleted`);
+    return job;
+  }
+
+  /** Applies a connector's event (idempotent by event_id, in seq order); returns whether it changed the job. */
+  async applyEvent(connector: ConnectorRecord, jobId: string, body: unknown): Promise<boolean> {
+    const event = parseJobEvent(body);
+    const result = this.store.transaction(() => {
+      const job = this.requireForConnector(connector, jobId);
+      if (job.claimedBy !== null && job.claimedBy !== connector.id)
+        throw conflict(`job ${jobId} is held by another connector`, 'job_id');
+      if (this.store.jobs.hasEvent(event.event_id)) return { job, applied: false, duplicate: true };
+      const next = applyJobEvent(job, event, this.clock.now());
+      this.store.jobs.insertEvent(
+        {
+          eventId: event.event_id,
+          jobId: job.id,
+          seq: event.seq,
+          kind: event.kind,
+          at: event.at,
+          body: event,
+          applied: next !== undefined,
+        },
+        this.clock.now(),
+      );
+      if (next) this.store.jobs.saveProgress(job.id, next, this.clock.now());
+      return { job: next ? { ...job, ...next } : job, applied: next !== undefined, duplicate: false };
+    });
+    const log = this.logger.child({ job: jobId, connector: connector.id });
+    log.debug(
+      { kind: event.kind, seq: event.seq, applied: result.applied, duplicate: result.duplicate },
+      'job event',
+    );
+    if (result.applied) this.notifyWatchers(result.job.id);
+    if (result.applied && isFinal(result.job.state)) await this.finished(result.job);
+    return result.applied;
+  }
+
+  /** Cancels an unfinished job and tells its connector; false when it already ended. */
+  cancel(orgId: string, jobId: string): boolean {
+    const job = this.find(orgId, jobId);
+    if (!job) throw new NotFoundError(`job ${jobId}`);
+    if (isFinal(job.state)) return false;
+    const now = this.clock.now();
+    this.store.jobs.saveProgress(job.id, { ...job, state: 'cancelled', finishedAt: now }, now);
+    const printer = this.store.printers.findById(job.printerId);
+    const connectorId = job.claimedBy ?? printer?.connectorId;
+    if (connectorId) this.notifier.jobCancelled(connectorId, job.id);
+    this.notifyWatchers(job.id);
+    void this.finished({ ...job, state: 'cancelled' });
+    return true;
+  }
+
+  /** Installs the pull-printing hold hook (one holder; a later call replaces it). */
+  setHolder(holder: JobHolder): void {
+    this.holder = holder;
+  }
+
+  /**
+   * Calls `watcher` with the job's record after every applied event or cancellation; returns
+   * the function that stops watching (the caller calls it when done).
+   */
+  watch(jobId: string, watcher: JobWatcher): () => void {
+    const set = this.watchers.get(jobId) ?? new Set<JobWatcher>();
+    this.watchers.set(jobId, set);
+    set.add(watcher);
+    return () => {
+      set.delete(watcher);
+      if (set.size === 0 && this.watchers.get(jobId) === set) this.watchers.delete(jobId);
+    };
+  }
+
+  private notifyWatchers(jobId: string): void {
+    const set = this.watchers.get(jobId);
+    if (!set) return;
+    const job = this.store.jobs.findById(jobId);
+    if (job) for (const watcher of [...set]) watcher(job);
+  }
+
+  /** The offer the connector gets for a job. */
+  offer(job: JobRecord): JobOffer {
+    const printer = this.store.printers.findById(job.printerId);
+    const user = this.store.users.findById(job.userId);
+    return {
+      job_id: job.id,
+      printer_id: job.printerId,
+      tp_id: printer?.tpId ?? 0,
+      document: {
+        url: CHANNEL_PATHS.document(job.id),
+        size: job.file.size,
+        sha256: job.file.sha256,
+        extension: job.file.extension,
+        content_type: job.file.contentType,
+        name: job.file.name,
+      },
+      ticket: job.ticket,
+      user: {
+        id: job.userId,
+        email: user?.email ?? '',
+        name: user ? `${user.firstName} ${user.lastName}`.trim() : '',
+      },
+      created: new Date(job.createdAt).toISOString(),
+    };
+  }
+
+  private requireForConnector(connector: ConnectorRecord, jobId: string): JobRecord {
+    const job = this.store.jobs.findById(jobId);
+    const printer = job && this.store.printers.findById(job.printerId);
+    if (
+      !job ||
+      job.organizationId !== connector.organizationId ||
+      !printer ||
+      printer.connectorId !== connector.id
+    ) {
+      if (
+        job &&
+        job.organizationId === connector.organizationId &&
+        job.claimedBy !== null &&
+        job.claimedBy !== connector.id
+      ) {
+        throw conflict(`job ${jobId} is held by another connector`, 'job_id');
+      }
+      throw new NotFoundError(`job ${jobId}`);
+    }
+    return job;
+  }
+
+  private async finished(job: JobRecord): Promise<void> {
+    this.logger.info({ job: job.id, state: job.state }, 'job ended');
+    if (!job.deleteAfterPrint || job.fileDeleted) return;
+    try {
+      await rm(job.file.path, { force: true });
+      this.store.jobs.markFileDeleted(job.id);
+    } catch (error) {
+      this.logger.warn(
+        { job: job.id, err: error instanceof PrintRelayError ? error.message : error },
+        'could not delete the printed file',
+      );
+    }
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Pure mapping from a job's state to the spec's Status response (print-oauth-release.md, Job
+ * status and Print job status codes): 2 unknown job, 1246 not yet received, 129 being
+ * processed, 0 done, 3011 (or the connector's error code) failed. The status string is upper-case
+ * flags joined by '|' with a trailing '|'. No I/O.
+ */
+import type { JobState } from './job-repo.js';
+
+/** Status codes of the field jobstatus. */
+export const JOB_STATUS_CODE = {
+  success: 0,
+  invalidJob: 2,
+  processing: 129,
+  noStatusYet: 1246,
+  restart: 3011,
+  /** Cancelled jobs: the host OS's "operation cancelled" code. */
+  cancelled: 1223,
+} as const;
+
+/** The Status response (spec: Job status). */
+export interface JobStatus {
+  jobpagesprinted: number;
+  jobpagestotal: number;
+  jobposition: number;
+  jobstatus: number;
+  jobstatusstring: string;
+}
+
+/** The answer for a job id the caller does not have. */
+export const UNKNOWN_JOB_STATUS: JobStatus = Object.freeze({
+  jobpagesprinted: 0,
+  jobpagestotal: 0,
+  jobposition: 0,
+  jobstatus: JOB_STATUS_CODE.invalidJob,
+  jobstatusstring: 'ERROR|',
+});
+
+const FLAGS: Record<JobState, string[]> = {
+  pending: [],
+  claimed: [],
+  received: ['SPOOLING'],
+  downloading: ['SPOOLING'],
+  printing: ['PRINTING'],
+  completed: ['PRINTED', 'COMPLETE'],
+  failed: ['ERROR', 'RESTART'],
+  cancelled: ['DELETED'],
+};
+
+/** Joins flags the way the spec shows them: `PRINTED|COMPLETE|`; no flags: ''. */
+export function statusString(flags: readonly string[]): string {
+  return flags.map((f) => `${f.toUpperCase()}|`).join('');
+}
+
+/** The jobstatus code of a state (`errorCode` replaces 3011 for failed jobs). */
+export function statusCode(state: JobState, errorCode: number | null): number {
+  switch (state) {
+    case 'pending':
+    case 'claimed':
+      return JOB_STATUS_CODE.noStatusYet;
+    case 'received':
+    case 'downloading':
+    case 'printing':
+      return JOB_STATUS_CODE.processing;
+    case 'completed':
+      return JOB_STATUS_CODE.success;
+    case 'failed':
+      return errorCode !== null && errorCode !== 0 ? errorCode : JOB_STATUS_CODE.restart;
+    case 'cancelled':
+      return JOB_STATUS_CODE.cancelled;
+  }
+}
+
+/** The full Status response of a job. `position` is its 1-based queue place (ignored when finished). */
+export function jobStatus(
+  job: { state: JobState; errorCode: number | null; pagesPrinted: number; pagesTotal: number },
+  position: number,
+): JobStatus {
+  const finished = job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled';
+  return {
+    jobpagesprinted: job.pagesPrinted,
+    jobpagestotal: job.pagesTotal,
+    jobposition: finished ? 0 : position,
+    jobstatus: statusCode(job.state, job.errorCode),
+    jobstatusstring: statusString(FLAGS[job.state]),
+  };
+}

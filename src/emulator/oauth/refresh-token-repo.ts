@@ -1,0 +1,99 @@
+/**
+ * Refresh tokens table: only SHA-256 hashes are stored. Each token belongs to a family (one
+ * sign-in); a token is single-use (spent on refresh) and reuse of a spent one revokes the family.
+ * Borrowing the database handle; the owner of the handle closes it.
+ */
+import type { EmulatorDatabase } from '../store/database.js';
+import { hashToken } from '../store/secret-hash.js';
+
+/** What a refresh token grants, found by the token's hash. */
+export interface RefreshTokenRecord {
+  familyId: string;
+  clientId: string;
+  userId: string;
+  organizationId: string;
+  scopes: string[];
+  createdAt: number;
+  expiresAt: number;
+  spentAt: number | null;
+  revokedAt: number | null;
+}
+
+interface RefreshRow {
+  family_id: string;
+  client_id: string;
+  user_id: string;
+  organization_id: string;
+  scopes: string;
+  created_at: number;
+  expires_at: number;
+  spent_at: number | null;
+  revoked_at: number | null;
+}
+
+function toRecord(r: RefreshRow): RefreshTokenRecord {
+  return {
+    familyId: r.family_id,
+    clientId: r.client_id,
+    userId: r.user_id,
+    organizationId: r.organization_id,
+    scopes: r.scopes === '' ? [] : r.scopes.split(' '),
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+    spentAt: r.spent_at,
+    revokedAt: r.revoked_at,
+  };
+}
+
+/** Reads and writes refresh tokens by the hash of the token. */
+export class RefreshTokenRepo {
+  constructor(private readonly db: EmulatorDatabase) {}
+
+  /** Stores the hash of `token` with its grant. */
+  insert(token: string, record: Omit<RefreshTokenRecord, 'spentAt' | 'revokedAt'>): void {
+    this.db
+      .prepare(
+        `INSERT INTO refresh_tokens (token_hash, family_id, client_id, user_id, organization_id, scopes,
+           created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        hashToken(token),
+        record.familyId,
+        record.clientId,
+        record.userId,
+        record.organizationId,
+        record.scopes.join(' '),
+        record.createdAt,
+        record.expiresAt,
+      );
+  }
+
+  find(token: string): RefreshTokenRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM refresh_tokens WHERE token_hash = ?').get(hashToken(token)) as
+      | RefreshRow
+      | undefined;
+    return row && toRecord(row);
+  }
+
+  /** Marks the token spent; false when it was already spent (a concurrent refresh won). */
+  markSpent(token: string, now: number): boolean {
+    const result = this.db
+      .prepare('UPDATE refresh_tokens SET spent_at = ? WHERE token_hash = ? AND spent_at IS NULL')
+      .run(now, hashToken(token));
+    return result.changes === 1;
+  }
+
+  /** Revokes every token of a family. */
+  revokeFamily(familyId: string, now: number): void {
+    this.db
+      .prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL')
+      .run(now, familyId);
+  }
+
+  /** Revokes every token issued to a client (used when the client is deleted). */
+  revokeClient(clientId: string, now: number): void {
+    this.db
+      .prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL')
+      .run(now, clientId);
+  }
+}

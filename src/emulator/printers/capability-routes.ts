@@ -1,0 +1,57 @@
+/**
+ * A printer's capabilities in the admin API and the connector's upload of their defaults:
+ *   GET   /printing/v1/printers/<id>/blob_capabilities/             default and custom of each
+ *   PATCH /printing/v1/printers/<id>/blob_capabilities/<name>/      {custom} (admin; null resets)
+ *   GET   /printing/v1/printers/<id>/capabilities/                  simplified, customized
+ *   PATCH /printing/v1/printers/<id>/capabilities/                  color_supported, trays (admin)
+ *   GET   /printing/v1/printers/<id>/default_capabilities/          simplified, defaults
+ *   PUT   /connector/v1/printers/<id>/blob_capabilities             the five defaults (its connector)
+ * Reads need printing or printing.connectors; admin changes need the admin role as well.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { EmulatorRoutePlugin } from '../context.js';
+import { requireAnyScope, requireScopes } from '../http/bearer-auth.js';
+import { forbidden } from '../http/http-errors.js';
+import type { PrinterRecord } from './printer-repo.js';
+import { hostId } from './printer-routes.js';
+
+type IdParams = { Params: { id: string } };
+type CapabilityParams = { Params: { id: string; name: string } };
+
+/** Registers the capability routes. */
+export const printerCapabilityRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+  const { printers, capabilities, connectors } = context;
+  const read = { preHandler: requireAnyScope('printing', 'printing.connectors') };
+  const printer = (request: FastifyRequest<IdParams>): PrinterRecord =>
+    printers.require(request.auth.organizationId, request.params.id);
+  const adminPrinter = (request: FastifyRequest<IdParams>): PrinterRecord => {
+    if (!request.auth.roles.includes('admin')) throw forbidden('changing capabilities needs the admin role');
+    return printer(request);
+  };
+  const base = '/printing/v1/printers/:id';
+
+  app.get<IdParams>(`${base}/blob_capabilities`, read, async (request) =>
+    capabilities.blobView(printer(request)),
+  );
+  app.patch<CapabilityParams>(`${base}/blob_capabilities/:name`, read, async (request) =>
+    capabilities.patchBlob(adminPrinter(request), request.params.name.toLowerCase(), request.body),
+  );
+  app.get<IdParams>(`${base}/capabilities`, read, async (request) =>
+    capabilities.simplified(printer(request)),
+  );
+  app.patch<IdParams>(`${base}/capabilities`, read, async (request) =>
+    capabilities.patchSimplified(adminPrinter(request), request.body),
+  );
+  app.get<IdParams>(`${base}/default_capabilities`, read, async (request) =>
+    capabilities.defaultSimplified(printer(request)),
+  );
+
+  const connectorOnly = { preHandler: requireScopes('printing.connectors') };
+  app.put<IdParams>('/connector/v1/printers/:id/blob_capabilities', connectorOnly, async (request, reply) => {
+    const caller = connectors.resolveCaller(request.auth, hostId(request));
+    const target = printer(request);
+    if (target.connectorId !== caller.id) throw forbidden('the printer belongs to another connector');
+    capabilities.uploadDefaults(target, request.body);
+    return reply.status(204).send();
+  });
+};

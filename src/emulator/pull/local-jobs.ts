@@ -1,0 +1,93 @@
+/**
+ * LocalJobService: copy jobs that devices record with CreateLocalJob and UpdateLocalJob, after
+ * the spec's local-job state table. Pending jobs take changed parameters; Succeeded and Failed
+ * are final; a Pending job without an update for 24 hours (measured with the injected clock) is
+ * closed. Updates to a final, closed, foreign or unknown job change nothing and are answered
+ * with code 13. No resources to clean up.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../lib/clock.js';
+import type { Logger } from '../../log/logger.js';
+import type {
+  CreateLocalJobParams,
+  LocalJobFields,
+  UpdateLocalJobParams,
+} from '../../protocol/tpfm-local-job.js';
+import type { EmulatorStore } from '../store/emulator-store.js';
+import { type LocalJobRecord, LocalJobRepo, type LocalJobState } from './local-job-repo.js';
+
+/** A Pending local job closes after this long without an update. */
+export const LOCAL_JOB_INACTIVITY_MS = 24 * 60 * 60 * 1000;
+
+/** Why an update was not applied. */
+export type LocalJobUpdateOutcome = 'updated' | 'unknown' | 'final' | 'closed';
+
+function withoutStatus(fields: LocalJobFields): LocalJobFields {
+  const { Status: _status, ...rest } = fields;
+  return rest;
+}
+
+/** See the file comment. */
+export class LocalJobService {
+  private readonly repo: LocalJobRepo;
+
+  constructor(
+    store: EmulatorStore,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {
+    this.repo = new LocalJobRepo(store.db);
+  }
+
+  /** Records a new local job of the user on the printer; returns its id (X-FMP-JobId). */
+  create(
+    user: { id: string; organizationId: string },
+    printerId: string,
+    params: CreateLocalJobParams,
+  ): string {
+    const id = randomUUID();
+    const now = this.clock.now();
+    const { Printer: _printer, Type: type, ...fields } = params;
+    this.repo.insert({
+      id,
+      organizationId: user.organizationId,
+      userId: user.id,
+      printerId,
+      type,
+      state: params.Status ?? 'Pending',
+      fields: withoutStatus(fields),
+      createdAt: now,
+      updatedAt: now,
+    });
+    this.logger.info({ localJob: id, state: params.Status ?? 'Pending' }, 'local job created');
+    return id;
+  }
+
+  /** Applies an update of the user's job when the state table allows it. */
+  update(userId: string, params: UpdateLocalJobParams): LocalJobUpdateOutcome {
+    const job = this.repo.findById(params.JobId.toLowerCase());
+    if (!job || job.userId !== userId) return 'unknown';
+    const state = this.currentState(job);
+    if (state === 'closed') return 'closed';
+    if (state !== 'Pending') return 'final';
+    const { JobId: _id, ...fields } = params;
+    const next: LocalJobState = params.Status ?? 'Pending';
+    this.repo.save(job.id, next, { ...job.fields, ...withoutStatus(fields) }, this.clock.now());
+    this.logger.info({ localJob: job.id, state: next }, 'local job updated');
+    return 'updated';
+  }
+
+  /** A job as stored, with the inactivity rule applied (for tests and reports). */
+  find(id: string): LocalJobRecord | undefined {
+    const job = this.repo.findById(id.toLowerCase());
+    return job && { ...job, state: this.currentState(job) };
+  }
+
+  /** The job's state now: Pending turns closed once 24 hours passed since its last update. */
+  private currentState(job: LocalJobRecord): LocalJobState {
+    if (job.state !== 'Pending') return job.state;
+    if (this.clock.now() - job.updatedAt < LOCAL_JOB_INACTIVITY_MS) return 'Pending';
+    this.repo.close(job.id);
+    return 'closed';
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Pull printing in the emulator, as one Fastify plugin: builds the pull-printing services
+ * (queue printers and held jobs, device auth, local jobs, registration codes, running releases),
+ * installs the hold hook in JobService, and registers
+ *  - GET /TPFM/ (routes/tpfm.ts),
+ *  - POST /printing/v1/printers/<id>/pull_printing_pairing/ {code}: admin only; the code a
+ *    release station shows becomes the printer's pull-printing password (the station then
+ *    authenticates with it), making the printer a pull printer,
+ *  - POST /v1/users/me/cards/claim/ {code}: the bearer token's user claims a registration code,
+ *  - the portal claim page (routes/pull-printing-portal.ts).
+ * Running releases end their streams (code 1) before the server closes.
+ */
+import type { FastifyInstance } from 'fastify';
+import { NotFoundError, ValidationError } from '../../lib/errors.js';
+import type { EmulatorRouteOptions } from '../context.js';
+import { requireAnyScope } from '../http/bearer-auth.js';
+import { forbidden } from '../http/http-errors.js';
+import { FileStore } from '../files/file-store.js';
+import { LocalJobService } from './local-jobs.js';
+import { PullQueueService } from './pull-queue.js';
+import { RegistrationCodeService } from './registration-codes.js';
+import { TpfmAuthenticator } from './tpfm-auth.js';
+import { TpfmPrintProcesses } from './tpfm-print-process.js';
+import { claimPageRoutes } from './portal-routes.js';
+import type { TpfmServices } from './tpfm-commands.js';
+import { tpfmRoutes } from './tpfm-routes.js';
+
+type IdParams = { Params: { id: string } };
+
+function codeOf(body: unknown, min: number, max: number): string {
+  const code = (body as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || code.trim().length < min || code.trim().length > max) {
+    throw new ValidationError('code', `is required: a string of ${min} to ${max} characters`);
+  }
+  return code.trim();
+}
+
+/** Registers pull printing; see the file comment. */
+export async function pullPrintingRoutes(
+  app: FastifyInstance,
+  { context }: EmulatorRouteOptions,
+): Promise<void> {
+  const logger = context.logger.child({ part: 'pull-printing' });
+  const services = await buildServices(context, logger);
+  app.addHook('preClose', async () => services.prints.stop());
+  await app.register(tpfmRoutes, { context, services });
+  await app.register(claimPageRoutes, { store: context.store, registration: services.registration });
+  const anyToken = { preHandler: requireAnyScope('printing', 'printing.connectors', 'account') };
+
+  app.post<IdParams>('/printing/v1/printers/:id/pull_printing_pairing', anyToken, async (request) => {
+    if (!request.auth.roles.includes('admin'))
+      throw forbidden('pairing a release station needs the admin role');
+    const org = request.auth.organizationId;
+    const printer = context.printers.findById(org, request.params.id);
+    if (!printer) throw new NotFoundError(`printer ${request.params.id}`);
+    if (services.queue.ensureQueue(org).printerId === printer.id) {
+      throw new ValidationError('id', 'the pull-printing queue cannot be a pull printer');
+    }
+    const code = codeOf(request.body, 4, 128);
+    context.store.printerSettings.setPullPrintingPassword(org, printer.name, code);
+    logger.info({ printer: printer.name }, 'release station paired');
+    return { printer_id: printer.id, pull_printing: true };
+  });
+
+  app.post(
+    '/v1/users/me/cards/claim',
+    { preHandler: requireAnyScope('printing', 'account') },
+    async (request) => {
+      const user = { id: request.auth.userId, organizationId: request.auth.organizationId };
+      const result = services.registration.claim(user, codeOf(request.body, 4, 16));
+      return { card_linked: result.cardLinked };
+    },
+  );
+}
+
+async function buildServices(
+  context: EmulatorRouteOptions['context'],
+  logger: EmulatorRouteOptions['context']['logger'],
+): Promise<TpfmServices> {
+  const { store, jobs, clock } = context;
+  const queue = new PullQueueService(store, jobs, clock, logger);
+  queue.start();
+  const registration = new RegistrationCodeService(store, jobs, clock, logger, context.dataDir);
+  await registration.start();
+  const files = new FileStore({
+    dataDir: context.dataDir,
+    records: context.store.storedFiles,
+    clock,
+    logger,
+  });
+  await files.start();
+  return {
+    store,
+    jobs,
+    auth: new TpfmAuthenticator(store),
+    queue,
+    localJobs: new LocalJobService(store, clock, logger),
+    registration,
+    prints: new TpfmPrintProcesses(jobs, queue, logger),
+    files,
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * RegistrationCodeService: self-registration of unknown cards. A device that authenticates with
+ * a valid pull-printing password and an unknown card number, asking GetCapabilities with a
+ * Printer, gets a six-digit code printed on that printer (a real job through JobService, so the
+ * printer's connector prints a small PDF). The user signs in to the portal (or calls the API
+ * with a bearer token) and claims the code; from then on the card belongs to that user. A code
+ * is valid for 24 hours and once; printing again for the same card reuses its open code.
+ * `start()` creates the folder of the generated sheets; nothing to stop (printed sheets are
+ * removed by JobService, as they are print-and-delete jobs).
+ */
+import { createHash, randomInt } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Clock } from '../../lib/clock.js';
+import { NotFoundError } from '../../lib/errors.js';
+import type { Logger } from '../../log/logger.js';
+import { defaultTicket } from '../../protocol/print-ticket.js';
+import { conflict } from '../http/http-errors.js';
+import type { EmulatorStore } from '../store/emulator-store.js';
+import type { PrinterRecord } from '../printers/printer-repo.js';
+import { type RegistrationCodeRecord, RegistrationCodeRepo } from './registration-code-repo.js';
+import type { JobService } from '../jobs/job-service.js';
+import { registrationSheetPdf } from './tpfm-registration-document.js';
+
+/** How long a printed code can be claimed. */
+export const REGISTRATION_CODE_TTL_MS = 24 * 60 * 60 * 1000;
+/** The user id recorded on registration-sheet print jobs (no user owns them). */
+export const REGISTRATION_JOB_USER = 'pull-printing-registration';
+/** Path of the portal page where users claim codes. */
+export const CLAIM_PAGE_PATH = '/portal/cards/claim';
+
+/** See the file comment. */
+export class RegistrationCodeService {
+  private readonly codes: RegistrationCodeRepo;
+  private readonly dir: string;
+
+  constructor(
+    private readonly store: EmulatorStore,
+    private readonly jobs: JobService,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    dataDir: string,
+  ) {
+    this.codes = new RegistrationCodeRepo(store.db);
+    this.dir = join(dataDir, 'registration-sheets');
+  }
+
+  /** Creates the folder of generated sheets. */
+  async start(): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+  }
+
+  /** Prints the card's registration code on the printer; returns the code (never log it with the card). */
+  async issue(organizationId: string, cardNumber: string, printer: PrinterRecord, claimAt: string) {
+    const now = this.clock.now();
+    const record =
+      this.codes.openForCard(organizationId, cardNumber, now) ??
+      this.newCode(organizationId, cardNumber, printer.id, now);
+    const pdf = registrationSheetPdf({ code: record.code, claimAt, printerName: printer.name });
+    const path = join(this.dir, `${organizationId}-${record.code}-${now}.pdf`);
+    await writeFile(path, pdf);
+    const { jobId } = this.jobs.create({
+      organizationId,
+      userId: REGISTRATION_JOB_USER,
+      printerId: printer.id,
+      file: {
+        path,
+        size: pdf.length,
+        sha256: createHash('sha256').update(pdf).digest('hex'),
+        extension: 'pdf',
+        contentType: 'application/pdf',
+        name: 'Card registration code',
+      },
+      ticket: { ...defaultTicket },
+      deleteAfterPrint: true,
+    });
+    this.codes.setPrintJob(organizationId, record.code, jobId);
+    this.logger.info({ job: jobId, printer: printer.name }, 'registration code printed');
+    return { code: record.code, jobId };
+  }
+
+  /** Links the code's card to the user: 404 for an unknown or expired code, 409 when used or the card is taken. */
+  claim(user: { id: string; organizationId: string }, rawCode: string): { cardLinked: true } {
+    const code = rawCode.replace(/\s+/g, '');
+    const record = this.codes.find(user.organizationId, code);
+    if (!record || record.expiresAt <= this.clock.now()) throw new NotFoundError('registration code');
+    if (record.claimedBy !== null) throw conflict('this registration code was already used', 'code');
+    const owner = this.store.users.findByCard(user.organizationId, record.cardNumber);
+    if (owner && owner.id !== user.id) throw conflict('the card already belongs to another user', 'code');
+    this.store.transaction(() => {
+      this.codes.claim(user.organizationId, code, user.id);
+      this.store.users.addCard(user.organizationId, record.cardNumber, user.id, this.clock.now());
+    });
+    this.logger.info({ user: user.id }, 'card linked by registration code');
+    return { cardLinked: true };
+  }
+
+  /** A code record (for tests and reports). */
+  find(organizationId: string, code: string): RegistrationCodeRecord | undefined {
+    return this.codes.find(organizationId, code);
+  }
+
+  private newCode(organizationId: string, cardNumber: string, printerId: string, now: number) {
+    for (;;) {
+      const record: RegistrationCodeRecord = {
+        organizationId,
+        code: String(randomInt(0, 1_000_000)).padStart(6, '0'),
+        cardNumber,
+        printerId,
+        printJobId: null,
+        createdAt: now,
+        expiresAt: now + REGISTRATION_CODE_TTL_MS,
+        claimedBy: null,
+      };
+      if (this.codes.insert(record)) return record;
+    }
+  }
+}

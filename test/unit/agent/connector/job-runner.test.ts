@@ -1,0 +1,265 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jobOffer } from '../../../support/job-offers.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JobLoop } from '../../../../src/agent/connector/job-loop.js';
+import {
+  busyDelay,
+  JobRunner,
+  printerJobName,
+  refusedBeforePrinting,
+} from '../../../../src/agent/connector/job-runner.js';
+import { systemClock } from '../../../../src/lib/clock.js';
+import { PermanentError, RetryableError } from '../../../../src/lib/errors.js';
+import { silentLogger } from '../../../../src/log/logger.js';
+import type {
+  BackendJob,
+  BackendJobState,
+  PrinterBackend,
+  PrinterDescription,
+  SubmittedJob,
+} from '../../../../src/printing/printer-backend.js';
+import type { JobOffer } from '../../../../src/protocol/connector-channel.js';
+import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/agent-db.js';
+import { JobLedger } from '../../../../src/store/job-ledger.js';
+import { type NewJobEvent, Outbox } from '../../../../src/store/outbox.js';
+
+/** A printer fake: the hardware boundary of these unit tests. */
+class FakePrinter implements PrinterBackend {
+  readonly uri = 'fake://printer';
+  busyFor = 0;
+  reject = false;
+  submitted: BackendJob[] = [];
+  states = new Map<string, BackendJobState>();
+  cancelled: string[] = [];
+  async describe(): Promise<PrinterDescription> {
+    throw new Error('not used');
+  }
+  async submit(job: BackendJob): Promise<SubmittedJob> {
+    if (this.reject) throw new PermanentError('document_format_not_supported', 'format not supported');
+    if (this.busyFor > 0) {
+      this.busyFor--;
+      throw new RetryableError('printer_busy', 'server-error-busy');
+    }
+    this.submitted.push(job);
+    const id = String(this.submitted.length);
+    this.states.set(id, { state: 'completed', reasons: [], pagesCompleted: 2, pagesTotal: 2 });
+    return { printerJobId: id };
+  }
+  async jobState(id: string): Promise<BackendJobState> {
+    return this.states.get(id) ?? { state: 'aborted', reasons: ['unknown'] };
+  }
+  async cancel(id: string): Promise<void> {
+    this.cancelled.push(id);
+    this.states.set(id, { state: 'cancelled', reasons: [] });
+  }
+  async findJobByName(name: string): Promise<SubmittedJob | undefined> {
+    const index = this.submitted.findIndex((j) => j.jobName === name);
+    return index < 0 ? undefined : { printerJobId: String(index + 1) };
+  }
+  async close(): Promise<void> {}
+}
+
+function offer(id: string): JobOffer {
+  return jobOffer(id, { url: '/d' });
+}
+
+describe('JobRunner and JobLoop', () => {
+  let dir: string;
+  let db: AgentDatabase;
+  let ledger: JobLedger;
+  let outbox: Outbox;
+  let printer: FakePrinter;
+  let runner: JobRunner;
+  const jobs = { retry_initial_ms: 10, retry_max_ms: 40, give_up_after_s: 60, status_poll_ms: 50 };
+  const kinds = (jobId: string) => outbox.pendingFor(jobId).map((e) => e.event.kind);
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'runner-'));
+    db = openAgentDatabase(':memory:');
+    ledger = new JobLedger(db, systemClock);
+    outbox = new Outbox(db, systemClock, { initialMs: 10, maxMs: 100, factor: 2, jitter: 0 });
+    printer = new FakePrinter();
+    runner = new JobRunner({
+      ledger,
+      emit: (jobId: string, event: NewJobEvent) => outbox.add(jobId, event),
+      download: async (_offer, target) => writeFileSync(target, '%PDF-'),
+      jobs,
+      spoolDir: dir,
+      clock: systemClock,
+      logger: silentLogger(),
+    });
+  });
+  afterEach(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const control = () => {
+    const signal = new AbortController().signal;
+    return { stop: signal, wake: signal, cancelled: () => false };
+  };
+
+  it('retries a busy printer, then prints once, reports events and removes the spool file', async () => {
+    printer.busyFor = 2;
+    ledger.add(offer('j1'));
+    await runner.run('j1', printer, control());
+    const job = ledger.get('j1');
+    expect(job).toMatchObject({ state: 'completed', attempts: 3, printerJobId: '1' });
+    expect(printer.submitted.map((j) => j.jobName)).toEqual([printerJobName('j1')]);
+    expect(kinds('j1')).toEqual(['downloading', 'printing', 'completed']);
+    expect(outbox.pendingFor('j1')[2]?.event).toMatchObject({ pages_printed: 2, pages_total: 2 });
+    expect(existsSync(job?.spoolPath as string)).toBe(false);
+  });
+
+  it('fails a rejected document with a clear message and code 3011', async () => {
+    printer.reject = true;
+    ledger.add(offer('j2'));
+    await runner.run('j2', printer, control());
+    expect(ledger.get('j2')).toMatchObject({ state: 'failed', lastError: 'format not supported' });
+    expect(outbox.pendingFor('j2').at(-1)?.event).toMatchObject({ kind: 'failed', error_code: 3011 });
+  });
+
+  it('after a crash in submitting, finds the job at the printer and does not print it again', async () => {
+    ledger.add(offer('j3'));
+    await runner.run('j3', printer, control());
+    // simulate: the ledger lost the "submitted" record (crash right after Print-Job)
+    db.prepare("UPDATE jobs SET state = 'submitting', printer_job_id = NULL WHERE job_id = 'j3'").run();
+    await runner.run('j3', printer, control());
+    expect(printer.submitted).toHaveLength(1);
+    expect(ledger.get('j3')).toMatchObject({ state: 'completed', printerJobId: '1' });
+  });
+
+  it('after a crash in submitting before Print-Job reached the printer, submits once', async () => {
+    ledger.add(offer('j4'));
+    ledger.move('j4', 'downloading');
+    writeFileSync(join(dir, 'j4.pdf'), '%PDF-');
+    ledger.move('j4', 'spooled', { spoolPath: join(dir, 'j4.pdf') });
+    ledger.move('j4', 'submitting', { attempt: true });
+    await runner.run('j4', printer, control());
+    expect(printer.submitted).toHaveLength(1);
+    expect(ledger.get('j4')?.state).toBe('completed');
+  });
+
+  const loopFor = (claim: (o: JobOffer) => Promise<boolean> = async () => true) =>
+    new JobLoop({
+      ledger,
+      runner,
+      claim,
+      emit: (jobId, event) => outbox.add(jobId, event),
+      backendFor: (id) => (id === 'p1' ? printer : undefined),
+      spoolDir: dir,
+      logger: silentLogger(),
+    });
+
+  const settle = async (loop: JobLoop) => {
+    for (let i = 0; i < 200 && loop.backlog() > 0; i++) await new Promise((r) => setTimeout(r, 10));
+  };
+
+  it('skips a job claimed by another connector and ignores a repeated offer', async () => {
+    const claims: string[] = [];
+    const loop = loopFor(async (o) => {
+      claims.push(o.job_id);
+      return o.job_id !== 'taken';
+    });
+    loop.start();
+    await loop.offer(offer('taken'));
+    await loop.offer(offer('ok'));
+    await loop.offer(offer('ok'));
+    await settle(loop);
+    await loop.stop();
+    expect(ledger.get('taken')).toBeUndefined();
+    expect(claims).toEqual(['taken', 'ok']);
+    expect(kinds('ok')).toEqual(['received', 'downloading', 'printing', 'completed']);
+  });
+
+  it('a cancel while waiting to retry a busy printer ends the job without printing', async () => {
+    printer.busyFor = 1000;
+    const slowRunner = new JobRunner({
+      ledger,
+      emit: (jobId, event) => outbox.add(jobId, event),
+      download: async (_offer, target) => writeFileSync(target, '%PDF-'),
+      jobs: { ...jobs, retry_initial_ms: 60_000, retry_max_ms: 60_000 },
+      spoolDir: dir,
+      clock: systemClock,
+      logger: silentLogger(),
+    });
+    runner = slowRunner;
+    const loop = loopFor();
+    loop.start();
+    await loop.offer(offer('c1'));
+    for (let i = 0; i < 200 && ledger.get('c1')?.attempts === 0; i++)
+      await new Promise((r) => setTimeout(r, 5));
+    loop.cancel('c1');
+    await settle(loop);
+    await loop.stop();
+    expect(ledger.get('c1')?.state).toBe('cancelled');
+    expect(printer.submitted).toHaveLength(0);
+    expect(kinds('c1').at(-1)).toBe('cancelled');
+  });
+
+  it('a cancel after submission cancels the job at the printer', async () => {
+    const loop = loopFor();
+    const original = printer.submit.bind(printer);
+    printer.submit = async (job) => {
+      const result = await original(job);
+      printer.states.set(result.printerJobId, { state: 'processing', reasons: [] });
+      loop.cancel('c2');
+      return result;
+    };
+    loop.start();
+    await loop.offer(offer('c2'));
+    await settle(loop);
+    await loop.stop();
+    expect(printer.cancelled).toEqual(['1']);
+    expect(ledger.get('c2')?.state).toBe('cancelled');
+  });
+
+  it('runs one job at a time per printer and every queued job completes', async () => {
+    const loop = new JobLoop({
+      ledger,
+      runner,
+      claim: async () => true,
+      emit: (jobId, event) => outbox.add(jobId, event),
+      backendFor: () => printer,
+      spoolDir: dir,
+      logger: silentLogger(),
+    });
+    loop.start();
+    await Promise.all(['q1', 'q2', 'q3'].map((id) => loop.offer(offer(id))));
+    for (let i = 0; i < 100 && loop.backlog() > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await loop.stop();
+    expect(['q1', 'q2', 'q3'].map((id) => ledger.get(id)?.state)).toEqual([
+      'completed',
+      'completed',
+      'completed',
+    ]);
+    expect(printer.submitted.map((j) => j.jobName)).toEqual(['q1', 'q2', 'q3'].map(printerJobName));
+  });
+});
+
+describe('refusedBeforePrinting and busyDelay', () => {
+  const refused = (code: string, cause?: string) =>
+    new RetryableError(
+      code,
+      'x',
+      cause ? { cause: Object.assign(new Error(cause), { code: cause }) } : undefined,
+    );
+  it.each([
+    ['printer_busy', undefined, true],
+    ['printer_error', undefined, true],
+    ['printer_unreachable', 'ECONNREFUSED', true],
+    ['printer_unreachable', 'EHOSTUNREACH', true],
+    ['printer_unreachable', 'ECONNRESET', false],
+    ['printer_unreachable', 'ETIMEDOUT', false],
+    ['printer_unreachable', undefined, false],
+    ['printer_bad_response', undefined, false],
+  ])('%s (%s) -> certainly not printed: %s', (code, cause, expected) => {
+    expect(refusedBeforePrinting(refused(code, cause))).toBe(expected);
+  });
+  it('starts busy retries at 2 ms, doubles them and caps them', () => {
+    expect([0, 1, 2, 5].map((n) => busyDelay(n, 1000))).toEqual([2, 4, 8, 64]);
+    expect(busyDelay(15, 1000)).toBe(1000);
+  });
+});

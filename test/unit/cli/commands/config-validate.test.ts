@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { validateConfigFile } from '../../../../src/cli/commands/config.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'printrelay-validate-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('validateConfigFile', () => {
+  it('says valid for both example files, guessing the kind', () => {
+    expect(validateConfigFile('config/agent.example.yaml', undefined, {})).toEqual({
+      lines: ['valid'],
+      exitCode: 0,
+    });
+    expect(validateConfigFile('config/emulator.example.yaml', undefined, {})).toEqual({
+      lines: ['valid'],
+      exitCode: 0,
+    });
+  });
+
+  it('lists every error as file:line:col: field: rule', () => {
+    const path = file('bad-agent.yaml', 'cloud:\n  url: ftp://x/\n  bogus: 1\n');
+    expect(validateConfigFile(path, undefined, {})).toEqual({
+      exitCode: 1,
+      lines: [
+        `${path}:1:1: cloud.client_id: is required`,
+        `${path}:2:8: cloud.url: must match pattern "^https?://"`,
+        `${path}:3:3: cloud.bogus: unknown key`,
+      ],
+    });
+  });
+
+  it('uses --kind when given, even against the content', () => {
+    const path = file('seed-as-agent.yaml', 'organizations:\n  - name: O\n');
+    const report = validateConfigFile(path, 'agent', {});
+    expect(report.exitCode).toBe(1);
+    expect(report.lines).toContain(`${path}:1:1: organizations: unknown key`);
+  });
+
+  it('asks for --kind when the content does not tell', () => {
+    const path = file('unknown.yaml', 'hello: world\n');
+    expect(validateConfigFile(path, undefined, {})).toEqual({
+      exitCode: 1,
+      lines: [
+        `${path}: cannot tell whether this is an agent or an emulator file; pass --kind agent|emulator`,
+      ],
+    });
+  });
+
+  it('rejects an unknown --kind and reports a missing file', () => {
+    expect(() => validateConfigFile('config/agent.example.yaml', 'printer', {})).toThrow(
+      /^--kind: must be one of/,
+    );
+    expect(validateConfigFile(join(dir, 'missing.yaml'), 'agent', {})).toEqual({
+      exitCode: 1,
+      lines: [`${join(dir, 'missing.yaml')}: cannot be read (ENOENT)`],
+    });
+  });
+});

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import {
+  jobStatus,
+  statusCode,
+  statusString,
+  UNKNOWN_JOB_STATUS,
+} from '../../../../src/emulator/jobs/job-status.js';
+import type { JobState } from '../../../../src/emulator/jobs/job-repo.js';
+
+describe('jobStatus', () => {
+  it.each<[JobState, number | null, number, string, number]>([
+    ['pending', null, 1246, '', 3],
+    ['claimed', null, 1246, '', 3],
+    ['received', null, 129, 'SPOOLING|', 3],
+    ['downloading', null, 129, 'SPOOLING|', 3],
+    ['printing', null, 129, 'PRINTING|', 3],
+    ['completed', null, 0, 'PRINTED|COMPLETE|', 0],
+    ['failed', null, 3011, 'ERROR|RESTART|', 0],
+    ['failed', 0, 3011, 'ERROR|RESTART|', 0],
+    ['failed', 1804, 1804, 'ERROR|RESTART|', 0],
+    ['cancelled', null, 1223, 'DELETED|', 0],
+  ])('%s (error %s) -> %i %s, position %i', (state, errorCode, code, flags, position) => {
+    const status = jobStatus({ state, errorCode, pagesPrinted: 2, pagesTotal: 5 }, 3);
+    expect(status).toEqual({
+      jobpagesprinted: 2,
+      jobpagestotal: 5,
+      jobposition: position,
+      jobstatus: code,
+      jobstatusstring: flags,
+    });
+    expect(statusCode(state, errorCode)).toBe(code);
+  });
+
+  it('joins flags in upper case with a trailing bar', () => {
+    expect(statusString(['printed', 'complete'])).toBe('PRINTED|COMPLETE|');
+    expect(statusString([])).toBe('');
+  });
+
+  it('answers 2 for an unknown job', () => {
+    expect(UNKNOWN_JOB_STATUS.jobstatus).toBe(2);
+    expect(UNKNOWN_JOB_STATUS.jobstatusstring).toBe('ERROR|');
+  });
+});
