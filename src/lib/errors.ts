@@ -1,6 +1,6 @@
 /**
  * Typed errors shared by every part. Each carries a stable `code`; HTTP layers map codes to
- * status codes in one place (emulator/http-errors.ts), the agent's loops decide retry or give up
+ * status codes in one place (emulator/http/http-errors.ts); services raise these and never an HTTP error, the agent's loops decide retry or give up
  * with the guards below.
  */
 export class PrintRelayError extends Error {
@@ -47,6 +47,42 @@ export class PermanentError extends PrintRelayError {}
 export class NotFoundError extends PrintRelayError {
   constructor(what: string) {
     super('not_found', `${what} not found`);
+  }
+}
+
+/** The request clashes with the current state (a name taken, a job already released): HTTP 409. */
+export class ConflictError extends PrintRelayError {
+  constructor(
+    message: string,
+    readonly field?: string,
+    code = 'conflict',
+  ) {
+    super(code, message);
+  }
+}
+
+/** The thing existed and is gone for good (an expired code, a deleted file): HTTP 410. */
+export class GoneError extends PrintRelayError {
+  constructor(message: string, code = 'gone') {
+    super(code, message);
+  }
+}
+
+/** The caller is known but may not do this (role, ownership, the kind of token): HTTP 403. */
+export class ForbiddenError extends PrintRelayError {
+  constructor(message: string, code = 'forbidden') {
+    super(code, message);
+  }
+}
+
+/** Too many attempts or creations in a window; `retryAfterMs` when waiting helps: HTTP 429. */
+export class TooManyRequestsError extends PrintRelayError {
+  constructor(
+    message: string,
+    readonly retryAfterMs?: number,
+    code = 'too_many_requests',
+  ) {
+    super(code, message);
   }
 }
 

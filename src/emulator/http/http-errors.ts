@@ -4,10 +4,14 @@
  * error handler (http/error-handler.ts) calls `toHttpError` and answers.
  */
 import {
+  ConflictError,
+  ForbiddenError,
+  GoneError,
   NotFoundError,
   PermanentError,
   PrintRelayError,
   RetryableError,
+  TooManyRequestsError,
   ValidationError,
   ValidationErrors,
 } from '../../lib/errors.js';
@@ -93,6 +97,8 @@ export function toHttpError(error: unknown): HttpErrorResponse {
   }
   if (error instanceof NotFoundError)
     return { status: 404, headers: {}, body: { error: 'not_found', message: error.message } };
+  const domain = fromDomainError(error);
+  if (domain) return domain;
   if (error instanceof RetryableError) {
     const headers: Record<string, string> =
       error.retryAfterMs === undefined ? {} : { 'retry-after': String(Math.ceil(error.retryAfterMs / 1000)) };
@@ -101,6 +107,30 @@ export function toHttpError(error: unknown): HttpErrorResponse {
   if (error instanceof PermanentError)
     return { status: 422, headers: {}, body: { error: error.code, message: error.message } };
   return fromFrameworkError(error);
+}
+
+/** Conflict, gone, forbidden and too-many-requests errors raised by services. */
+function fromDomainError(error: unknown): HttpErrorResponse | undefined {
+  if (error instanceof ConflictError) {
+    const body = {
+      error: error.code,
+      message: error.message,
+      ...(error.field ? { field: error.field } : {}),
+    };
+    return { status: 409, headers: {}, body };
+  }
+  if (error instanceof GoneError)
+    return { status: 410, headers: {}, body: { error: error.code, message: error.message } };
+  if (error instanceof ForbiddenError)
+    return { status: 403, headers: {}, body: { error: error.code, message: error.message } };
+  if (error instanceof TooManyRequestsError) {
+    const headers: Record<string, string> =
+      error.retryAfterMs === undefined
+        ? {}
+        : { 'retry-after': String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))) };
+    return { status: 429, headers, body: { error: error.code, message: error.message } };
+  }
+  return undefined;
 }
 
 function validationBody(e: ValidationError): HttpErrorResponse['body'] {
