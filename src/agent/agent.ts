@@ -36,6 +36,7 @@ import { PrinterSyncClient } from './connector/printer-sync-client.js';
 import { syncDiscoverers } from './connector/printer-sync-discovery.js';
 import { type RegisteredPrinter, Registration } from './connector/registration.js';
 import { TicketOverrides } from './connector/ticket-overrides.js';
+import type { PrinterSyncRecord } from './connector/sync-types.js';
 import { ReleaseStations, type ReleaseStationsDeps, type StationStatus } from './release/release-stations.js';
 
 /** What the agent is built from; the caller owns the logger. */
@@ -186,7 +187,7 @@ export class Agent {
       connectorId: () => r.connectorId,
       channel,
       client,
-      store: new SyncStateStore(r.db, this.clock),
+      store: new SyncStateStore<PrinterSyncRecord>(r.db, this.clock),
       registry: this.deps.backends ?? defaultBackendRegistry(),
       discoverers: syncDiscoverers(config.discovery, logger.child({ part: 'discovery' })),
       dataDir,
@@ -259,7 +260,7 @@ export class Agent {
     r.identity.forgetCloudIds();
     try {
       r.connectorId = await r.registration.registerConnector(await readHostFacts(), packageVersion());
-      new SyncStateStore(r.db, this.clock).forgetCloudIds();
+      new SyncStateStore<PrinterSyncRecord>(r.db, this.clock).forgetCloudIds();
       await r.sync?.runNow(undefined, true);
     } catch (error) {
       this.deps.logger.error({ error: errorMessage(error) }, 're-registration failed');

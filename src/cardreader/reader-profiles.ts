@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { ValidationError, ValidationErrors } from '../lib/errors.js';
 import type { FramingSpec } from './framing.js';
 import type { RawReportLayout } from './hid/hid-report-decoder.js';
-import { isBaudRate } from './serial/serial-reader.js';
+import { isBaudRate } from './serial/baud-rates.js';
 import { parseTransformChain } from './transform.js';
 
 /** One reader family. */

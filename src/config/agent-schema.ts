@@ -4,7 +4,7 @@
  * Later capabilities (release stations, discovery, control API) add their sections here.
  */
 import { type Static, Type as T } from '@sinclair/typebox';
-import { ReleaseStationSchema } from '../agent/release/release-config.js';
+import { ReleaseStationSchema } from './release-station-schema.js';
 
 const PrinterEntry = T.Object(
   {

@@ -5,9 +5,29 @@
  * sync reads it before a run and replaces it after one, so restarts, renames and new addresses
  * keep the cloud id and tp_id. The database is owned (and closed) by the caller.
  */
-import type { PrinterSyncRecord, SyncState } from '../agent/connector/sync-types.js';
 import type { Clock } from '../lib/clock.js';
 import type { AgentDatabase } from './agent-db.js';
+
+/**
+ * What this store needs of a printer's sync record; the printer sync (agent/connector/sync-types.ts)
+ * defines the whole record, which the store keeps as JSON and hands back unchanged.
+ */
+export interface StoredSyncRecord {
+  tpId: number;
+  cloudId?: string;
+  name: string;
+  uri: string;
+  uuid?: string;
+  /** Hashes of the uploaded properties fields, by field name. */
+  propertyHashes?: Partial<Record<string, string>>;
+  /** Hashes of the uploaded blob capabilities, by capability name. */
+  capabilityHashes: Partial<Record<string, string>>;
+}
+
+/** The remembered printers of one agent. */
+export interface StoredSyncState<R extends StoredSyncRecord> {
+  printers: R[];
+}
 
 interface SyncRow {
   tp_id: number;
@@ -22,8 +42,8 @@ interface IdentityRow {
   uri: string;
 }
 
-/** Reads and replaces the sync state; nothing to clean up. */
-export class SyncStateStore {
+/** Reads and replaces the sync state of records shaped `R`; nothing to clean up. */
+export class SyncStateStore<R extends StoredSyncRecord = StoredSyncRecord> {
   constructor(
     private readonly db: AgentDatabase,
     private readonly clock: Clock,
@@ -33,11 +53,11 @@ export class SyncStateStore {
    * The remembered state. On first use after an upgrade it starts from the printers the
    * start-time registration stored (identity table), so their tp_id and cloud id are kept.
    */
-  load(): SyncState {
+  load(): StoredSyncState<R> {
     const rows = this.db
       .prepare('SELECT tp_id, record_json FROM printer_sync ORDER BY tp_id')
       .all() as SyncRow[];
-    if (rows.length > 0) return { printers: rows.map((row) => parseRecord(row)) };
+    if (rows.length > 0) return { printers: rows.map((row) => parseRecord<R>(row)) };
     const legacy = this.db.prepare('SELECT * FROM printers ORDER BY tp_id').all() as IdentityRow[];
     return {
       printers: legacy.map((row) => ({
@@ -47,12 +67,12 @@ export class SyncStateStore {
         uri: row.uri,
         uuid: row.uuid ?? undefined,
         capabilityHashes: {},
-      })),
+      })) as R[],
     };
   }
 
   /** Replaces the whole state in one transaction. */
-  save(state: SyncState): void {
+  save(state: StoredSyncState<R>): void {
     const now = this.clock.now();
     const insert = this.db.prepare(
       'INSERT INTO printer_sync (tp_id, cloud_id, uuid, record_json, updated_at) VALUES (?, ?, ?, ?, ?)',
@@ -74,16 +94,14 @@ export class SyncStateStore {
         cloudId: undefined,
         propertyHashes: undefined,
         capabilityHashes: {},
-      })),
+      })) as R[],
     });
   }
 }
 
-function parseRecord(row: SyncRow): PrinterSyncRecord {
+function parseRecord<R extends StoredSyncRecord>(row: SyncRow): R {
   // `propertiesHash` (one hash of all properties) came before propertyHashes: dropped, so the
   // next sync uploads such a printer whole once and remembers a hash per field from then on.
-  const { propertiesHash: _old, ...parsed } = JSON.parse(row.record_json) as PrinterSyncRecord & {
-    propertiesHash?: string;
-  };
-  return { ...parsed, tpId: row.tp_id, capabilityHashes: parsed.capabilityHashes ?? {} };
+  const { propertiesHash: _old, ...parsed } = JSON.parse(row.record_json) as R & { propertiesHash?: string };
+  return { ...parsed, tpId: row.tp_id, capabilityHashes: parsed.capabilityHashes ?? {} } as R;
 }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ReleaseMode } from '../../src/agent/release/release-config.js';
+import type { ReleaseMode } from '../../src/config/release-station-schema.js';
 import type { SessionSummary } from '../../src/agent/release/release-station.js';
 import type { JobChoice, ReleaseUi } from '../../src/agent/release/release-ui.js';
 import { createReleaseStation } from '../../src/agent/release/station-factory.js';

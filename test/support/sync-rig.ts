@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PrinterSync } from '../../src/agent/connector/printer-sync.js';
 import { PrinterSyncClient } from '../../src/agent/connector/printer-sync-client.js';
+import type { PrinterSyncRecord } from '../../src/agent/connector/sync-types.js';
 import { ChannelClient } from '../../src/client/channel-client.js';
 import type { HttpClient, HttpRequest } from '../../src/client/http-base.js';
 import type { AgentConfig, AgentPrinterConfig } from '../../src/config/agent-schema.js';
@@ -107,7 +108,7 @@ export interface SyncRig {
   client: PrinterSyncClient;
   connectorId: string;
   db: AgentDatabase;
-  store: SyncStateStore;
+  store: SyncStateStore<PrinterSyncRecord>;
   clock: ManualClock;
   dir: string;
   makeSync(options: RigSyncOptions): PrinterSync;
@@ -141,7 +142,7 @@ export async function startSyncRig(serial = 'sync-rig-connector'): Promise<SyncR
   });
   const db = openAgentDatabase(':memory:');
   const clock = new ManualClock(Date.now());
-  const store = new SyncStateStore(db, clock);
+  const store = new SyncStateStore<PrinterSyncRecord>(db, clock);
   const client = new PrinterSyncClient(http);
   const syncs: PrinterSync[] = [];
   return {

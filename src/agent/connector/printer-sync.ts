@@ -26,7 +26,7 @@ import { BackendPool, describeAll, inventoryOf, wantedPrinters } from './printer
 import type { RegisteredPrinter } from './registration.js';
 import { executeSyncPlan, type FailedSyncCall } from './sync-executor.js';
 import { planPrinterSync } from './sync-plan.js';
-import type { LocalPrinter } from './sync-types.js';
+import type { LocalPrinter, PrinterSyncRecord } from './sync-types.js';
 
 /** What the printer sync is built from; all owned by the caller. */
 export interface PrinterSyncDeps {
@@ -35,7 +35,7 @@ export interface PrinterSyncDeps {
   connectorId: () => string;
   channel: ChannelClient;
   client: PrinterSyncClient;
-  store: SyncStateStore;
+  store: SyncStateStore<PrinterSyncRecord>;
   registry: BackendRegistry;
   /** The discovery sources the config enables (see syncDiscoverers). */
   discoverers: PrinterDiscoverer[];

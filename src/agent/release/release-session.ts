@@ -11,7 +11,7 @@ import type { TpfmPrintResult, TpfmProgressEvent } from '../../client/tpfm-print
 import type { JobListOptions, PrintJobOptions, TpfmJobList } from '../../client/tpfm-client.js';
 import { tpfmErrorText, TpfmReturnCode } from '../../protocol/tpfm-codes.js';
 import { jobTitle, type TpfmJob } from '../../protocol/tpfm-job-list.js';
-import type { ReleaseStationSettings } from './release-station.js';
+import type { ReleaseStationSettings } from './release-settings.js';
 import type { ReleaseUi } from './release-ui.js';
 
 /** A running print as the station needs it (TpfmClient's PrintRun fits). */

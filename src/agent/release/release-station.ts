@@ -12,25 +12,12 @@ import type { Logger } from '../../log/logger.js';
 import { maskCardNumber, type Redactor } from '../../log/redaction.js';
 import type { CardEvent, CardReader } from '../../cardreader/card-reader.js';
 import { applyTransforms, parseTransformChain, type TransformStep } from '../../cardreader/transform.js';
-import type { ReleaseMode } from './release-config.js';
+import type { ReleaseStationSettings } from './release-settings.js';
 import type { ReleaseUi } from './release-ui.js';
 import { type ReleaseClient, ReleaseSession, type SessionSummary } from './release-session.js';
 
 export type { ReleaseClient, PrintRunLike, SessionSummary } from './release-session.js';
-
-/** Settings of one station (already validated config, times in ms). */
-export interface ReleaseStationSettings {
-  name: string;
-  printer: string;
-  mode: ReleaseMode;
-  /** Conversion chain applied to each raw swipe. */
-  transforms: readonly string[];
-  idleTimeoutMs: number;
-  /** How often the idle deadline is checked against the clock; default 250 ms. */
-  idleCheckMs?: number;
-  /** X-Lang-ID used for fallback error texts. */
-  lang?: string;
-}
+export type { ReleaseStationSettings } from './release-settings.js';
 
 /** What a station is given. */
 export interface ReleaseStationDeps {

@@ -16,7 +16,7 @@ import { errorMessage, isValidationError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { Redactor } from '../../log/redaction.js';
 import { jobTitle, type TpfmJob } from '../../protocol/tpfm-job-list.js';
-import type { ReleaseStationConfig } from './release-config.js';
+import type { ReleaseStationConfig } from '../../config/release-station-schema.js';
 import type { SessionSummary } from './release-session.js';
 import type { JobChoice, ReleaseUi } from './release-ui.js';
 import { type BuiltStation, createReleaseStation } from './station-factory.js';

@@ -14,7 +14,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { Redactor } from '../../log/redaction.js';
 import { CardRegistrationClient } from './card-registration.js';
-import type { ReleaseStationConfig } from './release-config.js';
+import type { ReleaseStationConfig } from '../../config/release-station-schema.js';
 import { ReleaseStation } from './release-station.js';
 import type { ReleaseUi } from './release-ui.js';
 

@@ -14,6 +14,9 @@ import type { Logger } from '../../log/logger.js';
 import { type CardEvent, CardEventHub, type CardReader } from '../card-reader.js';
 import { createFramer, type FramingSpec, parseFraming } from '../framing.js';
 import type { ReaderProfile } from '../reader-profiles.js';
+import { BAUD_RATE_RULE as baudRule, DEFAULT_BAUD_RATE, isBaudRate } from './baud-rates.js';
+
+export { DEFAULT_BAUD_RATE, isBaudRate } from './baud-rates.js';
 
 /** The part of serialport's SerialPort the reader uses (tests may pass their own). */
 export interface SerialPortLike {
@@ -43,16 +46,6 @@ export interface SerialReaderSettings {
 
 /** What a reader profile contributes to a serial reader. */
 export type SerialProfileSettings = Pick<ReaderProfile, 'serial' | 'framing'>;
-
-/** The baud rate when neither the URI nor the profile names one. */
-export const DEFAULT_BAUD_RATE = 9600;
-
-/** Whether a value is a baud rate a serial reader accepts (an integer from 300 to 921600). */
-export function isBaudRate(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 300 && value <= 921600;
-}
-
-const baudRule = 'must be an integer from 300 to 921600';
 
 /**
  * Parses a serial:// URI. Each setting comes from the URI when it names it, else from the

@@ -14,7 +14,7 @@ import { loadAgentConfig } from '../../config/load-config.js';
 import { systemClock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
 import { addLogOptions, CliError, createCliLogger, type LogFlags } from '../cli-runtime.js';
-import { agentDataDir, registerAgentSecrets } from './agent.js';
+import { agentDataDir, registerAgentSecrets } from '../agent-settings.js';
 
 interface PairFlags extends LogFlags {
   config?: string;

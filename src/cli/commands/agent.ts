@@ -5,11 +5,9 @@
  * (agent.stop()), a second one or 30 s forces the exit.
  */
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { AgentConfig } from '../../config/agent-schema.js';
 import { loadAgentConfig } from '../../config/load-config.js';
-import { defaultDataDir } from '../../config/paths.js';
+import { agentDataDir, registerAgentSecrets } from '../agent-settings.js';
 import { addLogOptions, createCliLogger, type LogFlags, onShutdownSignals } from '../cli-runtime.js';
 import { registerAgentPairCommand } from './agent-pair.js';
 
@@ -27,20 +25,6 @@ export function registerAgentCommand(program: Command): void {
     .option('--data-dir <dir>', 'state directory (default: data_dir of the file, else the platform default)');
   addLogOptions(command).action(async (flags: AgentFlags) => runAgent(flags));
   registerAgentPairCommand(command);
-}
-
-/** The data directory the agent uses: flag, then file, then platform default. */
-export function agentDataDir(flag: string | undefined, config: AgentConfig): string {
-  return resolve(flag ?? config.data_dir ?? defaultDataDir());
-}
-
-/** Registers the configured secrets with the log redactor. */
-export function registerAgentSecrets(
-  config: AgentConfig,
-  redactor: { add(secret: string | undefined): void },
-): void {
-  redactor.add(config.cloud.client_secret);
-  redactor.add(config.cloud.password);
 }
 
 async function runAgent(flags: AgentFlags): Promise<void> {

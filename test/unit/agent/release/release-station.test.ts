@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JobListOptions, PrintJobOptions, TpfmJobList } from '../../../../src/client/tpfm-client.js';
 import type { TpfmPrintResult, TpfmProgressEvent } from '../../../../src/client/tpfm-print-run.js';
-import type { ReleaseMode } from '../../../../src/agent/release/release-config.js';
+import type { ReleaseMode } from '../../../../src/config/release-station-schema.js';
 import {
   type PrintRunLike,
   type ReleaseClient,

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentDataDir, registerAgentSecrets } from '../../../../src/cli/commands/agent.js';
+import { agentDataDir, registerAgentSecrets } from '../../../../src/cli/agent-settings.js';
 import { registerSeedSecrets } from '../../../../src/cli/commands/emulator.js';
 import { defaultEmulatorSeed, parseAgentConfig } from '../../../../src/config/load-config.js';
 import { defaultDataDir } from '../../../../src/config/paths.js';

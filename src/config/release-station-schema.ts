@@ -1,6 +1,6 @@
 /**
  * Configuration of one release station (a card reader at one printer). The TypeBox schema is
- * ready for the agent config's `release_stations` list (owner of agent-schema.ts adds it);
+ * part of the agent config's `release_stations` list (agent-schema.ts);
  * `releaseStationDefaults` fills defaults for code that builds a station directly.
  */
 import { type Static, Type as T } from '@sinclair/typebox';

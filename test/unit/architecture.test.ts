@@ -1,0 +1,110 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { checkArchitecture, cycles, readImports } from '../support/import-graph.js';
+
+const srcDir = fileURLToPath(new URL('../../src/', import.meta.url));
+
+function sourcesOf(dir: string): Map<string, string> {
+  const sources = new Map<string, string>();
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+    const path = join(entry.parentPath, entry.name);
+    sources.set(relative(dir, path).split('\\').join('/'), readFileSync(path, 'utf8'));
+  }
+  return sources;
+}
+
+describe('the architecture of src/', () => {
+  it('keeps every rule: layers, emulator and agent apart, pure code pure, no cycles', () => {
+    const edges = readImports(sourcesOf(srcDir));
+    expect(edges.length).toBeGreaterThan(500);
+    expect(checkArchitecture(edges)).toEqual([]);
+  });
+});
+
+describe('the checker, on fixtures that break each rule on purpose', () => {
+  const check = (files: Record<string, string>) =>
+    checkArchitecture(readImports(new Map(Object.entries(files))));
+
+  it('finds an upward import from the store into the agent', () => {
+    expect(
+      check({
+        'store/sync-state-store.ts': "import type { SyncState } from '../agent/connector/sync-types.js';",
+        'agent/connector/sync-types.ts': 'export interface SyncState { printers: string[] }',
+      }),
+    ).toEqual(['upward import store -> agent: store/sync-state-store.ts -> agent/connector/sync-types.ts']);
+  });
+
+  it('finds the emulator and the agent importing each other', () => {
+    expect(
+      check({
+        'emulator/jobs/job-service.ts': "import { JobLoop } from '../../agent/connector/job-loop.js';",
+        'agent/agent.ts': "export { createEmulator } from '../emulator/app.js';",
+        'agent/connector/job-loop.ts': 'export class JobLoop {}',
+        'emulator/app.ts': 'export function createEmulator() {}',
+      }),
+    ).toEqual([
+      'emulator imports agent: emulator/jobs/job-service.ts -> agent/connector/job-loop.ts',
+      'sideways import agent -> emulator: agent/agent.ts -> emulator/app.ts',
+    ]);
+  });
+
+  it('finds the emulator importing a printing backend', () => {
+    expect(
+      check({ 'emulator/app.ts': "import { IppBackend } from '../printing/ipp/ipp-backend.js';" }),
+    ).toEqual(['emulator imports printing: emulator/app.ts -> printing/ipp/ipp-backend.ts']);
+  });
+
+  it('finds I/O reached from pure code, directly and through another file', () => {
+    expect(
+      check({
+        'protocol/tpfm-ini.ts': "import { readFileSync } from 'node:fs';",
+        'printing/translate/ticket-to-ipp.ts': "import { send } from '../ipp/ipp-client.js';",
+        'printing/ipp/ipp-client.ts': "import { request } from 'undici';",
+      }),
+    ).toEqual([
+      'I/O in pure code: protocol/tpfm-ini.ts -> node:fs',
+      'I/O in pure code: printing/translate/ticket-to-ipp.ts -> printing/ipp/ipp-client.ts -> undici',
+    ]);
+  });
+
+  it('lets pure code import types of I/O code (erased at run time)', () => {
+    expect(
+      check({
+        'printing/translate/ticket-to-ipp.ts': "import type { IppClient } from '../ipp/ipp-client.js';",
+        'printing/ipp/ipp-client.ts': "import { request } from 'undici';",
+      }),
+    ).toEqual([]);
+  });
+
+  it('finds an import cycle, type-only imports included', () => {
+    const files = {
+      'agent/release/release-station.ts': "import { ReleaseSession } from './release-session.js';",
+      'agent/release/release-session.ts':
+        "import type { ReleaseStationSettings } from './release-station.js';",
+    };
+    expect(check(files)).toEqual([
+      'cycle: agent/release/release-session.ts -> agent/release/release-station.ts -> agent/release/release-session.ts',
+    ]);
+    expect(cycles(readImports(new Map(Object.entries(files))))).toHaveLength(1);
+  });
+
+  it('reads multi-line, re-exported and dynamic imports', () => {
+    const edges = readImports(
+      new Map([
+        [
+          'cli/main.ts',
+          "import {\n  a,\n  b,\n} from './a.js';\nexport * from './b.js';\nconst c = await import('./c.js');\nimport { type T } from './t.js';",
+        ],
+      ]),
+    );
+    expect(edges.map((e) => [e.target, e.typeOnly])).toEqual([
+      ['cli/a.ts', false],
+      ['cli/b.ts', false],
+      ['cli/c.ts', false],
+      ['cli/t.ts', true],
+    ]);
+  });
+});
