@@ -48,6 +48,11 @@ import { PrinterService } from './printers/printer-service.js';
 import { TokenService } from './oauth/token-service.js';
 import { openEmulatorStore } from './store/emulator-store.js';
 import { applySeed } from './store/seed-loader.js';
+import { FileStore } from './files/file-store.js';
+import { UrlFetcher } from './files/url-fetcher.js';
+import { SessionService } from './oauth/sessions.js';
+import { startPullServices } from './pull/pull-services.js';
+import { PrintService } from './sfapi/print-service.js';
 
 /** How to build an emulator (see createEmulator). */
 export interface EmulatorOptions {
@@ -100,7 +105,11 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   await registerRoutes(app, context);
   // Release long polls and close channels first, so in-flight requests finish before the store closes.
-  app.addHook('preClose', async () => context.hub.stop());
+  app.addHook('preClose', async () => {
+    context.hub.stop();
+    context.pull.prints.stop();
+  });
+  app.addHook('onClose', async () => context.fetcher.stop());
   app.addHook('onClose', async () => context.store.close());
   await app.ready();
   return {
@@ -113,7 +122,7 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
 async function registerRoutes(app: FastifyInstance, context: EmulatorContext): Promise<void> {
   await app.register(oauthTokenRoutes, { context });
   await app.register(jwksRoutes, { context });
-  // The OAuth authorization server (owner: oauth-server).
+  // The OAuth authorization server.
   await app.register(oauthPairRoutes, { context });
   await app.register(oauthAuthorizeRoutes, { context });
   await app.register(oauthRevokeRoutes, { context });
@@ -121,7 +130,7 @@ async function registerRoutes(app: FastifyInstance, context: EmulatorContext): P
   await app.register(usersMeRoutes, { context });
   await app.register(openidRoutes, { context });
   await app.register(printerRoutes, { context });
-  // Capabilities, connectors and drivers of the admin API (owner: printers-admin).
+  // Capabilities, connectors and drivers of the admin API.
   await app.register(printerCapabilityRoutes, { context });
   await app.register(connectorAdminRoutes, { context });
   await app.register(driverRoutes, { context });
@@ -130,9 +139,9 @@ async function registerRoutes(app: FastifyInstance, context: EmulatorContext): P
   await app.register(assignmentRoutes, { context });
   await app.register(connectorJobRoutes, { context });
   await app.register(connectorChannelRoutes, { context });
-  // The print submission API and storage (owner: sfapi) register below.
+  // The print submission API and storage.
   await app.register(sfapiRoutes, { context });
-  // Pull printing: /TPFM/, held queues, pairing and card claims (owner: tpfm-server).
+  // Pull printing: /TPFM/, held queues, pairing and card claims.
   await app.register(pullPrintingRoutes, { context });
 }
 
@@ -151,6 +160,11 @@ async function createContext(options: EmulatorOptions): Promise<EmulatorContext>
     const printers = new PrinterService(store, clock, logger, printerParts);
     const jobs = new JobService(store, clock, logger, hub);
     const groups = new GroupService(store, clock, logger);
+    const assignments = new AssignmentService(store, printers, groups, clock, logger);
+    const files = new FileStore({ dataDir: options.dataDir, records: store.storedFiles, clock, logger });
+    await files.start();
+    const fetcher = new UrlFetcher({ files, logger: logger.child({ part: 'sfapi' }) });
+    const pull = await startPullServices({ store, jobs, files, clock, logger, dataDir: options.dataDir });
     return {
       store,
       logger,
@@ -167,7 +181,12 @@ async function createContext(options: EmulatorOptions): Promise<EmulatorContext>
       authorizationCodes: new AuthorizationCodeService(store, tokens, clock, logger),
       oauthClients: new OAuthClientService(store, clock, logger),
       groups,
-      assignments: new AssignmentService(store, printers, groups, clock, logger),
+      assignments,
+      files,
+      fetcher,
+      printing: new PrintService(files, fetcher, { printers, assignments, jobs }),
+      pull,
+      sessions: new SessionService(store, clock),
     };
   } catch (error) {
     store.close();

@@ -1,6 +1,6 @@
 /**
- * What every route plugin of the emulator gets: the store, the services, the clock, the logger
- * and the data directory. app.ts builds one context per emulator and decorates the Fastify
+ * What every route plugin of the emulator gets: the store, every service (each built once), the
+ * clock, the logger and the data directory. app.ts builds one context per emulator and decorates the Fastify
  * instance with it (`app.emulator`); plugins also receive it as `options.context`.
  */
 import type { FastifyPluginAsync } from 'fastify';
@@ -19,6 +19,11 @@ import type { PairingService } from './oauth/pairing.js';
 import type { PrinterService } from './printers/printer-service.js';
 import type { TokenService } from './oauth/token-service.js';
 import type { EmulatorStore } from './store/emulator-store.js';
+import type { FileStore } from './files/file-store.js';
+import type { UrlFetcher } from './files/url-fetcher.js';
+import type { SessionService } from './oauth/sessions.js';
+import type { TpfmServices } from './pull/pull-services.js';
+import type { PrintService } from './sfapi/print-service.js';
 
 /** Shared state of one emulator instance. Owned and closed by createEmulator's close(). */
 export interface EmulatorContext {
@@ -48,6 +53,16 @@ export interface EmulatorContext {
   groups: GroupService;
   /** Printer-group assignments and the rule of which printers a user may use. */
   assignments: AssignmentService;
+  /** Uploaded and fetched documents: one store for /sfapi/, the storage endpoint and /TPFM/. */
+  files: FileStore;
+  /** Runs fileurl fetches into stored files; app.ts stops it when the server closes. */
+  fetcher: UrlFetcher;
+  /** The Print request: validation, the document's readiness, the job. */
+  printing: PrintService;
+  /** Pull printing: queue, device auth, local jobs, registration codes, running releases. */
+  pull: TpfmServices;
+  /** Browser sessions of the sign-in, consent and pairing pages. */
+  sessions: SessionService;
 }
 
 /** Options every emulator route plugin is registered with. */

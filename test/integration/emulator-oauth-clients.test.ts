@@ -5,6 +5,8 @@
  */
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { toHttpError } from '../../src/emulator/http/http-errors.js';
+import { ConflictError } from '../../src/lib/errors.js';
 import { SCOPE_NOT_PERMITTED_MESSAGE } from '../../src/protocol/oauth-scopes.js';
 import {
   DEMO,
@@ -416,9 +418,19 @@ describe('assertOrganizationDeletable', () => {
       ...publicBody('multi'),
       tenant_mode: 'multi',
     });
-    expect(() => clients.assertOrganizationDeletable(org.id)).toThrow(
-      expect.objectContaining({ status: 409, code: 'tenant_mode_multi_clients_exist' }),
-    );
+    const refusal = (() => {
+      try {
+        clients.assertOrganizationDeletable(org.id);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(refusal).toBeInstanceOf(ConflictError);
+    expect(toHttpError(refusal)).toMatchObject({
+      status: 409,
+      body: { error: 'tenant_mode_multi_clients_exist' },
+    });
     await api(h.baseUrl, 'DELETE', `${PATH}${multi.body.client_id}/`, admin);
     expect(() => clients.assertOrganizationDeletable(org.id)).not.toThrow();
   });

@@ -1,3 +1,14 @@
+/**
+ * The printer sync plan: what the connector must call on the cloud so that its printers there
+ * match the printers it has locally. Pure (no I/O): the printer sync runs the calls in order
+ * (sync-executor.ts) and persists the returned state once they all succeeded; nothing to clean up.
+ *
+ * Rules: identity follows the printer uuid, then the IEEE 1284 device id, then the URI, then the
+ * name, so renames and new IP addresses keep the cloud id and tp_id; a printer missing locally is
+ * deleted only after a grace period, never when discovery failed, and at most a share of all
+ * printers per run; PATCH carries only changed fields; properties and each blob capability are
+ * uploaded only when their hash changed (upload-diff.ts). The shapes are in sync-types.ts.
+ */
 import { diffUploads, stableJson } from './upload-diff.js';
 
 export { stableHash } from './upload-diff.js';

@@ -6,10 +6,10 @@
  * and reopens with backoff. Whoever calls start() calls stop().
  */
 import type { Clock } from '../../lib/clock.js';
-import { type BackoffPolicy, backoffDelay } from '../../lib/backoff.js';
+import type { BackoffPolicy } from '../../lib/backoff.js';
 import { ValidationError, errorMessage } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
-import { type CardEvent, CardEventHub, type CardReader } from '../card-reader.js';
+import { type OpenedDevice, ReconnectingReader } from '../reconnecting-reader.js';
 import { decodeRawReport, KeyboardReportDecoder, type RawReportLayout } from './hid-report-decoder.js';
 
 /** The part of node-hid's HID the reader uses. */
@@ -77,92 +77,35 @@ export interface HidReaderDeps {
 }
 
 /** See the file comment. */
-export class HidCardReader implements CardReader {
-  private readonly hub = new CardEventHub();
-  private device: HidDeviceLike | undefined;
-  private running = false;
-  private timer: NodeJS.Timeout | undefined;
-  private attempt = 0;
-
+export class HidCardReader extends ReconnectingReader<HidDeviceLike> {
   constructor(
-    readonly uri: string,
+    uri: string,
     private readonly deps: HidReaderDeps,
-  ) {}
+  ) {
+    super(uri, deps, 'hid', { initialMs: 500, maxMs: 5000, factor: 2, jitter: 0.2 });
+  }
 
   /** Raw readers see the card leave; keyboard wedges do not. */
   get reportsRemoval(): boolean {
     return parseHidUri(this.uri, this.deps.profile).mode === 'raw';
   }
 
-  async start(): Promise<void> {
+  protected validate(): void {
     parseHidUri(this.uri, this.deps.profile);
-    this.running = true;
-    await this.connect();
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    clearTimeout(this.timer);
-    this.release();
-  }
-
-  onEvent(listener: (event: CardEvent) => void): () => void {
-    return this.hub.add(listener);
-  }
-
-  private async connect(): Promise<void> {
+  protected async open(): Promise<OpenedDevice<HidDeviceLike>> {
     const settings = parseHidUri(this.uri, this.deps.profile);
-    try {
-      const device = await (this.deps.open ?? nodeHidOpener)(settings.vendorId, settings.productId);
-      if (!this.running) return device.close();
-      this.device = device;
-      this.attempt = 0;
-      const handle = this.reportHandler(settings);
-      device.on('data', handle);
-      device.on('error', (error) => this.lost(device, errorMessage(error)));
-      this.deps.logger.info({ mode: settings.mode }, 'hid card reader open');
-      this.hub.emit({ type: 'connected', at: this.deps.clock.now() });
-    } catch (error) {
-      this.deps.logger.warn({ err: error }, 'hid card reader not available; retrying');
-      this.scheduleReconnect();
-    }
+    const device = await (this.deps.open ?? nodeHidOpener)(settings.vendorId, settings.productId);
+    return { device, details: { mode: settings.mode } };
   }
 
-  private reportHandler(settings: HidReaderSettings): (data: Buffer) => void {
-    if (settings.mode === 'keyboard') {
-      const decoder = new KeyboardReportDecoder();
-      return (data) => {
-        const raw = decoder.push(data);
-        if (raw) this.hub.emit({ type: 'card', raw, at: this.deps.clock.now() });
-      };
-    }
-    let present: string | undefined;
-    return (data) => {
-      const event = decodeRawReport(data, settings.layout);
-      const at = this.deps.clock.now();
-      if (event.kind === 'card' && event.uid !== present) {
-        present = event.uid;
-        this.hub.emit({ type: 'card', raw: event.uid, at });
-      } else if (event.kind === 'removed' && present !== undefined) {
-        present = undefined;
-        this.hub.emit({ type: 'removed', at });
-      }
-    };
+  protected attach(device: HidDeviceLike, lost: (reason: string) => void): void {
+    device.on('data', this.reportHandler(parseHidUri(this.uri, this.deps.profile)));
+    device.on('error', (error) => lost(errorMessage(error)));
   }
 
-  private lost(device: HidDeviceLike, reason: string): void {
-    if (this.device !== device) return;
-    this.release();
-    if (!this.running) return;
-    this.deps.logger.warn({ reason }, 'hid card reader lost');
-    this.hub.emit({ type: 'disconnected', at: this.deps.clock.now(), reason });
-    this.scheduleReconnect();
-  }
-
-  private release(): void {
-    const device = this.device;
-    this.device = undefined;
-    if (!device) return;
+  protected async close(device: HidDeviceLike): Promise<void> {
     device.removeAllListeners();
     try {
       device.close();
@@ -171,9 +114,24 @@ export class HidCardReader implements CardReader {
     }
   }
 
-  private scheduleReconnect(): void {
-    if (!this.running) return;
-    const policy = this.deps.reconnect ?? { initialMs: 500, maxMs: 5000, factor: 2, jitter: 0.2 };
-    this.timer = setTimeout(() => void this.connect(), backoffDelay(policy, this.attempt++));
+  private reportHandler(settings: HidReaderSettings): (data: Buffer) => void {
+    if (settings.mode === 'keyboard') {
+      const decoder = new KeyboardReportDecoder();
+      return (data) => {
+        const raw = decoder.push(data);
+        if (raw) this.emitCard({ type: 'card', raw });
+      };
+    }
+    let present: string | undefined;
+    return (data) => {
+      const event = decodeRawReport(data, settings.layout);
+      if (event.kind === 'card' && event.uid !== present) {
+        present = event.uid;
+        this.emitCard({ type: 'card', raw: event.uid });
+      } else if (event.kind === 'removed' && present !== undefined) {
+        present = undefined;
+        this.emitCard({ type: 'removed' });
+      }
+    };
   }
 }

@@ -8,12 +8,12 @@
  * stop() is called.
  */
 import type { Clock } from '../../lib/clock.js';
-import { type BackoffPolicy, backoffDelay } from '../../lib/backoff.js';
+import type { BackoffPolicy } from '../../lib/backoff.js';
 import { ValidationError, errorMessage } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
-import { type CardEvent, CardEventHub, type CardReader } from '../card-reader.js';
 import { createFramer, type FramingSpec, parseFraming } from '../framing.js';
 import type { ReaderProfile } from '../reader-profiles.js';
+import { type OpenedDevice, ReconnectingReader } from '../reconnecting-reader.js';
 import { BAUD_RATE_RULE as baudRule, DEFAULT_BAUD_RATE, isBaudRate } from './baud-rates.js';
 
 export { DEFAULT_BAUD_RATE, isBaudRate } from './baud-rates.js';
@@ -82,87 +82,42 @@ export interface SerialReaderDeps {
 }
 
 /** See the file comment. */
-export class SerialCardReader implements CardReader {
+export class SerialCardReader extends ReconnectingReader<SerialPortLike> {
   readonly reportsRemoval = false;
-  private readonly hub = new CardEventHub();
-  private port: SerialPortLike | undefined;
-  private running = false;
-  private timer: NodeJS.Timeout | undefined;
-  private attempt = 0;
 
   constructor(
-    readonly uri: string,
+    uri: string,
     private readonly deps: SerialReaderDeps,
-  ) {}
+  ) {
+    super(uri, deps, 'serial', { initialMs: 250, maxMs: 5000, factor: 2, jitter: 0.2 });
+  }
 
-  /** Opens the port; when it is absent the reader keeps retrying in the background. */
-  async start(): Promise<void> {
+  protected validate(): void {
     parseSerialUri(this.uri, this.deps.profile);
-    this.running = true;
-    await this.connect();
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    clearTimeout(this.timer);
-    const port = this.port;
-    this.port = undefined;
-    if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
-    port?.removeAllListeners();
-  }
-
-  onEvent(listener: (event: CardEvent) => void): () => void {
-    return this.hub.add(listener);
-  }
-
-  private async connect(): Promise<void> {
+  protected async open(): Promise<OpenedDevice<SerialPortLike>> {
     const settings = parseSerialUri(this.uri, this.deps.profile);
-    try {
-      const port = await (this.deps.factory ?? serialportFactory)({
-        path: settings.path,
-        baudRate: settings.baudRate,
-      });
-      await new Promise<void>((resolve, reject) => port.open((error) => (error ? reject(error) : resolve())));
-      if (!this.running) {
-        port.close();
-        return;
-      }
-      this.attach(port, settings.framing);
-      this.attempt = 0;
-      this.deps.logger.info({ baudRate: settings.baudRate }, 'serial card reader open');
-      this.hub.emit({ type: 'connected', at: this.deps.clock.now() });
-    } catch (error) {
-      this.deps.logger.warn({ err: error }, 'serial card reader not available; retrying');
-      this.scheduleReconnect();
-    }
-  }
-
-  private attach(port: SerialPortLike, framing: FramingSpec): void {
-    this.port = port;
-    const framer = createFramer(framing);
-    port.on('data', (data) => {
-      for (const raw of framer.push(data)) this.hub.emit({ type: 'card', raw, at: this.deps.clock.now() });
+    const port = await (this.deps.factory ?? serialportFactory)({
+      path: settings.path,
+      baudRate: settings.baudRate,
     });
-    const lost = (error?: Error | null) => this.lost(port, error ? errorMessage(error) : 'port closed');
-    port.on('close', lost);
-    port.on('error', lost);
+    await new Promise<void>((resolve, reject) => port.open((error) => (error ? reject(error) : resolve())));
+    return { device: port, details: { baudRate: settings.baudRate } };
   }
 
-  private lost(port: SerialPortLike, reason: string): void {
-    if (this.port !== port) return;
-    this.port = undefined;
+  protected attach(port: SerialPortLike, lost: (reason: string) => void): void {
+    const framer = createFramer(parseSerialUri(this.uri, this.deps.profile).framing);
+    port.on('data', (data) => {
+      for (const raw of framer.push(data)) this.emitCard({ type: 'card', raw });
+    });
+    const onLost = (error?: Error | null) => lost(error ? errorMessage(error) : 'port closed');
+    port.on('close', onLost);
+    port.on('error', onLost);
+  }
+
+  protected async close(port: SerialPortLike): Promise<void> {
+    if (port.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
     port.removeAllListeners();
-    if (port.isOpen) port.close();
-    if (!this.running) return;
-    this.deps.logger.warn({ reason }, 'serial card reader lost');
-    this.hub.emit({ type: 'disconnected', at: this.deps.clock.now(), reason });
-    this.scheduleReconnect();
-  }
-
-  private scheduleReconnect(): void {
-    if (!this.running) return;
-    const policy = this.deps.reconnect ?? { initialMs: 250, maxMs: 5000, factor: 2, jitter: 0.2 };
-    const delay = backoffDelay(policy, this.attempt++);
-    this.timer = setTimeout(() => void this.connect(), delay);
   }
 }

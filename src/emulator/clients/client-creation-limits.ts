@@ -5,7 +5,7 @@
  * place). Creations are logged in the store; time from the injected clock. Nothing to clean up.
  */
 import type { Clock } from '../../lib/clock.js';
-import { HttpError } from '../http/http-errors.js';
+import { TooManyRequestsError } from '../../lib/errors.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import { ClientCreationLogRepo } from '../oauth/oauth-audit-repo.js';
 
@@ -36,10 +36,10 @@ export class ClientCreationLimits {
   /** Throws 429 when `creator` may not create another client now. */
   check(creator: Creator): void {
     if (this.store.clients.countApiCreated(creator.organizationId) >= MAX_API_CLIENTS_PER_ORGANIZATION) {
-      throw new HttpError(
-        429,
-        'too_many_clients',
+      throw new TooManyRequestsError(
         `the organization already has ${MAX_API_CLIENTS_PER_ORGANIZATION} clients created through the API; delete one first`,
+        undefined,
+        'too_many_clients',
       );
     }
     const now = this.clock.now();
@@ -47,11 +47,10 @@ export class ClientCreationLimits {
     if (recent.length >= CREATIONS_PER_ADMIN) {
       const oldest = recent[recent.length - CREATIONS_PER_ADMIN] ?? now;
       const retryAfterS = Math.max(1, Math.ceil((oldest + CREATION_WINDOW_MS - now) / 1000));
-      throw new HttpError(
-        429,
-        'rate_limited',
+      throw new TooManyRequestsError(
         `at most ${CREATIONS_PER_ADMIN} client creations per admin per hour; retry in ${retryAfterS} seconds`,
-        { 'retry-after': String(retryAfterS) },
+        retryAfterS * 1000,
+        'rate_limited',
       );
     }
   }

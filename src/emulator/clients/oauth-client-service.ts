@@ -8,14 +8,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
-import { NotFoundError } from '../../lib/errors.js';
+import { ConflictError, NotFoundError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import {
   type ClientType,
   validateClientPatch,
   validateNewClient,
 } from '../../protocol/oauth-client-rules.js';
-import { HttpError } from '../http/http-errors.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import type { OAuthClient } from './oauth-client-repo.js';
 import { randomToken } from '../store/secret-hash.js';
@@ -149,10 +148,10 @@ export class OAuthClientService {
    */
   assertOrganizationDeletable(organizationId: string): void {
     if (this.store.clients.hasLiveMultiTenant(organizationId)) {
-      throw new HttpError(
-        409,
-        'tenant_mode_multi_clients_exist',
+      throw new ConflictError(
         'the organization owns a multi-tenant OAuth client; delete that client first',
+        undefined,
+        'tenant_mode_multi_clients_exist',
       );
     }
   }

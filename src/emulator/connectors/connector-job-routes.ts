@@ -11,7 +11,7 @@ import type { JobEventBatchResult, JobPollResponse } from '../../protocol/connec
 import type { EmulatorRoutePlugin } from '../context.js';
 import { requireScopes } from '../http/bearer-auth.js';
 import { sendFileWithRange } from '../http/file-range.js';
-import { forbidden } from '../http/http-errors.js';
+import { forbidden, toHttpError } from '../http/http-errors.js';
 import { connectorToWire } from './connector-service.js';
 import { applyEventBatch, parseEventBatch } from '../jobs/job-event-batch.js';
 import { parsePropertiesUpload } from '../printers/printer-wire.js';
@@ -93,7 +93,11 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
   app.post('/connector/v1/events', auth, async (request): Promise<JobEventBatchResult> => {
     const connector = caller(request);
     const items = parseEventBatch(request.body);
-    const results = await applyEventBatch(items, (jobId, event) => jobs.applyEvent(connector, jobId, event));
+    const results = await applyEventBatch(
+      items,
+      (jobId, event) => jobs.applyEvent(connector, jobId, event),
+      toHttpError,
+    );
     return { results };
   });
 };

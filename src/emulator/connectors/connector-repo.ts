@@ -6,6 +6,9 @@ import { randomUUID } from 'node:crypto';
 import type { Connector, ConnectorRegistration } from '../../protocol/connector-channel.js';
 import type { EmulatorDatabase } from '../store/database.js';
 
+/** What a new connector row is made of: an agent's registration, or a built-in connector (type Virtual). */
+export type NewConnector = Omit<ConnectorRegistration, 'type'> & { type: Connector['type'] };
+
 /** Connector status values. */
 export type ConnectorStatus = Connector['status'];
 
@@ -130,7 +133,7 @@ export class ConnectorRepo {
   /** Inserts a new connector with the next free tpuid; `readableName` must already be unique. */
   insert(
     organizationId: string,
-    reg: ConnectorRegistration,
+    reg: NewConnector,
     readableName: string,
     by: { userId: string; clientId: string },
     now: number,
@@ -203,7 +206,7 @@ export class ConnectorRepo {
 }
 
 /** The facts a registration reports, as named SQL parameters shared by insert and update. */
-function reportedFacts(reg: ConnectorRegistration, by: { userId: string; clientId: string }, now: number) {
+function reportedFacts(reg: NewConnector, by: { userId: string; clientId: string }, now: number) {
   return {
     description: reg.description ?? '',
     type: reg.type,

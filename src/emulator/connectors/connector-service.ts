@@ -8,7 +8,7 @@ import type { Clock } from '../../lib/clock.js';
 import { NotFoundError, ValidationError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { Connector } from '../../protocol/connector-channel.js';
-import type { AuthContext } from '../http/bearer-auth.js';
+import type { AuthContext } from '../accounts/auth-context.js';
 import type { ConnectorRecord } from './connector-repo.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import { parseRegistration, uniqueName } from './connector-rules.js';

@@ -9,7 +9,7 @@
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { AssignmentWire } from '../../protocol/printing-groups.js';
-import type { AuthContext } from '../http/bearer-auth.js';
+import type { AuthContext } from '../accounts/auth-context.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import type { PrinterRecord } from '../printers/printer-repo.js';
 import { parseAssignmentChange } from './group-rules.js';

@@ -18,27 +18,11 @@
  */
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { AccessTokenClaims } from '../oauth/token-types.js';
+import type { AuthContext } from '../accounts/auth-context.js';
 import type { UserRole } from '../accounts/user-repo.js';
 import { type HttpError, forbidden, insufficientScope, invalidToken } from './http-errors.js';
 
-/** Whom a token acts for: a signed-in user, or (client_credentials) the client itself. */
-export type CallerKind = 'user' | 'client';
-
-/** Who is calling, set by requireScopes. */
-export interface AuthContext {
-  /** `user` for the user grants; `client` for client_credentials (no user, no role). */
-  kind: CallerKind;
-  /**
-   * The user the token acts for. A `client` caller has none: reading it throws 403 (see
-   * `userRequired`), so use `kind` to branch without reading it.
-   */
-  userId: string;
-  organizationId: string;
-  clientId: string;
-  scopes: string[];
-  /** The user's roles; always `[]` for a `client` caller. */
-  roles: UserRole[];
-}
+export type { AuthContext, CallerKind } from '../accounts/auth-context.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

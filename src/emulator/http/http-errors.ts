@@ -15,6 +15,7 @@ import {
   ValidationError,
   ValidationErrors,
 } from '../../lib/errors.js';
+import { OAuthGrantError, TokenVerificationError } from '../oauth/oauth-errors.js';
 
 /** An error that knows its HTTP status (401, 403, 409, 416, ...). */
 export class HttpError extends PrintRelayError {
@@ -51,6 +52,14 @@ export function insufficientScope(required: string[], how: 'all of' | 'one of' =
   });
 }
 
+/** A refused token request: invalid_client is 401 with a Basic challenge, the rest 400. */
+function oauthGrantError(error: OAuthGrantError): OAuthError {
+  if (error.code === 'invalid_client') {
+    return new OAuthError(401, error.code, error.message, { 'www-authenticate': 'Basic realm="printrelay"' });
+  }
+  return new OAuthError(400, error.code, error.message);
+}
+
 /** 409 conflict. */
 export function conflict(message: string, field?: string): HttpError {
   return new HttpError(409, 'conflict', message, {}, field);
@@ -70,6 +79,8 @@ export interface HttpErrorResponse {
 
 /** Maps any thrown value to a status and body; unknown errors become 500 without details. */
 export function toHttpError(error: unknown): HttpErrorResponse {
+  if (error instanceof OAuthGrantError) return toHttpError(oauthGrantError(error));
+  if (error instanceof TokenVerificationError) return toHttpError(invalidToken(error.message));
   if (error instanceof OAuthError) {
     const body = { error: error.code, error_description: error.message, message: error.message };
     return { status: error.status, headers: error.headers, body };

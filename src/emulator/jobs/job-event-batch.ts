@@ -6,7 +6,6 @@
  */
 import { ValidationError, ValidationErrors } from '../../lib/errors.js';
 import { EVENT_SKIPPED, type JobEventItemResult, MAX_EVENT_BATCH } from '../../protocol/connector-channel.js';
-import { toHttpError } from '../http/http-errors.js';
 
 /** One event of a checked batch; `event` is still unchecked (the apply step validates it). */
 export interface BatchEvent {
@@ -16,6 +15,12 @@ export interface BatchEvent {
 
 /** Applies one event of one job, throwing what the single-event route would throw. */
 export type ApplyEvent = (jobId: string, event: unknown) => Promise<unknown>;
+
+/** The status and body an event's error answers with (the HTTP layer's mapping, passed in by the route). */
+export type ErrorToResult = (error: unknown) => {
+  status: number;
+  body: { error: string; message: string; field?: string; [key: string]: unknown };
+};
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -53,7 +58,11 @@ export function parseEventBatch(body: unknown): BatchEvent[] {
  * a job never moves out of order; other jobs go on. Anything that maps to 5xx is rethrown: the
  * whole request fails and the connector sends the batch again (applying is idempotent).
  */
-export async function applyEventBatch(items: BatchEvent[], apply: ApplyEvent): Promise<JobEventItemResult[]> {
+export async function applyEventBatch(
+  items: BatchEvent[],
+  apply: ApplyEvent,
+  toResult: ErrorToResult,
+): Promise<JobEventItemResult[]> {
   const failedJobs = new Set<string>();
   const results: JobEventItemResult[] = [];
   for (const [i, { jobId, event }] of items.entries()) {
@@ -67,7 +76,7 @@ export async function applyEventBatch(items: BatchEvent[], apply: ApplyEvent): P
       await apply(jobId, event);
       results.push({ event_id: eventId, status: 204 });
     } catch (error) {
-      const mapped = toHttpError(error);
+      const mapped = toResult(error);
       if (mapped.status >= 500) throw error;
       failedJobs.add(jobId);
       const { error: code, message, field } = mapped.body;

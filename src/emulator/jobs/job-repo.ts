@@ -5,6 +5,7 @@
  */
 import type { PrintTicket } from '../../protocol/print-ticket.js';
 import type { EmulatorDatabase } from '../store/database.js';
+import { type JobFile, type JobFileRow, jobFileOf, jobFileParams } from './job-file.js';
 
 /** pending: waiting for the connector; claimed: a connector took it; then as the events say. */
 export type JobState =
@@ -37,7 +38,7 @@ export interface JobRecord {
   userId: string;
   printerId: string;
   state: JobState;
-  file: { path: string; size: number; sha256: string; extension: string; contentType: string; name: string };
+  file: JobFile & { name: string };
   ticket: PrintTicket;
   deleteAfterPrint: boolean;
   fileDeleted: boolean;
@@ -66,17 +67,12 @@ export type JobProgress = Pick<
   | 'finishedAt'
 >;
 
-interface JobRow {
+interface JobRow extends JobFileRow {
   id: string;
   organization_id: string;
   user_id: string;
   printer_id: string;
   state: string;
-  file_path: string;
-  file_size: number;
-  file_sha256: string;
-  file_extension: string;
-  content_type: string;
   file_name: string;
   ticket_json: string;
   delete_after_print: number;
@@ -100,14 +96,7 @@ function toRecord(r: JobRow): JobRecord {
     userId: r.user_id,
     printerId: r.printer_id,
     state: r.state as JobState,
-    file: {
-      path: r.file_path,
-      size: r.file_size,
-      sha256: r.file_sha256,
-      extension: r.file_extension,
-      contentType: r.content_type,
-      name: r.file_name,
-    },
+    file: { ...jobFileOf(r), name: r.file_name },
     ticket: JSON.parse(r.ticket_json) as PrintTicket,
     deleteAfterPrint: r.delete_after_print === 1,
     fileDeleted: r.file_deleted === 1,
@@ -134,24 +123,21 @@ export class JobRepo {
       .prepare(
         `INSERT INTO jobs (id, organization_id, user_id, printer_id, state, file_path, file_size, file_sha256,
            file_extension, content_type, file_name, ticket_json, delete_after_print, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         VALUES (@id, @organizationId, @userId, @printerId, 'pending', @filePath, @fileSize, @fileSha256,
+           @fileExtension, @contentType, @fileName, @ticketJson, @deleteAfterPrint, @createdAt, @updatedAt)`,
       )
-      .run(
-        job.id,
-        job.organizationId,
-        job.userId,
-        job.printerId,
-        job.file.path,
-        job.file.size,
-        job.file.sha256,
-        job.file.extension,
-        job.file.contentType,
-        job.file.name,
-        JSON.stringify(job.ticket),
-        job.deleteAfterPrint ? 1 : 0,
-        job.createdAt,
-        job.updatedAt,
-      );
+      .run({
+        id: job.id,
+        organizationId: job.organizationId,
+        userId: job.userId,
+        printerId: job.printerId,
+        ...jobFileParams(job.file),
+        fileName: job.file.name,
+        ticketJson: JSON.stringify(job.ticket),
+        deleteAfterPrint: job.deleteAfterPrint ? 1 : 0,
+        createdAt: job.createdAt,
+        updatedAt: job.updatedAt,
+      });
   }
 
   findById(id: string): JobRecord | undefined {

@@ -7,11 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { Clock } from '../../lib/clock.js';
-import { NotFoundError, PrintRelayError } from '../../lib/errors.js';
+import { ConflictError, GoneError, NotFoundError, PrintRelayError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import { CHANNEL_PATHS, type JobOffer } from '../../protocol/connector-channel.js';
 import type { PrintTicket } from '../../protocol/print-ticket.js';
-import { HttpError, conflict } from '../http/http-errors.js';
 import type { ConnectorRecord } from '../connectors/connector-repo.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import type { JobRecord } from './job-repo.js';
@@ -33,7 +32,7 @@ export interface NewJob {
 }
 
 /**
- * Pull printing's hook (owner: tpfm-server): `hold` keeps a new job in a user's queue instead of
+ * Pull printing's hook (pull/pull-queue.ts): `hold` keeps a new job in a user's queue instead of
  * offering it (returns the held job's id, or undefined to route the job normally); `status`
  * answers Status for ids JobService does not know.
  */
@@ -98,9 +97,9 @@ export class JobService {
   /** Claims a job for the connector: 404 unknown or foreign, 409 held by another connector or finished. */
   claim(connector: ConnectorRecord, jobId: string): JobOffer {
     const job = this.requireForConnector(connector, jobId);
-    if (isFinal(job.state)) throw conflict(`job ${jobId} already ended (${job.state})`, 'job_id');
+    if (isFinal(job.state)) throw new ConflictError(`job ${jobId} already ended (${job.state})`, 'job_id');
     if (!this.store.jobs.claim(job.id, connector.id, this.clock.now())) {
-      throw conflict(`job ${jobId} is held by another connector`, 'job_id');
+      throw new ConflictError(`job ${jobId} is held by another connector`, 'job_id');
     }
     this.logger.info({ job: job.id, connector: connector.id }, 'job claimed');
     return this.offer(this.store.jobs.findById(job.id)!);
@@ -109,8 +108,9 @@ export class JobService {
   /** The job whose document the connector may download (it holds the claim); 410 when the file is gone. */
   documentFor(connector: ConnectorRecord, jobId: string): JobRecord {
     const job = this.requireForConnector(connector, jobId);
-    if (job.claimedBy !== connector.id) throw conflict(`job ${jobId}: claim it before downloading`, 'job_id');
-    if (job.fileDeleted) throw new HttpError(410, 'gone', `job ${jobId}: the document was deleted`);
+    if (job.claimedBy !== connector.id)
+      throw new ConflictError(`job ${jobId}: claim it before downloading`, 'job_id');
+    if (job.fileDeleted) throw new GoneError(`job ${jobId}: the document was deleted`);
     return job;
   }
 
@@ -120,7 +120,7 @@ export class JobService {
     const result = this.store.transaction(() => {
       const job = this.requireForConnector(connector, jobId);
       if (job.claimedBy !== null && job.claimedBy !== connector.id)
-        throw conflict(`job ${jobId} is held by another connector`, 'job_id');
+        throw new ConflictError(`job ${jobId} is held by another connector`, 'job_id');
       if (this.store.jobs.hasEvent(event.event_id)) return { job, applied: false, duplicate: true };
       const next = applyJobEvent(job, event, this.clock.now());
       this.store.jobs.insertEvent(
@@ -230,7 +230,7 @@ export class JobService {
         job.claimedBy !== null &&
         job.claimedBy !== connector.id
       ) {
-        throw conflict(`job ${jobId} is held by another connector`, 'job_id');
+        throw new ConflictError(`job ${jobId} is held by another connector`, 'job_id');
       }
       throw new NotFoundError(`job ${jobId}`);
     }

@@ -8,7 +8,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
 import { normalizeRedirectUri } from '../../protocol/oauth-redirect-uri.js';
 import { grantableScopes } from '../../protocol/oauth-scopes.js';
-import { OAuthError } from '../http/http-errors.js';
+import { OAuthGrantError } from './oauth-errors.js';
 import { AuthorizationCodeRepo } from './authorization-code-repo.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import type { OAuthClient } from '../clients/oauth-client-repo.js';
@@ -92,7 +92,7 @@ export class AuthorizationCodeService {
     if (!user) throw invalidGrant('the user of the code no longer exists');
     this.tokens.assertTenant(client, user);
     const scopes = grantableScopes(request.scope, record.scopes, 'authorization_code');
-    if (!scopes.ok) throw new OAuthError(400, scopes.error, scopes.description);
+    if (!scopes.ok) throw new OAuthGrantError(scopes.error, scopes.description);
     const options = record.nonce === null ? {} : { nonce: record.nonce };
     return this.tokens.issue(client, user, scopes.scopes, record.familyId, options);
   }
@@ -100,8 +100,7 @@ export class AuthorizationCodeService {
 
 function checkRedirect(stored: string, presented: string | undefined): void {
   if (presented === undefined || presented === '') {
-    throw new OAuthError(
-      400,
+    throw new OAuthGrantError(
       'invalid_request',
       'redirect_uri: required (the one of the authorization request)',
     );
@@ -122,9 +121,9 @@ function checkPkce(challenge: string | null, verifier: string | undefined): void
     return;
   }
   const check = verifyCodeVerifier(verifier, challenge);
-  if (!check.ok) throw new OAuthError(400, check.error, check.description);
+  if (!check.ok) throw new OAuthGrantError(check.error, check.description);
 }
 
-function invalidGrant(description: string): OAuthError {
-  return new OAuthError(400, 'invalid_grant', description);
+function invalidGrant(description: string): OAuthGrantError {
+  return new OAuthGrantError('invalid_grant', description);
 }

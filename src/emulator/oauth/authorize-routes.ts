@@ -16,7 +16,7 @@ import {
   checkAuthorizeRequest,
   denyRedirect,
 } from './authorize-request.js';
-import { type BrowserSession, SessionService } from './sessions.js';
+import type { BrowserSession } from './sessions.js';
 import { tenantAllows } from './token-service.js';
 import { renderConsentPage } from '../web/consent-page.js';
 import { renderErrorPage } from '../web/error-page.js';
@@ -32,7 +32,7 @@ const SIGNED_IN_PATH = '/oauth/login/done/';
 
 /** Registers /oauth/authorize and /oauth/login/. */
 export const oauthAuthorizeRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  const sessions = new SessionService(context.store, context.clock);
+  const { sessions } = context;
 
   app.get(AUTHORIZE_PATH, async (request, reply) => {
     const check = checkAuthorizeRequest(

@@ -8,12 +8,12 @@
  * Polling is grant_type=pairing_code at the token endpoint (routes/oauth-token.ts).
  */
 import type { FastifyReply } from 'fastify';
-import { NotFoundError, ValidationError } from '../../lib/errors.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
 import { OAuthError } from '../http/http-errors.js';
 import { requestBaseUrl } from '../http/pagination.js';
 import { PAIRING_PAGE_PATH, normalizePairingCode } from './pairing.js';
-import { type BrowserSession, SessionService } from './sessions.js';
+import type { BrowserSession } from './sessions.js';
 import { renderErrorPage } from '../web/error-page.js';
 import {
   renderPairingConfirmPage,
@@ -25,7 +25,7 @@ import { type Form, clientCredentials, formFields } from './token-routes.js';
 
 /** Registers /oauth/pair/ and the pairing pages. */
 export const oauthPairRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  const sessions = new SessionService(context.store, context.clock);
+  const { sessions } = context;
 
   app.post('/oauth/pair', async (request, reply) => {
     reply.header('cache-control', 'no-store');
@@ -78,7 +78,7 @@ function decide(
     context.pairings.decide(code, session.user!, approve);
   } catch (error) {
     if (error instanceof NotFoundError) return expiredPage(reply);
-    if (error instanceof OAuthError && error.code === 'access_denied') {
+    if (error instanceof ForbiddenError) {
       return html(
         reply.status(403),
         renderErrorPage({ title: 'Access denied', message: error.message, error: error.code }),

@@ -12,10 +12,10 @@
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
-import { NotFoundError, ValidationError } from '../../lib/errors.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import { grantableScopes } from '../../protocol/oauth-scopes.js';
-import { OAuthError } from '../http/http-errors.js';
+import { OAuthGrantError } from './oauth-errors.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import type { OAuthClient } from '../clients/oauth-client-repo.js';
 import { type PairingRecord, PairingRepo } from './pairing-repo.js';
@@ -70,10 +70,10 @@ export class PairingService {
    */
   startPairing(client: OAuthClient, scope: string | undefined, baseUrl: string): PairingStart {
     if (!client.grantTypes.includes('pairing_code')) {
-      throw new OAuthError(400, 'unauthorized_client', 'the client may not use grant_type=pairing_code');
+      throw new OAuthGrantError('unauthorized_client', 'the client may not use grant_type=pairing_code');
     }
     const grant = grantableScopes(scope, client.allowedScopes, 'pairing_code');
-    if (!grant.ok) throw new OAuthError(400, grant.error, grant.description);
+    if (!grant.ok) throw new OAuthGrantError(grant.error, grant.description);
     const code = newPairingCode();
     const now = this.clock.now();
     this.repo.insert(code, {
@@ -119,11 +119,7 @@ export class PairingService {
     }
     this.logger.info({ client: open.client.clientId, decision }, 'pairing decided');
     if (!allowed) {
-      throw new OAuthError(
-        403,
-        'access_denied',
-        'this application serves only users of its own organization',
-      );
+      throw new ForbiddenError('this application serves only users of its own organization', 'access_denied');
     }
   }
 
@@ -143,18 +139,18 @@ export class PairingService {
     const normalized = normalizePairingCode(code);
     const record = this.repo.find(normalized);
     if (!record || record.clientId !== client.clientId || record.consumedAt !== null) {
-      throw new OAuthError(400, 'invalid_grant', 'pairing_code: unknown or already used');
+      throw new OAuthGrantError('invalid_grant', 'pairing_code: unknown or already used');
     }
     const now = this.clock.now();
     if (record.expiresAt <= now)
-      throw new OAuthError(400, 'expired_token', 'pairing_code: expired; start again');
+      throw new OAuthGrantError('expired_token', 'pairing_code: expired; start again');
     this.throttle(normalized, record, now);
     if (record.decision === 'denied') {
       this.assertTenantOfBinder(client, record);
-      throw new OAuthError(400, 'access_denied', 'the pairing was denied');
+      throw new OAuthGrantError('access_denied', 'the pairing was denied');
     }
     if (record.decision === null) {
-      throw new OAuthError(400, 'authorization_pending', 'the pairing code is not bound to a user yet');
+      throw new OAuthGrantError('authorization_pending', 'the pairing code is not bound to a user yet');
     }
     return this.redeem(client, normalized, record, scope);
   }
@@ -166,8 +162,7 @@ export class PairingService {
   private assertTenantOfBinder(client: OAuthClient, record: PairingRecord): void {
     const user = record.userId === null ? undefined : this.store.users.findById(record.userId);
     if (user && !tenantAllows(client, user)) {
-      throw new OAuthError(
-        400,
+      throw new OAuthGrantError(
         'unauthorized_client',
         'tenant_mode single: this client serves only users of its own organization, and the ' +
           'pairing code was bound by a user of another organization',
@@ -180,8 +175,7 @@ export class PairingService {
     const interval = early ? record.intervalS + 5 : record.intervalS;
     this.repo.recordPoll(code, now, interval);
     if (early) {
-      throw new OAuthError(
-        400,
+      throw new OAuthGrantError(
         'slow_down',
         `polled too fast; wait at least ${interval} seconds between polls`,
       );
@@ -195,12 +189,12 @@ export class PairingService {
     scope: string | undefined,
   ): Promise<TokenResponse> {
     const user = record.userId === null ? undefined : this.store.users.findById(record.userId);
-    if (!user) throw new OAuthError(400, 'invalid_grant', 'the user of the pairing no longer exists');
+    if (!user) throw new OAuthGrantError('invalid_grant', 'the user of the pairing no longer exists');
     this.tokens.assertTenant(client, user);
     const asked = grantableScopes(scope, record.scopes, 'pairing_code');
-    if (!asked.ok) throw new OAuthError(400, asked.error, asked.description);
+    if (!asked.ok) throw new OAuthGrantError(asked.error, asked.description);
     if (!this.repo.consume(code, this.clock.now())) {
-      throw new OAuthError(400, 'invalid_grant', 'pairing_code: already used');
+      throw new OAuthGrantError('invalid_grant', 'pairing_code: already used');
     }
     return this.tokens.issue(client, user, asked.scopes, randomUUID(), 'device');
   }

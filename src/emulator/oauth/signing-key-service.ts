@@ -18,13 +18,13 @@ import {
 } from 'jose';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
+import { TokenVerificationError } from './oauth-errors.js';
 import type { SigningKeyRepo } from './signing-key-repo.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
 
 const ALGORITHM = 'RS256';
 
 /** Why a token was refused, for the WWW-Authenticate description. */
-export class TokenVerificationError extends Error {}
 
 /** Loads, creates and uses the signing key. */
 export class SigningKeyService {

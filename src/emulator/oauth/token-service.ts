@@ -9,14 +9,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
-import { OAuthError, invalidToken } from '../http/http-errors.js';
+import { OAuthGrantError, TokenVerificationError } from './oauth-errors.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import { RevokedAccessTokenRepo } from './oauth-audit-repo.js';
 import type { OAuthClient } from '../clients/oauth-client-repo.js';
 import { randomToken } from '../store/secret-hash.js';
 import type { User } from '../accounts/user-repo.js';
 import { RefreshRetryCache } from './refresh-retry-cache.js';
-import { SigningKeyService, TokenVerificationError } from './signing-key-service.js';
+import { SigningKeyService } from './signing-key-service.js';
 import { type GrantType, grantableScopes } from '../../protocol/oauth-scopes.js';
 
 import {
@@ -61,9 +61,7 @@ export class TokenService {
   authenticateClient(clientId: string, secret: string): OAuthClient {
     const client = this.store.clients.authenticate(clientId, secret);
     if (!client) {
-      throw new OAuthError(401, 'invalid_client', 'client authentication failed', {
-        'www-authenticate': 'Basic realm="printrelay"',
-      });
+      throw new OAuthGrantError('invalid_client', 'client authentication failed');
     }
     return client;
   }
@@ -78,7 +76,7 @@ export class TokenService {
     this.requireGrantType(client, 'password');
     const scopes = this.scopesFor(client, scope, 'password');
     const user = this.store.users.verifyPassword(username, password);
-    if (!user) throw new OAuthError(400, 'invalid_grant', 'the user name or password is wrong');
+    if (!user) throw new OAuthGrantError('invalid_grant', 'the user name or password is wrong');
     this.assertTenant(client, user);
     return this.issue(client, user, scopes, randomUUID());
   }
@@ -209,8 +207,7 @@ export class TokenService {
    */
   assertTenant(client: OAuthClient, user: User): void {
     if (!tenantAllows(client, user)) {
-      throw new OAuthError(
-        400,
+      throw new OAuthGrantError(
         'unauthorized_client',
         'this single-tenant client serves only users of its own organization',
       );
@@ -251,23 +248,18 @@ export class TokenService {
 
   /** Verifies a bearer token; throws 401 invalid_token naming why. */
   async verifyAccessToken(token: string): Promise<AccessTokenClaims> {
-    try {
-      const payload = await this.keys.verify(token, this.issuer);
-      if (
-        typeof payload.sub !== 'string' ||
-        typeof payload['org'] !== 'string' ||
-        typeof payload['scopes'] !== 'string'
-      ) {
-        throw new TokenVerificationError('the token lacks sub, org or scopes');
-      }
-      if (typeof payload.jti === 'string' && this.revoked.isRevoked(payload.jti)) {
-        throw new TokenVerificationError('the token was revoked');
-      }
-      return payload as unknown as AccessTokenClaims;
-    } catch (error) {
-      if (error instanceof TokenVerificationError) throw invalidToken(error.message);
-      throw error;
+    const payload = await this.keys.verify(token, this.issuer);
+    if (
+      typeof payload.sub !== 'string' ||
+      typeof payload['org'] !== 'string' ||
+      typeof payload['scopes'] !== 'string'
+    ) {
+      throw new TokenVerificationError('the token lacks sub, org or scopes');
     }
+    if (typeof payload.jti === 'string' && this.revoked.isRevoked(payload.jti)) {
+      throw new TokenVerificationError('the token was revoked');
+    }
+    return payload as unknown as AccessTokenClaims;
   }
 
   private requireGrantType(client: OAuthClient, grant: string): void {
@@ -276,7 +268,7 @@ export class TokenService {
       grant === 'refresh_token' &&
       (client.grantTypes.includes('authorization_code') || client.grantTypes.includes('pairing_code'));
     if (!implied && !client.grantTypes.includes(grant)) {
-      throw new OAuthError(400, 'unauthorized_client', `the client may not use grant_type=${grant}`);
+      throw new OAuthGrantError('unauthorized_client', `the client may not use grant_type=${grant}`);
     }
   }
 
@@ -288,7 +280,7 @@ export class TokenService {
     previouslyGranted?: readonly string[],
   ): string[] {
     const grant = grantableScopes(scope, client.allowedScopes, grantType, { previouslyGranted });
-    if (!grant.ok) throw new OAuthError(400, grant.error, grant.description);
+    if (!grant.ok) throw new OAuthGrantError(grant.error, grant.description);
     return grant.scopes;
   }
 }
@@ -298,6 +290,6 @@ export function tenantAllows(client: OAuthClient, user: User): boolean {
   return client.tenantMode !== 'single' || user.organizationId === client.organizationId;
 }
 
-function invalidGrant(description: string): OAuthError {
-  return new OAuthError(400, 'invalid_grant', description);
+function invalidGrant(description: string): OAuthGrantError {
+  return new OAuthGrantError('invalid_grant', description);
 }

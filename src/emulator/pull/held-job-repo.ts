@@ -4,6 +4,7 @@
  * handle; the owner of the handle closes it.
  */
 import type { PrintTicket } from '../../protocol/print-ticket.js';
+import { type JobFile, type JobFileRow, jobFileOf, jobFileParams } from '../jobs/job-file.js';
 import type { EmulatorDatabase } from '../store/database.js';
 
 /** One held job. */
@@ -15,7 +16,7 @@ export interface HeldJobRecord {
   fileName: string;
   displayName: string;
   driverName: string;
-  file: { path: string; size: number; sha256: string; extension: string; contentType: string };
+  file: JobFile;
   ticket: PrintTicket;
   onHold: boolean;
   /** The last real job a release started (its Status answers for the held id). */
@@ -24,18 +25,13 @@ export interface HeldJobRecord {
   modifiedAt: number;
 }
 
-interface HeldRow {
+interface HeldRow extends JobFileRow {
   id: string;
   organization_id: string;
   user_id: string;
   file_name: string;
   display_name: string;
   driver_name: string;
-  file_path: string;
-  file_size: number;
-  file_sha256: string;
-  file_extension: string;
-  content_type: string;
   ticket_json: string;
   on_hold: number;
   released_job_id: string | null;
@@ -51,13 +47,7 @@ function toRecord(r: HeldRow): HeldJobRecord {
     fileName: r.file_name,
     displayName: r.display_name,
     driverName: r.driver_name,
-    file: {
-      path: r.file_path,
-      size: r.file_size,
-      sha256: r.file_sha256,
-      extension: r.file_extension,
-      contentType: r.content_type,
-    },
+    file: jobFileOf(r),
     ticket: JSON.parse(r.ticket_json) as PrintTicket,
     onHold: r.on_hold === 1,
     releasedJobId: r.released_job_id,
@@ -76,24 +66,21 @@ export class HeldJobRepo {
       .prepare(
         `INSERT INTO held_jobs (id, organization_id, user_id, file_name, display_name, driver_name, file_path,
            file_size, file_sha256, file_extension, content_type, ticket_json, created_at, modified_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         VALUES (@id, @organizationId, @userId, @fileName, @displayName, @driverName, @filePath, @fileSize,
+           @fileSha256, @fileExtension, @contentType, @ticketJson, @createdAt, @modifiedAt)`,
       )
-      .run(
-        job.id,
-        job.organizationId,
-        job.userId,
-        job.fileName,
-        job.displayName,
-        job.driverName,
-        job.file.path,
-        job.file.size,
-        job.file.sha256,
-        job.file.extension,
-        job.file.contentType,
-        JSON.stringify(job.ticket),
-        job.createdAt,
-        job.modifiedAt,
-      );
+      .run({
+        id: job.id,
+        organizationId: job.organizationId,
+        userId: job.userId,
+        fileName: job.fileName,
+        displayName: job.displayName,
+        driverName: job.driverName,
+        ...jobFileParams(job.file),
+        ticketJson: JSON.stringify(job.ticket),
+        createdAt: job.createdAt,
+        modifiedAt: job.modifiedAt,
+      });
   }
 
   /** A held job by id. */

@@ -5,8 +5,7 @@
  * through the shared page layout; nothing to clean up.
  */
 import type { FastifyInstance } from 'fastify';
-import { errorMessage, NotFoundError } from '../../lib/errors.js';
-import { HttpError } from '../http/http-errors.js';
+import { ConflictError, errorMessage, NotFoundError } from '../../lib/errors.js';
 import { CLAIM_PAGE_PATH, type RegistrationCodeService } from './registration-codes.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import { html } from '../web/html.js';
@@ -56,7 +55,7 @@ export async function claimPageRoutes(
       options.registration.claim(user, code);
     } catch (error) {
       if (error instanceof NotFoundError) return page(404, 'This code is unknown or has expired.');
-      if (error instanceof HttpError) return page(error.status, errorMessage(error));
+      if (error instanceof ConflictError) return page(409, errorMessage(error));
       throw error;
     }
     return reply.type('text/html; charset=utf-8').send(renderClaimDonePage());

@@ -4,7 +4,8 @@
  * hashes of printer_settings as the device authentication needs them. Borrowing the database
  * handle; the owner of the handle closes it.
  */
-import { randomUUID } from 'node:crypto';
+import { ConnectorRepo, type NewConnector } from '../connectors/connector-repo.js';
+import { PrinterRepo } from '../printers/printer-repo.js';
 import type { EmulatorDatabase } from '../store/database.js';
 
 /** The queue printer of one organization. */
@@ -26,9 +27,37 @@ export const PULL_QUEUE_PRINTER_NAME = 'Pull Printing';
 /** Name of the built-in connector that owns the queue printers. */
 export const PULL_QUEUE_CONNECTOR_NAME = 'PrintRelay pull-printing queue';
 
-/** Reads and writes pull-printing queue and device rows. */
+/** The built-in connector that owns an organization's queue printer. */
+function queueConnector(organizationId: string): NewConnector {
+  return {
+    serial_string: `printrelay-pull-queue-${organizationId}`,
+    type: 'Virtual',
+    readable_name: PULL_QUEUE_CONNECTOR_NAME,
+    description: 'Holds jobs printed to "Pull Printing" until a release device prints them.',
+    hostname: 'cloud',
+    internal_ip: null,
+    external_ip: null,
+    os_type: 'Linux',
+    sw_version: '1',
+    supported_formats: 'PDF,XPS,RAW',
+  };
+}
+
+/** The queue's connector was registered by no user or client. */
+const NO_REGISTRANT = { userId: '', clientId: '' };
+
+/**
+ * Reads and writes pull-printing queue and device rows. The queue's connector and printer rows are
+ * written by their own repositories (ConnectorRepo, PrinterRepo), the one writer of each table.
+ */
 export class PullPrinterRepo {
-  constructor(private readonly db: EmulatorDatabase) {}
+  private readonly connectors: ConnectorRepo;
+  private readonly printers: PrinterRepo;
+
+  constructor(private readonly db: EmulatorDatabase) {
+    this.connectors = new ConnectorRepo(db);
+    this.printers = new PrinterRepo(db);
+  }
 
   /** The organization's queue, or undefined before ensureQueue. */
   queue(organizationId: string): PullQueueRecord | undefined {
@@ -52,23 +81,30 @@ export class PullPrinterRepo {
     return this.db.transaction(() => {
       const existing = this.queue(organizationId);
       if (existing) return existing;
-      const connectorId = this.insertConnector(organizationId, now);
-      const printerId = randomUUID();
-      this.db
-        .prepare(
-          `INSERT INTO printers (id, organization_id, connector_id, name, status, tp_id, supported_formats,
-             vendor_name, model_name, location, created_at, updated_at)
-           VALUES (?, ?, ?, ?, 'Online', 1, ?, 'PrintRelay', 'Pull-printing queue', '', ?, ?)`,
-        )
-        .run(
-          printerId,
-          organizationId,
+      const connectorId = this.connectors.insert(
+        organizationId,
+        queueConnector(organizationId),
+        PULL_QUEUE_CONNECTOR_NAME,
+        NO_REGISTRANT,
+        now,
+      ).id;
+      const printerId = this.printers.insert(
+        organizationId,
+        {
           connectorId,
-          PULL_QUEUE_PRINTER_NAME,
-          JSON.stringify(['PDF', 'XPS', 'RAW']),
-          now,
-          now,
-        );
+          name: PULL_QUEUE_PRINTER_NAME,
+          status: 'Online',
+          tpId: 1,
+          supportedFormats: ['PDF', 'XPS', 'RAW'],
+          vendorName: 'PrintRelay',
+          modelName: 'Pull-printing queue',
+          location: '',
+          pnpId: '',
+          driverId: null,
+          manualDriverId: null,
+        },
+        now,
+      ).id;
       this.db
         .prepare('INSERT INTO pull_queues (organization_id, connector_id, printer_id) VALUES (?, ?, ?)')
         .run(organizationId, connectorId, printerId);
@@ -85,32 +121,5 @@ export class PullPrinterRepo {
       )
       .all() as { organization_id: string; printer_name: string; h: string }[];
     return rows.map((r) => ({ organizationId: r.organization_id, printerName: r.printer_name, hash: r.h }));
-  }
-
-  private insertConnector(organizationId: string, now: number): string {
-    const id = randomUUID();
-    const tpuid = (
-      this.db.prepare('SELECT COALESCE(MAX(tpuid), 0) + 1 AS n FROM connectors').get() as { n: number }
-    ).n;
-    this.db
-      .prepare(
-        `INSERT INTO connectors (id, organization_id, serial_string, readable_name, description, type, tpuid,
-           status, hostname, os_type, sw_version, supported_formats, registered_user_id, registered_client_id,
-           last_seen_online, last_printer_update, created_at)
-         VALUES (?, ?, ?, ?, ?, 'Virtual', ?, 'Online', 'cloud', 'Linux', ?, 'PDF,XPS,RAW', '', '', ?, ?, ?)`,
-      )
-      .run(
-        id,
-        organizationId,
-        `printrelay-pull-queue-${organizationId}`,
-        PULL_QUEUE_CONNECTOR_NAME,
-        'Holds jobs printed to "Pull Printing" until a release device prints them.',
-        tpuid,
-        '1',
-        now,
-        now,
-        now,
-      );
-    return id;
   }
 }

@@ -1,28 +1,20 @@
 /**
- * Pull printing in the emulator, as one Fastify plugin: builds the pull-printing services
- * (queue printers and held jobs, device auth, local jobs, registration codes, running releases),
- * installs the hold hook in JobService, and registers
- *  - GET /TPFM/ (routes/tpfm.ts),
+ * Pull printing in the emulator, as one Fastify plugin over the pull-printing services of the
+ * context (pull-services.ts: queue printers and held jobs, device auth, local jobs, registration
+ * codes, running releases). It registers
+ *  - GET /TPFM/ (tpfm-routes.ts),
  *  - POST /printing/v1/printers/<id>/pull_printing_pairing/ {code}: admin only; the code a
  *    release station shows becomes the printer's pull-printing password (the station then
  *    authenticates with it), making the printer a pull printer,
  *  - POST /v1/users/me/cards/claim/ {code}: the bearer token's user claims a registration code,
- *  - the portal claim page (routes/pull-printing-portal.ts).
- * Running releases end their streams (code 1) before the server closes.
+ *  - the portal claim page (portal-routes.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError, ValidationError } from '../../lib/errors.js';
 import type { EmulatorRouteOptions } from '../context.js';
 import { requireAnyScope } from '../http/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
-import { FileStore } from '../files/file-store.js';
-import { LocalJobService } from './local-jobs.js';
-import { PullQueueService } from './pull-queue.js';
-import { RegistrationCodeService } from './registration-codes.js';
-import { TpfmAuthenticator } from './tpfm-auth.js';
-import { TpfmPrintProcesses } from './tpfm-print-process.js';
 import { claimPageRoutes } from './portal-routes.js';
-import type { TpfmServices } from './tpfm-commands.js';
 import { tpfmRoutes } from './tpfm-routes.js';
 
 type IdParams = { Params: { id: string } };
@@ -41,8 +33,7 @@ export async function pullPrintingRoutes(
   { context }: EmulatorRouteOptions,
 ): Promise<void> {
   const logger = context.logger.child({ part: 'pull-printing' });
-  const services = await buildServices(context, logger);
-  app.addHook('preClose', async () => services.prints.stop());
+  const services = context.pull;
   await app.register(tpfmRoutes, { context, services });
   await app.register(claimPageRoutes, { store: context.store, registration: services.registration });
   const anyToken = { preHandler: requireAnyScope('printing', 'printing.connectors', 'account') };
@@ -71,32 +62,4 @@ export async function pullPrintingRoutes(
       return { card_linked: result.cardLinked };
     },
   );
-}
-
-async function buildServices(
-  context: EmulatorRouteOptions['context'],
-  logger: EmulatorRouteOptions['context']['logger'],
-): Promise<TpfmServices> {
-  const { store, jobs, clock } = context;
-  const queue = new PullQueueService(store, jobs, clock, logger);
-  queue.start();
-  const registration = new RegistrationCodeService(store, jobs, clock, logger, context.dataDir);
-  await registration.start();
-  const files = new FileStore({
-    dataDir: context.dataDir,
-    records: context.store.storedFiles,
-    clock,
-    logger,
-  });
-  await files.start();
-  return {
-    store,
-    jobs,
-    auth: new TpfmAuthenticator(store),
-    queue,
-    localJobs: new LocalJobService(store, clock, logger),
-    registration,
-    prints: new TpfmPrintProcesses(jobs, queue, logger),
-    files,
-  };
 }

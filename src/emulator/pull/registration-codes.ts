@@ -12,10 +12,9 @@ import { createHash, randomInt } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../lib/clock.js';
-import { NotFoundError } from '../../lib/errors.js';
+import { ConflictError, NotFoundError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import { defaultTicket } from '../../protocol/print-ticket.js';
-import { conflict } from '../http/http-errors.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import type { PrinterRecord } from '../printers/printer-repo.js';
 import { type RegistrationCodeRecord, RegistrationCodeRepo } from './registration-code-repo.js';
@@ -84,9 +83,10 @@ export class RegistrationCodeService {
     const code = rawCode.replace(/\s+/g, '');
     const record = this.codes.find(user.organizationId, code);
     if (!record || record.expiresAt <= this.clock.now()) throw new NotFoundError('registration code');
-    if (record.claimedBy !== null) throw conflict('this registration code was already used', 'code');
+    if (record.claimedBy !== null) throw new ConflictError('this registration code was already used', 'code');
     const owner = this.store.users.findByCard(user.organizationId, record.cardNumber);
-    if (owner && owner.id !== user.id) throw conflict('the card already belongs to another user', 'code');
+    if (owner && owner.id !== user.id)
+      throw new ConflictError('the card already belongs to another user', 'code');
     this.store.transaction(() => {
       this.codes.claim(user.organizationId, code, user.id);
       this.store.users.addCard(user.organizationId, record.cardNumber, user.id, this.clock.now());

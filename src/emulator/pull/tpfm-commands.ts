@@ -13,30 +13,12 @@ import {
 import { TPFM_COMMANDS, TPFM_HEADERS, type TpfmCommand } from '../../protocol/tpfm-codes.js';
 import { parseCreateLocalJob, parseUpdateLocalJob } from '../../protocol/tpfm-local-job.js';
 import { contentTypeForExtension } from '../../protocol/sfapi-configuration.js';
-import type { FileStore } from '../files/file-store.js';
-import type { JobService } from '../jobs/job-service.js';
-import type { LocalJobService } from './local-jobs.js';
-import type { PullQueueService } from './pull-queue.js';
-import type { RegistrationCodeService } from './registration-codes.js';
-import type { TpfmAuthenticator, TpfmDevice } from './tpfm-auth.js';
-import type { TpfmPrintProcesses } from './tpfm-print-process.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { TpfmServices } from './pull-services.js';
+import type { TpfmDevice } from './tpfm-auth.js';
 import type { PrinterRecord } from '../printers/printer-repo.js';
 import type { User } from '../accounts/user-repo.js';
 import { STORAGE_UPLOAD_PREFIX } from '../files/storage-routes.js';
 import { flagParam, intParam, TpfmFailure } from './tpfm-wire.js';
-
-/** The services the /TPFM/ routes use (built by the pull-printing plugin). */
-export interface TpfmServices {
-  store: EmulatorStore;
-  jobs: JobService;
-  auth: TpfmAuthenticator;
-  queue: PullQueueService;
-  localJobs: LocalJobService;
-  registration: RegistrationCodeService;
-  prints: TpfmPrintProcesses;
-  files: FileStore;
-}
 
 /** One authenticated (or guest) command call. */
 export interface TpfmCall {

@@ -13,7 +13,8 @@ import { TPFM_HEADERS } from '../../protocol/tpfm-codes.js';
 import { formatProgressChunk, formatResultLine } from '../../protocol/tpfm-progress.js';
 import { printerSupports } from './pull-queue.js';
 import type { PrintRelease, PrintUpdate } from './tpfm-print-process.js';
-import { heldJob, namedPrinter, type TpfmCall, type TpfmServices } from './tpfm-commands.js';
+import type { TpfmServices } from './pull-services.js';
+import { heldJob, namedPrinter, type TpfmCall } from './tpfm-commands.js';
 import { failureHeaders, flagParam, intParam, TpfmFailure } from './tpfm-wire.js';
 
 /** A validated PrintJob call. */

@@ -10,7 +10,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TPFM_COMMANDS, TPFM_HEADERS, type TpfmCommand } from '../../protocol/tpfm-codes.js';
 import type { EmulatorContext } from '../context.js';
 import * as commands from './tpfm-commands.js';
-import type { TpfmCall, TpfmResult, TpfmServices } from './tpfm-commands.js';
+import type { TpfmServices } from './pull-services.js';
+import type { TpfmCall, TpfmResult } from './tpfm-commands.js';
 import { preparePrint, streamPrint } from './tpfm-print-job.js';
 import {
   canonicalQuery,

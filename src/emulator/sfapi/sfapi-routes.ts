@@ -1,7 +1,7 @@
 /**
  * The print submission API (/sfapi/): GetConfiguration, GetPrinter, GetPrinterProperties,
  * PrepareUpload, Print and Status, plus the storage endpoint behind the sasUri it hands out
- * (routes/storage.ts). Every /sfapi/ call needs a bearer token with scope `printing`.
+ * (files/storage-routes.ts). Every /sfapi/ call needs a bearer token with scope `printing`.
  *
  * Decisions where the spec is silent:
  * - Bad requests answer 400 through the emulator's error handler: `{error, message, field,
@@ -9,57 +9,34 @@
  * - GetPrinterProperties with an id or name the organization does not have answers 404 (the
  *   body names the field); a known printer whose connector has not reported properties yet
  *   gives an empty array; without id or printer, every printer of the organization is listed.
- * - Print with fileurl waits up to `fetchWaitMs` for the fetch; a fetch still running answers
+ * - Print with fileurl waits up to `fetchWaitMs` (print-service.ts) for the fetch; a fetch still running answers
  *   412 `{fileid, sasUri: ""}`, a failed one 400 naming `fileurl` with the reason.
  * - An uploaded file is printed once; a second Print with the same fileid is a 400.
  * - A non-admin caller sees and prints to only the printers it may use (assignment-service.ts):
  *   a printer assigned to groups none of which the user is in is as unknown as a missing one.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ValidationError, ValidationErrors } from '../../lib/errors.js';
-import { parsePrintRequest, type PrintRequest } from '../../protocol/print-request.js';
 import type { PrinterProperties } from '../../protocol/printer-properties.js';
-import {
-  contentTypeForExtension,
-  sfapiConfiguration,
-  unknownJobStatus,
-} from '../../protocol/sfapi-configuration.js';
+import { sfapiConfiguration, unknownJobStatus } from '../../protocol/sfapi-configuration.js';
 import { requireScopes } from '../http/bearer-auth.js';
 import { HttpError } from '../http/http-errors.js';
-import { FileStore, type StoredFile } from '../files/file-store.js';
-import { UrlFetcher } from '../files/url-fetcher.js';
 import type { EmulatorContext, EmulatorRouteOptions } from '../context.js';
-import type { NewJob } from '../jobs/job-service.js';
 import { STORAGE_UPLOAD_PREFIX, storageRoutes } from '../files/storage-routes.js';
-
-/** Options of the plugin: the emulator context, and how long Print waits for a URL fetch. */
-export interface SfapiRoutesOptions extends EmulatorRouteOptions {
-  /** How long Print waits for a URL fetch before answering 412 (default 1000 ms). */
-  fetchWaitMs?: number;
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * The /sfapi/ routes and the storage endpoint, as one Fastify plugin. It owns a FileStore and
- * a UrlFetcher, started on registration; running fetches are aborted when the app closes.
+ * The /sfapi/ routes and the storage endpoint, as one Fastify plugin over the context's file
+ * store and print service.
  */
-export async function sfapiRoutes(app: FastifyInstance, options: SfapiRoutesOptions): Promise<void> {
+export async function sfapiRoutes(app: FastifyInstance, options: EmulatorRouteOptions): Promise<void> {
   const { context } = options;
   const { printers, jobs } = context;
+  const { files, printing } = context;
   const logger = context.logger.child({ part: 'sfapi' });
-  const files = new FileStore({
-    dataDir: context.dataDir,
-    records: context.store.storedFiles,
-    clock: context.clock,
-    logger,
-  });
-  const fetcher = new UrlFetcher({ files, logger });
-  await files.start();
-  app.addHook('onClose', () => fetcher.stop());
   await app.register(storageRoutes, { files, logger });
   const auth = { preHandler: requireScopes('printing') };
-  const print = new PrintHandler(files, fetcher, context, options.fetchWaitMs ?? 1000);
 
   app.get('/sfapi/GetConfiguration/', auth, async (request) => sfapiConfiguration(baseUrl(request, context)));
 
@@ -77,7 +54,16 @@ export async function sfapiRoutes(app: FastifyInstance, options: SfapiRoutesOpti
     return { fileid: file.fileId, sasUri: url };
   });
 
-  app.post('/sfapi/Print/', auth, async (request, reply) => print.handle(request, reply));
+  app.post('/sfapi/Print/', auth, async (request, reply) => {
+    const outcome = await printing.submit(request.auth, request.body);
+    if ('pendingFileId' in outcome)
+      return reply.code(412).send({ fileid: outcome.pendingFileId, sasUri: '' });
+    request.log.info(
+      { job: outcome.jobid, printer: outcome.printerId, size: outcome.size },
+      'print job submitted',
+    );
+    return { jobid: outcome.jobid };
+  });
 
   app.get('/sfapi/Status/', auth, async (request) => {
     const id = (request.query as Record<string, unknown>).id;
@@ -122,76 +108,4 @@ function printerProperties(request: FastifyRequest, context: EmulatorContext): P
   }
   const properties = printers.properties(org, printer.id);
   return properties ? [properties] : [];
-}
-
-/** One Print request: validation, the file's readiness (upload or URL fetch), the job. */
-class PrintHandler {
-  constructor(
-    private readonly files: FileStore,
-    private readonly fetcher: UrlFetcher,
-    private readonly context: EmulatorContext,
-    private readonly waitMs: number,
-  ) {}
-
-  async handle(request: FastifyRequest, reply: FastifyReply) {
-    const print = parsePrintRequest(request.body);
-    const { organizationId, userId } = request.auth;
-    const printer = this.context.printers.findById(organizationId, print.printerId);
-    if (!printer || !this.context.assignments.canUse(request.auth, printer)) {
-      invalid('printerid', 'no such printer in your organization');
-    }
-    let file = await this.sourceFile(print, organizationId, userId);
-    if (!file) invalid('fileid', 'no such file; call PrepareUpload and upload first');
-    if (file.state === 'fetching') {
-      if (!(await this.fetcher.settled(file.fileId, this.waitMs))) {
-        return reply.code(412).send({ fileid: file.fileId, sasUri: '' });
-      }
-      // The fetch ended meanwhile: its outcome is in the stored record.
-      file = (await this.files.get(file.fileId)) ?? file;
-    }
-    if (file.state !== 'ready') this.notReady(file);
-    await this.files.setState(file, 'consumed');
-    const { jobId } = await this.context.jobs.create(this.newJob(print, file, organizationId, userId));
-    request.log.info({ job: jobId, printer: print.printerId, size: file.size }, 'print job submitted');
-    return { jobid: jobId };
-  }
-
-  private async sourceFile(print: PrintRequest, organizationId: string, userId: string) {
-    if ('fileurl' in print.source) {
-      const file = await this.files.create(organizationId, userId, 'fetching');
-      this.fetcher.start(file, print.source.fileurl);
-      return file;
-    }
-    const file = await this.files.get(print.source.fileid.toLowerCase());
-    return file && file.organizationId === organizationId ? file : undefined;
-  }
-
-  private notReady(file: StoredFile): never {
-    switch (file.state) {
-      case 'failed':
-        return invalid('fileurl', file.error ?? 'fetching fileurl failed');
-      case 'consumed':
-        return invalid('fileid', 'was already printed; upload the document again');
-      default:
-        return invalid('fileid', 'must be uploaded to the sasUri before Print');
-    }
-  }
-
-  private newJob(print: PrintRequest, file: StoredFile, organizationId: string, userId: string): NewJob {
-    return {
-      organizationId,
-      userId,
-      printerId: print.printerId,
-      file: {
-        path: file.path,
-        size: file.size,
-        sha256: file.sha256,
-        extension: print.type,
-        contentType: contentTypeForExtension(print.type),
-        name: print.alias,
-      },
-      ticket: print.ticket,
-      deleteAfterPrint: print.printAndDelete,
-    };
-  }
 }

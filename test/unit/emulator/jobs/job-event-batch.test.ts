@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conflict } from '../../../../src/emulator/http/http-errors.js';
+import { toHttpError } from '../../../../src/emulator/http/http-errors.js';
 import {
   applyEventBatch,
   type BatchEvent,
@@ -7,6 +7,7 @@ import {
 } from '../../../../src/emulator/jobs/job-event-batch.js';
 import { parseJobEvent } from '../../../../src/emulator/jobs/job-events.js';
 import {
+  ConflictError,
   NotFoundError,
   RetryableError,
   ValidationError,
@@ -76,7 +77,11 @@ describe('applyEventBatch', () => {
 
   it('applies every event in the order given and answers 204 for each', async () => {
     const { calls, apply } = recorder();
-    const results = await applyEventBatch(batch(['a', ev('a1')], ['b', ev('b1')], ['a', ev('a2', 2)]), apply);
+    const results = await applyEventBatch(
+      batch(['a', ev('a1')], ['b', ev('b1')], ['a', ev('a2', 2)]),
+      apply,
+      toHttpError,
+    );
     expect(calls).toEqual(['a/a1', 'b/b1', 'a/a2']);
     expect(results).toEqual([
       { event_id: 'a1', status: 204 },
@@ -90,6 +95,7 @@ describe('applyEventBatch', () => {
     const results = await applyEventBatch(
       batch(['a', ev('a1')], ['b', ev('b1')], ['a', ev('a2', 2)], ['b', ev('b2', 2)]),
       apply,
+      toHttpError,
     );
     expect(calls).toEqual(['a/a1', 'b/b1', 'b/b2']);
     expect(results).toEqual([
@@ -106,10 +112,11 @@ describe('applyEventBatch', () => {
   });
 
   it('maps conflicts and malformed events with the field as a path inside the batch', async () => {
-    const { apply } = recorder({ c1: conflict('job c is held by another connector', 'job_id') });
+    const { apply } = recorder({ c1: new ConflictError('job c is held by another connector', 'job_id') });
     const results = await applyEventBatch(
       batch(['c', ev('c1')], ['d', { ...ev('d1'), kind: 'exploded' }], ['e', 'not an event']),
       apply,
+      toHttpError,
     );
     expect(results[0]).toMatchObject({ status: 409, error: 'conflict', field: 'events[0].job_id' });
     expect(results[1]).toMatchObject({
@@ -128,7 +135,7 @@ describe('applyEventBatch', () => {
   ])('rethrows %s, so the whole request fails and is retried', async (_name, error) => {
     const { calls, apply } = recorder({ b1: error });
     await expect(
-      applyEventBatch(batch(['a', ev('a1')], ['b', ev('b1')], ['c', ev('c1')]), apply),
+      applyEventBatch(batch(['a', ev('a1')], ['b', ev('b1')], ['c', ev('c1')]), apply, toHttpError),
     ).rejects.toBe(error);
     expect(calls).toEqual(['a/a1', 'b/b1']);
   });

@@ -2,10 +2,8 @@ import { SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { silentLogger } from '../../../../src/log/logger.js';
-import {
-  SigningKeyService,
-  TokenVerificationError,
-} from '../../../../src/emulator/oauth/signing-key-service.js';
+import { TokenVerificationError } from '../../../../src/emulator/oauth/oauth-errors.js';
+import { SigningKeyService } from '../../../../src/emulator/oauth/signing-key-service.js';
 import { VerifiedTokenCache } from '../../../../src/emulator/oauth/verified-token-cache.js';
 import { type EmulatorDatabase, openEmulatorDatabase } from '../../../../src/emulator/store/database.js';
 import { SigningKeyRepo } from '../../../../src/emulator/oauth/signing-key-repo.js';

@@ -1,0 +1,58 @@
+/**
+ * The pull-printing services, built once per emulator in the app context (app.ts): the
+ * pull-printing queue and its hold hook, device authentication, local (copy) jobs, card
+ * registration codes and the running releases. `stop()` of `prints` ends the running releases;
+ * app.ts calls it before the server closes.
+ */
+import type { Clock } from '../../lib/clock.js';
+import type { Logger } from '../../log/logger.js';
+import type { FileStore } from '../files/file-store.js';
+import type { JobService } from '../jobs/job-service.js';
+import type { EmulatorStore } from '../store/emulator-store.js';
+import { LocalJobService } from './local-jobs.js';
+import { PullQueueService } from './pull-queue.js';
+import { RegistrationCodeService } from './registration-codes.js';
+import { TpfmAuthenticator } from './tpfm-auth.js';
+import { TpfmPrintProcesses } from './tpfm-print-process.js';
+
+/** The services the /TPFM/ routes, the claim routes and the portal use. */
+export interface TpfmServices {
+  store: EmulatorStore;
+  jobs: JobService;
+  auth: TpfmAuthenticator;
+  queue: PullQueueService;
+  localJobs: LocalJobService;
+  registration: RegistrationCodeService;
+  prints: TpfmPrintProcesses;
+  files: FileStore;
+}
+
+/** What the pull-printing services are built from. */
+export interface PullServiceParts {
+  store: EmulatorStore;
+  jobs: JobService;
+  files: FileStore;
+  clock: Clock;
+  logger: Logger;
+  dataDir: string;
+}
+
+/** Builds and starts the pull-printing services: the queue installs its hold hook in `jobs`. */
+export async function startPullServices(parts: PullServiceParts): Promise<TpfmServices> {
+  const { store, jobs, files, clock, dataDir } = parts;
+  const logger = parts.logger.child({ part: 'pull-printing' });
+  const queue = new PullQueueService(store, jobs, clock, logger);
+  queue.start();
+  const registration = new RegistrationCodeService(store, jobs, clock, logger, dataDir);
+  await registration.start();
+  return {
+    store,
+    jobs,
+    auth: new TpfmAuthenticator(store),
+    queue,
+    localJobs: new LocalJobService(store, clock, logger),
+    registration,
+    prints: new TpfmPrintProcesses(jobs, queue, logger),
+    files,
+  };
+}
