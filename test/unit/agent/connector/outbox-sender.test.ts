@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OutboxSender, type PostEvents } from '../../../../src/agent/connector/outbox-sender.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
@@ -196,22 +196,34 @@ describe('OutboxSender', () => {
   });
 
   it('lets events that arrive moments apart after a wake-up share one request', async () => {
-    const lingering = new OutboxSender(outbox, cloud.post, clock, silentLogger(), 5000, 30);
-    lingering.start();
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    for (const [job, kind] of [
-      ['a', 'downloading'],
-      ['b', 'downloading'],
-      ['a', 'printing'],
-      ['a', 'completed'],
-    ] as const) {
-      outbox.add(job, { kind });
-      lingering.notify();
-      await new Promise((resolve) => setTimeout(resolve, 2));
+    // Fake timers: the 2 ms gaps and the 30 ms linger are exact, however busy the machine is.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const lingering = new OutboxSender(outbox, cloud.post, clock, silentLogger(), 5000, 30);
+      lingering.start();
+      await vi.advanceTimersByTimeAsync(5);
+      for (const [job, kind] of [
+        ['a', 'downloading'],
+        ['b', 'downloading'],
+        ['a', 'printing'],
+        ['a', 'completed'],
+      ] as const) {
+        outbox.add(job, { kind });
+        lingering.notify();
+        await vi.advanceTimersByTimeAsync(2);
+      }
+      expect(cloud.batches).toHaveLength(0);
+      await vi.advanceTimersByTimeAsync(30);
+      // The fake cloud answers after a (real) setImmediate.
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(cloud.applied).toEqual(['a:1', 'a:2', 'a:3', 'b:1']);
+      expect(cloud.batches).toHaveLength(1);
+      const stopped = lingering.stop();
+      await vi.advanceTimersByTimeAsync(0);
+      await stopped;
+    } finally {
+      vi.useRealTimers();
     }
-    await expect.poll(() => cloud.applied.length).toBe(4);
-    expect(cloud.batches).toHaveLength(1);
-    await lingering.stop();
   });
 
   it('an urgent notify (a final event) cuts the linger short', async () => {
