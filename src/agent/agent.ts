@@ -22,6 +22,7 @@ import { Redactor } from '../log/redaction.js';
 import { type BackendRegistry, defaultBackendRegistry } from '../printing/backend-registry.js';
 import { FINAL_EVENT_KINDS } from '../protocol/connector-channel.js';
 import { type AgentDatabase, openAgentDatabase } from '../store/agent-db.js';
+import { acquireDataDirLock, type DataDirLock } from '../store/data-dir-lock.js';
 import { IdentityStore } from '../store/identity-store.js';
 import { JobLedger } from '../store/job-ledger.js';
 import { type NewJobEvent, Outbox } from '../store/outbox.js';
@@ -35,9 +36,11 @@ import { PrinterSync } from './connector/printer-sync.js';
 import { PrinterSyncClient } from './connector/printer-sync-client.js';
 import { syncDiscoverers } from './connector/printer-sync-discovery.js';
 import { type RegisteredPrinter, Registration } from './connector/registration.js';
+import { retryUntilReachable } from './connector/startup-retry.js';
 import { TicketOverrides } from './connector/ticket-overrides.js';
 import type { PrinterSyncRecord } from './connector/sync-types.js';
 import { ReleaseStations, type ReleaseStationsDeps, type StationStatus } from './release/release-stations.js';
+import { absentServiceManager, type ServiceNotifier, startHeartbeat } from '../service/service-notifier.js';
 
 /** What the agent is built from; the caller owns the logger. */
 export interface AgentDeps {
@@ -50,10 +53,16 @@ export interface AgentDeps {
   redactor?: Redactor;
   /** Release-station parts besides the config (terminal UI, reader overrides, session hook). */
   release?: Pick<ReleaseStationsDeps, 'ui' | 'readerOverrides' | 'onSessionEnd' | 'profiles' | 'retry'>;
+  /** The service manager (systemd) told about readiness, status and the watchdog; default none. */
+  notifier?: ServiceNotifier;
+  /** Keep retrying an unreachable cloud at start-up instead of failing; default false. */
+  retryStartup?: boolean;
 }
 
 /** The parts that exist while the agent runs. */
 interface Running {
+  /** One agent per data directory (released last). */
+  lock: DataDirLock;
   db: AgentDatabase;
   http: HttpClient;
   identity: IdentityStore;
@@ -79,9 +88,11 @@ const TOKEN_SCOPE = CONNECTOR_TOKEN_SCOPE;
 export class Agent {
   private running: Running | undefined;
   private readonly clock: Clock;
+  private readonly notifier: ServiceNotifier;
 
   constructor(private readonly deps: AgentDeps) {
     this.clock = deps.clock ?? systemClock;
+    this.notifier = deps.notifier ?? absentServiceManager;
   }
 
   /** The connector id after start(). */
@@ -109,27 +120,43 @@ export class Agent {
     if (this.running) throw new Error('agent already started');
     const { dataDir, logger } = this.deps;
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const db = openAgentDatabase(join(dataDir, 'agent.db'));
-    const partial: Partial<Running> & { db: AgentDatabase } = { db, printers: new Map() };
+    const lock = await acquireDataDirLock(dataDir);
+    let db: AgentDatabase;
+    try {
+      db = openAgentDatabase(join(dataDir, 'agent.db'));
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+    const partial: Partial<Running> & Pick<Running, 'db' | 'lock'> = { db, lock, printers: new Map() };
+    const stopStartupHeartbeat = startHeartbeat(this.notifier);
     try {
       await this.bringUp(partial, signal);
     } catch (error) {
       await this.tearDown(partial);
       throw error;
+    } finally {
+      stopStartupHeartbeat();
     }
-    logger.info({ connector: partial.connectorId, printers: partial.printers?.size }, 'agent started');
+    const printers = partial.printers?.size ?? 0;
+    this.notifier.ready(`connected as connector ${partial.connectorId}; ${printers} printer(s) registered`);
+    logger.info({ connector: partial.connectorId, printers }, 'agent started');
   }
 
   /** Drains and stops every part in reverse order. Safe to call when not started. */
   async stop(): Promise<void> {
     const running = this.running;
     this.running = undefined;
+    this.notifier.stopping('stopping: finishing in-flight jobs');
     if (!running) return;
     await this.tearDown(running);
     this.deps.logger.info('agent stopped');
   }
 
-  private async bringUp(r: Partial<Running> & { db: AgentDatabase }, signal?: AbortSignal): Promise<void> {
+  private async bringUp(
+    r: Partial<Running> & Pick<Running, 'db' | 'lock'>,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const { config, logger, dataDir } = this.deps;
     r.identity = new IdentityStore(r.db, this.clock);
     r.ledger = new JobLedger(r.db, this.clock);
@@ -148,7 +175,18 @@ export class Agent {
     const channel = new ChannelClient(r.http);
     r.registration = new Registration({ config, channel, identity: r.identity, logger });
     throwIfAborted(signal);
-    r.connectorId = await r.registration.registerConnector(await readHostFacts(), packageVersion(), signal);
+    const facts = await readHostFacts();
+    const registration = r.registration;
+    r.connectorId = await retryUntilReachable(
+      (s) => registration.registerConnector(facts, packageVersion(), s),
+      {
+        retry: this.deps.retryStartup ?? false,
+        backoff: this.backoff(),
+        notifier: this.notifier,
+        logger,
+        signal,
+      },
+    );
     throwIfAborted(signal);
     await this.startSync(r as Running, channel, signal);
     throwIfAborted(signal);
@@ -236,6 +274,7 @@ export class Agent {
       backendFor: (printerId) => byCloudId().get(printerId),
       spoolDir: join(dataDir, 'spool'),
       logger,
+      notifier: this.notifier,
     });
   }
 
@@ -267,7 +306,7 @@ export class Agent {
     }
   }
 
-  private async tearDown(r: Partial<Running> & { db: AgentDatabase }): Promise<void> {
+  private async tearDown(r: Partial<Running> & Pick<Running, 'db' | 'lock'>): Promise<void> {
     await r.stations?.stop();
     await r.feed?.stop();
     await r.loop?.stop();
@@ -279,6 +318,7 @@ export class Agent {
     for (const printer of r.printers?.values() ?? []) await printer.backend.close().catch(() => {});
     await r.http?.close();
     r.db.close();
+    await r.lock.release();
   }
 
   private grants(): TokenGrants {

@@ -66,7 +66,7 @@ function edgeOf(from: string, specifier: string, typeOnly: boolean): ImportEdge 
 export const LAYERS: readonly (readonly string[])[] = [
   ['cli'],
   ['emulator', 'agent'],
-  ['client', 'printing', 'cardreader', 'store', 'config'],
+  ['client', 'printing', 'cardreader', 'store', 'config', 'service'],
   ['protocol', 'log'],
   ['lib'],
 ];
@@ -98,6 +98,7 @@ export const IO_MODULES: readonly string[] = [
   'serialport',
   'node-hid',
   'unix-print',
+  'unix-dgram',
   'pdf-to-printer',
   'systeminformation',
   'multicast-dns',

@@ -15,6 +15,7 @@ import type { PrinterBackend } from '../../printing/printer-backend.js';
 import type { JobOffer } from '../../protocol/connector-channel.js';
 import type { JobLedger } from '../../store/job-ledger.js';
 import type { NewJobEvent } from '../../store/outbox.js';
+import { type ServiceNotifier, startHeartbeat } from '../../service/service-notifier.js';
 import type { JobControl, JobRunner } from './job-runner.js';
 
 /** Claims a job at the cloud; resolves false when another connector holds it. */
@@ -32,6 +33,8 @@ export interface JobLoopDeps {
   logger: Logger;
   /** Documents downloaded ahead per printer; default 4. */
   prefetch?: number;
+  /** The service manager's watchdog is fed from here while the loop runs (and drains). */
+  notifier?: ServiceNotifier;
 }
 
 /** One printer's pipeline: the submission chain, downloads in flight, and jobs being watched. */
@@ -67,6 +70,7 @@ export class JobLoop {
   private readonly wakers = new Map<string, AbortController>();
   private stopController = new AbortController();
   private running = false;
+  private stopHeartbeat = () => {};
 
   constructor(private readonly deps: JobLoopDeps) {}
 
@@ -78,6 +82,7 @@ export class JobLoop {
     // listeners are normal here, not a leak.
     setMaxListeners(0, this.stopController.signal);
     this.running = true;
+    if (this.deps.notifier) this.stopHeartbeat = startHeartbeat(this.deps.notifier);
     for (const job of this.deps.ledger.unfinished()) {
       this.deps.logger.info({ job: job.jobId, state: job.state }, 'resuming job');
       this.enqueue(job.printerId, job.jobId);
@@ -127,6 +132,7 @@ export class JobLoop {
     this.stopController.abort(new Error('agent stopping'));
     await Promise.all([...this.pipelines.values()].flatMap((p) => [p.submitChain, ...p.active]));
     this.pipelines.clear();
+    this.stopHeartbeat();
   }
 
   private enqueue(printerId: string, jobId: string): void {

@@ -2,12 +2,14 @@
  * `printrelay agent --config FILE [--data-dir DIR]`: the connector daemon (`agent pair`, in
  * agent-pair.ts, pairs it first). The data directory is the flag, else `data_dir` of the file,
  * else the platform default (config/paths.ts). The first SIGTERM/SIGINT drains in-flight jobs
- * (agent.stop()), a second one or 30 s forces the exit.
+ * (agent.stop()), a second one or 30 s forces the exit. Under systemd (NOTIFY_SOCKET) it reports
+ * readiness, status and the watchdog; an unreachable cloud at start-up is retried, not fatal.
  */
 import { mkdirSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadAgentConfig } from '../../config/load-config.js';
 import { agentDataDir, registerAgentSecrets } from '../agent-settings.js';
+import { connectServiceManager } from '../../service/sd-notify.js';
 import { addLogOptions, createCliLogger, type LogFlags, onShutdownSignals } from '../cli-runtime.js';
 import { registerAgentPairCommand } from './agent-pair.js';
 
@@ -37,16 +39,27 @@ async function runAgent(flags: AgentFlags): Promise<void> {
   const dataDir = agentDataDir(flags.dataDir, config);
   mkdirSync(dataDir, { recursive: true });
   const { Agent } = await import('../../agent/agent.js');
-  const agent = new Agent({ config, dataDir, logger, redactor });
+  const notifier = await connectServiceManager(process.env, logger);
+  const agent = new Agent({ config, dataDir, logger, redactor, notifier, retryStartup: true });
   const starting = new AbortController();
+  let startup: Promise<void> = Promise.resolve();
   onShutdownSignals(
     async () => {
       starting.abort(new Error('stopped during start-up'));
+      // A start cut short cleans up (database, lock file) before the process exits.
+      await startup.catch(() => {});
       await agent.stop();
+      notifier.close();
     },
     { logger },
   );
   logger.info({ dataDir, printers: config.printers.length }, 'agent starting');
-  await agent.start(starting.signal);
+  startup = agent.start(starting.signal);
+  try {
+    await startup;
+  } catch (error) {
+    if (starting.signal.aborted) return; // stopped by a signal: the shutdown handler exits
+    throw error;
+  }
   logger.info('agent running');
 }
