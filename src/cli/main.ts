@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/config-error.js';
+import { packageVersion } from '../lib/package-version.js';
 import { CliError } from './cli-runtime.js';
 import { registerAgentCommand } from './commands/agent.js';
 import { registerConfigCommand } from './commands/config.js';
@@ -21,7 +22,7 @@ export function buildProgram(): Command {
     .description(
       'Print connector and release-station agent, with a built-in emulator of the cloud print service.',
     )
-    .version(process.env.npm_package_version ?? '0.1.0')
+    .version(packageVersion())
     .showHelpAfterError()
     .exitOverride();
   registerDemoCommand(program);

@@ -14,8 +14,13 @@ export class CliProcess {
   readonly exited: Promise<number | null>;
   private readonly child: ChildProcess;
 
-  constructor(args: string[], env: Record<string, string> = {}) {
-    this.child = spawn(process.execPath, [bin, ...args], {
+  /**
+   * Runs `node bin/printrelay.js ...args`; with a `launcher` (a command and its arguments ending
+   * in the node to use, e.g. setpriv to run as another user), runs `...launcher ...args` instead.
+   */
+  constructor(args: string[], env: Record<string, string> = {}, launcher?: string[]) {
+    const [command, ...prefix] = launcher ?? [process.execPath, bin];
+    this.child = spawn(command as string, [...prefix, ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -3,7 +3,6 @@
  * systeminformation), and the package's version as sw_version. Pure mapping in
  * `toRegistration`; `readHostFacts` does the I/O.
  */
-import { readFileSync } from 'node:fs';
 import si from 'systeminformation';
 import type { AgentConfig } from '../../config/agent-schema.js';
 import type { ConnectorRegistration, OsType } from '../../protocol/connector-channel.js';
@@ -29,13 +28,6 @@ export async function readHostFacts(): Promise<HostFacts> {
     osRelease: os.release,
     distro: os.distro,
   };
-}
-
-/** The version in the project's package.json (the agent's sw_version). */
-export function packageVersion(): string {
-  const url = new URL('../../../package.json', import.meta.url);
-  const parsed = JSON.parse(readFileSync(url, 'utf8')) as { version?: string };
-  return parsed.version ?? '0.0.0';
 }
 
 /** Maps a platform name to the connector os_type. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { osType, packageVersion, toRegistration } from '../../../../src/agent/connector/identity.js';
+import { osType, toRegistration } from '../../../../src/agent/connector/identity.js';
 import { printerInput } from '../../../../src/agent/connector/registration.js';
 import type { AgentConfig } from '../../../../src/config/agent-schema.js';
+import { packageVersion } from '../../../../src/lib/package-version.js';
 import type { PrinterDescription } from '../../../../src/printing/printer-backend.js';
 
 const config = {
