@@ -32,9 +32,10 @@ esac
 [ -d node_modules ] || { echo "build-deb: no node_modules: run npm ci first" >&2; exit 1; }
 
 # The production dependency tree, as paths relative to the checkout. The TypeScript runner
-# (tsx, esbuild) only serves checkouts running src/; the package runs the compiled dist/.
+# (tsx, esbuild) only serves checkouts running src/ (the package runs the compiled dist/), and
+# node-windows only carries WinSW for Windows.
 mapfile -t packages < <(npm ls --omit=dev --all --parseable 2>/dev/null | sed "s#^$root/##" |
-  grep '^node_modules/' | grep -Ev '^node_modules/(tsx|esbuild|@esbuild/[^/]+)$' | sort -u)
+  grep '^node_modules/' | grep -Ev '^node_modules/(tsx|esbuild|@esbuild/[^/]+|node-windows)$' | sort -u)
 
 # Natives compiled here must be of the target architecture.
 for module in $(printf '%s\n' "${packages[@]}" | sed 's#$#/build/Release#' | xargs -r ls -d 2>/dev/null); do

@@ -3,6 +3,7 @@
  * signal policy (the first SIGTERM/SIGINT drains, a second one or a timeout forces the exit).
  */
 import type { Command } from 'commander';
+import type { DestinationStream } from 'pino';
 import { PrintRelayError } from '../lib/errors.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { Redactor } from '../log/redaction.js';
@@ -35,7 +36,10 @@ export function addLogOptions(command: Command): Command {
  * The root logger of one command run, and its Redactor: register configured secrets with
  * `redactor.add(...)` before anything logs. The logger writes to stdout and needs no cleanup.
  */
-export function createCliLogger(flags: LogFlags, defaults: { level?: string; pretty?: boolean } = {}) {
+export function createCliLogger(
+  flags: LogFlags,
+  defaults: { level?: string; pretty?: boolean; destination?: DestinationStream } = {},
+) {
   const redactor = new Redactor();
   const level = flags.logLevel ?? defaults.level;
   const pretty = flags.pretty ?? defaults.pretty;
@@ -43,6 +47,7 @@ export function createCliLogger(flags: LogFlags, defaults: { level?: string; pre
     redactor,
     ...(level ? { level } : {}),
     ...(pretty === undefined ? {} : { pretty }),
+    ...(defaults.destination ? { destination: defaults.destination } : {}),
   });
   return { logger, redactor };
 }

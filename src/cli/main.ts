@@ -14,6 +14,7 @@ import { registerEmulatorCommand } from './commands/emulator.js';
 import { registerPrintCommand } from './commands/print.js';
 import { registerPrintersCommand } from './commands/printers.js';
 import { registerCardCommand } from './commands/card.js';
+import { registerServiceCommand } from './commands/service.js';
 import { registerSwipeCommand } from './commands/swipe.js';
 
 /** The program with every command registered. */
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerPrintersCommand(program);
   registerCardCommand(program);
   registerSwipeCommand(program);
+  registerServiceCommand(program);
   return program;
 }
 

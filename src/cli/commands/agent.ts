@@ -7,7 +7,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { Command } from 'commander';
+import { type DestinationStream, multistream } from 'pino';
 import { loadAgentConfig } from '../../config/load-config.js';
+import { EventLogStream } from '../../log/event-log.js';
 import { agentDataDir, registerAgentSecrets } from '../agent-settings.js';
 import { connectServiceManager } from '../../service/sd-notify.js';
 import { addLogOptions, createCliLogger, type LogFlags, onShutdownSignals } from '../cli-runtime.js';
@@ -16,6 +18,7 @@ import { registerAgentPairCommand } from './agent-pair.js';
 interface AgentFlags extends LogFlags {
   config: string;
   dataDir?: string;
+  eventLog?: boolean;
 }
 
 /** Registers `agent`. */
@@ -24,9 +27,18 @@ export function registerAgentCommand(program: Command): void {
     .command('agent')
     .description('run the print connector agent')
     .requiredOption('--config <file>', 'agent.yaml (see config/agent.example.yaml)')
-    .option('--data-dir <dir>', 'state directory (default: data_dir of the file, else the platform default)');
+    .option('--data-dir <dir>', 'state directory (default: data_dir of the file, else the platform default)')
+    .option('--event-log', 'Windows: also write error lines to the Application event log (the service does)');
   addLogOptions(command).action(async (flags: AgentFlags) => runAgent(flags));
   registerAgentPairCommand(command);
+}
+
+/** Every line to `stdout`, error lines also to the Windows event log. */
+export function withEventLog(stdout: DestinationStream, events: DestinationStream = new EventLogStream()) {
+  return multistream([
+    { level: 'trace', stream: stdout },
+    { level: 'error', stream: events },
+  ]);
 }
 
 async function runAgent(flags: AgentFlags): Promise<void> {
@@ -34,6 +46,7 @@ async function runAgent(flags: AgentFlags): Promise<void> {
   const { logger, redactor } = createCliLogger(flags, {
     level: config.log.level,
     ...(config.log.pretty === undefined ? {} : { pretty: config.log.pretty }),
+    ...(flags.eventLog ? { destination: withEventLog(process.stdout) } : {}),
   });
   registerAgentSecrets(config, redactor);
   const dataDir = agentDataDir(flags.dataDir, config);

@@ -1,0 +1,77 @@
+/**
+ * `printrelay service install|uninstall|start|stop|status [--dry-run]`: the agent as a service
+ * of the machine. On Windows it installs a WinSW-hosted service (service/winsw-service.ts) with
+ * rotating logs in %ProgramData%\PrintRelay\logs; on Linux it drives the unit the Debian package
+ * installed, with systemctl. `--dry-run` prints the steps (and the service definition) only.
+ */
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { defaultDataDir } from '../../config/paths.js';
+import {
+  defaultServiceManager,
+  SERVICE_MANAGERS,
+  type ServiceManagerName,
+  servicePlan,
+  windowsSettings,
+} from '../../service/service-managers.js';
+import {
+  formatServicePlan,
+  runServicePlan,
+  SERVICE_ACTIONS,
+  type ServiceAction,
+} from '../../service/service-plan.js';
+import { CliError } from '../cli-runtime.js';
+
+interface ServiceFlags {
+  manager?: string;
+  dryRun?: boolean;
+  config?: string;
+  home?: string;
+  node?: string;
+  appDir?: string;
+}
+
+/** This installation's root (bin/printrelay.js is under it). */
+const APP_DIR = fileURLToPath(new URL('../../../', import.meta.url)).replace(/[\\/]$/, '');
+
+/** Registers `service`. */
+export function registerServiceCommand(program: Command): void {
+  program
+    .command('service')
+    .description(
+      'install, uninstall, start, stop or query the agent as a service (Windows: WinSW; Linux: systemd)',
+    )
+    .argument('<action>', SERVICE_ACTIONS.join(', '))
+    .option('--manager <name>', `${SERVICE_MANAGERS.join(' or ')} (default: this platform's)`)
+    .option('--dry-run', 'print the steps and the service definition instead of carrying them out')
+    .option('--config <file>', 'Windows: agent.yaml (default: %ProgramData%\\PrintRelay\\agent.yaml)')
+    .option('--home <dir>', 'Windows: state, logs and service directory (default: %ProgramData%\\PrintRelay)')
+    .option('--node <exe>', 'Windows: node.exe to run the agent with (default: the one running this)')
+    .option('--app-dir <dir>', 'Windows: the PrintRelay installation (default: this one)')
+    .action(async (action: string, flags: ServiceFlags) => runService(action, flags));
+}
+
+async function runService(action: string, flags: ServiceFlags): Promise<void> {
+  if (!(SERVICE_ACTIONS as readonly string[]).includes(action)) {
+    throw new CliError(`service: action must be one of ${SERVICE_ACTIONS.join(', ')}, got "${action}"`);
+  }
+  const manager = flags.manager ?? defaultServiceManager();
+  if (!(SERVICE_MANAGERS as readonly string[]).includes(manager)) {
+    throw new CliError(`--manager: must be one of ${SERVICE_MANAGERS.join(', ')}, got "${manager}"`);
+  }
+  const home = flags.home ?? defaultDataDir('win32');
+  const overrides = {
+    ...(flags.config ? { config: flags.config } : {}),
+    ...(flags.node ? { node: flags.node } : {}),
+    ...(flags.appDir ? { appDir: flags.appDir } : {}),
+  };
+  const plan = servicePlan(manager as ServiceManagerName, action as ServiceAction, () =>
+    windowsSettings(overrides, APP_DIR, home),
+  );
+  if (flags.dryRun) {
+    process.stdout.write(formatServicePlan(plan));
+    return;
+  }
+  const code = await runServicePlan(plan);
+  if (action === 'status') process.exitCode = code ?? 1;
+}

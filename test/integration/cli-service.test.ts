@@ -1,0 +1,51 @@
+/**
+ * `printrelay service` as a real process: the Windows plan printed by --dry-run (the command
+ * docs/operations.md shows) is the golden file, the Linux plan is systemctl's, and bad
+ * actions or managers are named.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './cli-process.js';
+
+const fixtures = join(import.meta.dirname, '..', 'fixtures', 'windows', 'service');
+
+describe('printrelay service (real process)', () => {
+  it('prints the Windows install plan with its WinSW definition', async () => {
+    const result = await runCli([
+      'service',
+      'install',
+      '--manager',
+      'winsw',
+      '--dry-run',
+      '--home',
+      'C:\\ProgramData\\PrintRelay',
+      '--node',
+      'C:\\Program Files\\nodejs\\node.exe',
+      '--app-dir',
+      'C:\\Program Files\\PrintRelay',
+    ]);
+    expect(result).toMatchObject({
+      code: 0,
+      stderr: '',
+      stdout: readFileSync(join(fixtures, 'install.txt'), 'utf8'),
+    });
+  });
+
+  it('prints the systemd commands', async () => {
+    const result = await runCli(['service', 'stop', '--manager', 'systemd', '--dry-run']);
+    expect(result).toMatchObject({ code: 0, stdout: 'run systemctl stop printrelay-agent.service\n' });
+  });
+
+  it('names a bad action or manager', async () => {
+    expect(await runCli(['service', 'restart'])).toMatchObject({
+      code: 1,
+      stderr:
+        'error: service: action must be one of install, uninstall, start, stop, status, got "restart"\n',
+    });
+    expect(await runCli(['service', 'status', '--manager', 'launchd'])).toMatchObject({
+      code: 1,
+      stderr: 'error: --manager: must be one of winsw, systemd, got "launchd"\n',
+    });
+  });
+});
