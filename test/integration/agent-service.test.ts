@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NotifySocket } from '../support/notify-socket.js';
 import { freePort, peersAvailable } from '../support/peers.js';
-import { CliProcess } from './cli-process.js';
+import { CliProcess, startEmulatorProcess } from './cli-process.js';
 
 const hasSocat = peersAvailable('socat');
 const dir = mkdtempSync(join(tmpdir(), 'printrelay-service-'));
@@ -25,19 +25,14 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function emulator(listen: string): CliProcess {
-  const args = [
-    'emulator',
-    '--listen',
-    listen,
-    '--db',
-    ':memory:',
-    '--data-dir',
-    join(dir, `emu-${processes.length}`),
-  ];
-  const process = new CliProcess([...args, '--log-level', 'warn']);
+/** An emulator on `listen`; returns its URL. */
+async function emulator(listen: string): Promise<string> {
+  const { process, url } = await startEmulatorProcess(join(dir, `emu-${processes.length}`), listen, [
+    '--log-level',
+    'warn',
+  ]);
   processes.push(process);
-  return process;
+  return url;
 }
 
 function agent(dataDir: string, url: string, env: Record<string, string> = {}): CliProcess {
@@ -60,8 +55,7 @@ async function notifySocket(name: string): Promise<NotifySocket> {
 
 describe.skipIf(!hasSocat)('the agent under a service manager (sd_notify)', () => {
   it('reports READY=1 after registering, feeds the watchdog, and reports STOPPING=1', async () => {
-    const emu = emulator('127.0.0.1:0');
-    const url = (await emu.waitFor(/^listening on (http:\/\/\S+)$/m))[1]!.replace(/\/$/, '');
+    const url = await emulator('127.0.0.1:0');
     const socket = await notifySocket('notify-up');
     const proc = agent(join(dir, 'agent-up'), url, { NOTIFY_SOCKET: socket.path, WATCHDOG_USEC: '400000' });
     await proc.waitFor(/"msg":"agent started"/);
@@ -99,8 +93,7 @@ describe.skipIf(!hasSocat)('the agent under a service manager (sd_notify)', () =
     const beats = socket.count('WATCHDOG=1');
     while (socket.count('WATCHDOG=1') < beats + 2) await new Promise((r) => setTimeout(r, 50));
 
-    const emu = emulator(`127.0.0.1:${port}`);
-    await emu.waitFor(/^listening on/m);
+    await emulator(`127.0.0.1:${port}`);
     await socket.waitFor(/^STATUS=connected as connector /);
     expect(socket.count('READY=1')).toBe(2);
     expect(await proc.stop()).toBe(0);

@@ -71,3 +71,27 @@ export async function runCli(args: string[], env: Record<string, string> = {}) {
   await new Promise((r) => setImmediate(r));
   return { code, stdout: cli.stdout, stderr: cli.stderr };
 }
+
+/**
+ * Starts `printrelay emulator` with an in-memory database on `listen` (default: a free port) and
+ * waits for its URL (without the trailing slash). The caller stops the process.
+ */
+export async function startEmulatorProcess(dataDir: string, listen = '127.0.0.1:0', extra: string[] = []) {
+  const process = new CliProcess([
+    'emulator',
+    '--listen',
+    listen,
+    '--db',
+    ':memory:',
+    '--data-dir',
+    dataDir,
+    ...extra,
+  ]);
+  try {
+    const url = (await process.waitFor(/^listening on (http:\/\/\S+)$/m))[1]!.replace(/\/$/, '');
+    return { process, url };
+  } catch (error) {
+    await process.stop();
+    throw error;
+  }
+}

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NotifySocket } from '../support/notify-socket.js';
 import { peersAvailable, which } from '../support/peers.js';
-import { CliProcess } from './cli-process.js';
+import { CliProcess, startEmulatorProcess } from './cli-process.js';
 
 const repo = join(import.meta.dirname, '..', '..');
 const version = (JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { version: string }).version;
@@ -144,17 +144,8 @@ describe.skipIf(blocker !== undefined || !hasPeers)('the .deb on this machine', 
  * (better-sqlite3, unix-dgram) work.
  */
 async function runInstalledAgent(): Promise<void> {
-  const emulator = new CliProcess([
-    'emulator',
-    '--listen',
-    '127.0.0.1:0',
-    '--db',
-    ':memory:',
-    '--data-dir',
-    join(dir, 'emu'),
-  ]);
+  const { process: emulator, url } = await startEmulatorProcess(join(dir, 'emu'));
   cleanups.push(() => emulator.stop());
-  const url = (await emulator.waitFor(/^listening on (http:\/\/\S+)$/m))[1]!.replace(/\/$/, '');
   const socket = await NotifySocket.listen(join(dir, 'notify'));
   cleanups.push(() => socket.stop());
   chmodSync(socket.path, 0o666);
