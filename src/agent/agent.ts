@@ -11,8 +11,10 @@ import { ChannelClient, isClaimConflict } from '../client/channel-client.js';
 import { HttpClient } from '../client/http-base.js';
 import { fetchPasswordToken, type OAuthClientSettings, refreshToken } from '../client/oauth-client.js';
 import { CONNECTOR_TOKEN_SCOPE } from '../client/pairing-client.js';
+import type { TokenSource } from '../client/http-base.js';
 import { type TokenGrants, TokenStore } from '../client/token-store.js';
 import type { AgentConfig } from '../config/agent-schema.js';
+import { type ConfigChanges, configChanges } from '../config/config-changes.js';
 import { throwIfAborted } from '../lib/abort.js';
 import type { BackoffPolicy } from '../lib/backoff.js';
 import { type Clock, systemClock } from '../lib/clock.js';
@@ -40,6 +42,14 @@ import { type RegisteredPrinter, Registration } from './connector/registration.j
 import { retryUntilReachable } from './connector/startup-retry.js';
 import { TicketOverrides } from './connector/ticket-overrides.js';
 import type { PrinterSyncRecord } from './connector/sync-types.js';
+import { AgentControl } from './control/agent-control.js';
+import {
+  countedGrants,
+  jobEventWatcher,
+  observedTokens,
+  syncRunWatcher,
+} from './control/agent-instruments.js';
+import type { AgentStatus } from './control/agent-status.js';
 import { ReleaseStations, type ReleaseStationsDeps, type StationStatus } from './release/release-stations.js';
 import { absentServiceManager, type ServiceNotifier, startHeartbeat } from '../service/service-notifier.js';
 
@@ -65,6 +75,8 @@ interface Running {
   /** One agent per data directory (released last). */
   lock: DataDirLock;
   db: AgentDatabase;
+  control: AgentControl;
+  tokens: TokenStore;
   http: HttpClient;
   identity: IdentityStore;
   ledger: JobLedger;
@@ -88,6 +100,8 @@ const TOKEN_SCOPE = CONNECTOR_TOKEN_SCOPE;
 /** The connector daemon; start() once, stop() once. */
 export class Agent {
   private running: Running | undefined;
+  /** The parts while start() brings them up (the control API answers during start-up). */
+  private starting: (Partial<Running> & Pick<Running, 'db' | 'lock' | 'control'>) | undefined;
   private readonly clock: Clock;
   private readonly notifier: ServiceNotifier;
 
@@ -116,6 +130,16 @@ export class Agent {
     return this.running?.stations?.status() ?? [];
   }
 
+  /** What the agent is doing now (the control API's /status); undefined before start(). */
+  status(): AgentStatus | undefined {
+    return (this.running ?? this.starting)?.control.status();
+  }
+
+  /** The control API's base URL while it listens. */
+  controlUrl(): string | undefined {
+    return (this.running ?? this.starting)?.control.url();
+  }
+
   /** Brings every part up in order; throws (after cleaning up) if the signal aborts between phases. */
   async start(signal?: AbortSignal): Promise<void> {
     if (this.running) throw new Error('agent already started');
@@ -129,19 +153,60 @@ export class Agent {
       await lock.release();
       throw error;
     }
-    const partial: Partial<Running> & Pick<Running, 'db' | 'lock'> = { db, lock, printers: new Map() };
+    const partial: Partial<Running> & Pick<Running, 'db' | 'lock' | 'control'> = {
+      db,
+      lock,
+      printers: new Map(),
+      control: this.makeControl(() => partial),
+    };
+    this.starting = partial;
     const stopStartupHeartbeat = startHeartbeat(this.notifier);
     try {
+      await this.startControl(partial.control);
       await this.bringUp(partial, signal);
     } catch (error) {
       await this.tearDown(partial);
       throw error;
     } finally {
       stopStartupHeartbeat();
+      this.starting = undefined;
     }
     const printers = partial.printers?.size ?? 0;
     this.notifier.ready(`connected as connector ${partial.connectorId}; ${printers} printer(s) registered`);
     logger.info({ connector: partial.connectorId, printers }, 'agent started');
+  }
+
+  /**
+   * Applies a reloaded configuration (SIGHUP): the printers (a sync registers the change now),
+   * the release stations and the log level. Jobs in flight keep running; other sections are
+   * reported in `needRestart`. Returns what changed.
+   */
+  async reload(next: AgentConfig): Promise<ConfigChanges> {
+    const r = this.running;
+    if (!r) throw new Error('the agent is not running');
+    const { config, logger } = this.deps;
+    const changes = configChanges(config, next);
+    this.deps.config = {
+      ...config,
+      printers: next.printers,
+      release_stations: next.release_stations,
+      log: next.log,
+    };
+    if (changes.logLevel) logger.level = next.log.level;
+    const { printers, readers } = changes;
+    if (printers.added.length + printers.removed.length + printers.changed.length > 0) {
+      r.sync?.setPrinters(next.printers);
+      await r.sync?.runNow(undefined, true).catch((error: unknown) => {
+        logger.warn(
+          { error: errorMessage(error) },
+          'printer sync after reload failed; retried next interval',
+        );
+      });
+    }
+    if (readers.added.length + readers.removed.length + readers.changed.length > 0) {
+      await r.stations?.reconfigure(next.release_stations);
+    }
+    return changes;
   }
 
   /** Drains and stops every part in reverse order. Safe to call when not started. */
@@ -155,23 +220,27 @@ export class Agent {
   }
 
   private async bringUp(
-    r: Partial<Running> & Pick<Running, 'db' | 'lock'>,
+    r: Partial<Running> & Pick<Running, 'db' | 'lock' | 'control'>,
     signal?: AbortSignal,
   ): Promise<void> {
     const { config, logger, dataDir } = this.deps;
     r.identity = new IdentityStore(r.db, this.clock);
     r.ledger = new JobLedger(r.db, this.clock);
     r.outbox = new Outbox(r.db, this.clock, this.backoff());
-    const tokens = new TokenStore({
+    r.tokens = new TokenStore({
       path: join(dataDir, 'tokens.json'),
-      grants: this.grants(),
+      grants: countedGrants(this.grants(), r.control.metrics),
       clock: this.clock,
       logger,
     });
+    const tokens = observedTokens(r.tokens, r.control);
+    const contact = r.control.cloud;
     r.http = new HttpClient({
       baseUrl: config.cloud.url,
       timeoutMs: config.cloud.request_timeout_s * 1000,
       tokens,
+      onContact: (ok, problem) =>
+        ok ? contact.ok(this.clock.now()) : contact.failed(this.clock.now(), problem ?? 'no answer'),
     });
     const channel = new ChannelClient(r.http);
     r.registration = new Registration({ config, channel, identity: r.identity, logger });
@@ -199,16 +268,17 @@ export class Agent {
     throwIfAborted(signal);
     r.feed = this.makeFeed(r as Running, channel, tokens);
     r.feed.start();
-    r.stations = this.makeStations();
+    r.stations = this.makeStations(r.control);
     await r.stations.start();
     this.running = r as Running;
   }
 
   /** Release stations never fail the agent: their start() logs and retries on its own. */
-  private makeStations(): ReleaseStations {
+  private makeStations(control: AgentControl): ReleaseStations {
     const { config, logger, release } = this.deps;
     return new ReleaseStations({
       ...release,
+      onSwipe: (station, outcome) => control.swipe(station, outcome),
       configs: config.release_stations,
       logger: logger.child({ part: 'release' }),
       clock: this.clock,
@@ -237,20 +307,32 @@ export class Agent {
         for (const p of list) r.printers.set(p.config.name, p);
       },
       onCapabilitiesChanged: (ids) => r.overrides?.invalidate(ids),
+      onRun: syncRunWatcher(r.control),
     });
     await r.sync.start(signal);
   }
 
   private makeLoop(r: Running, channel: ChannelClientType): JobLoop {
     const { logger, config, dataDir } = this.deps;
+    const watch = jobEventWatcher({
+      ledger: r.ledger,
+      control: r.control,
+      printerName: (cloudId) =>
+        [...r.printers.values()].find((p) => p.cloudId === cloudId)?.config.name ?? cloudId,
+      clock: this.clock,
+    });
     const emit = (jobId: string, event: NewJobEvent) => {
+      watch(jobId, event);
       r.outbox.add(jobId, event);
       r.sender.notify({ urgent: FINAL_EVENT_KINDS.has(event.kind) });
     };
     const runner = new JobRunner({
       ledger: r.ledger,
       emit,
-      download: (offer, target, s) => channel.download(offer.job_id, offer.document, target, s),
+      download: async (offer, target, s) => {
+        await channel.download(offer.job_id, offer.document, target, s);
+        r.control.metrics.downloaded(offer.document.size);
+      },
       adjustTicket: (printerId, ticket) =>
         r.overrides ? r.overrides.apply(printerId, ticket) : Promise.resolve({ ticket, warnings: [] }),
       jobs: config.jobs,
@@ -279,7 +361,7 @@ export class Agent {
     });
   }
 
-  private makeFeed(r: Running, channel: ChannelClientType, tokens: TokenStore): JobFeed {
+  private makeFeed(r: Running, channel: ChannelClientType, tokens: TokenSource): JobFeed {
     const { config, logger } = this.deps;
     return new JobFeed({
       mode: config.cloud.channel,
@@ -307,7 +389,7 @@ export class Agent {
     }
   }
 
-  private async tearDown(r: Partial<Running> & Pick<Running, 'db' | 'lock'>): Promise<void> {
+  private async tearDown(r: Partial<Running> & Pick<Running, 'db' | 'lock' | 'control'>): Promise<void> {
     await r.stations?.stop();
     await r.feed?.stop();
     await r.loop?.stop();
@@ -318,8 +400,46 @@ export class Agent {
     await r.sync?.stop();
     for (const printer of r.printers?.values() ?? []) await printer.backend.close().catch(() => {});
     await r.http?.close();
+    await r.control.stop();
     r.db.close();
     await r.lock.release();
+  }
+
+  /** The control API and metrics over a view of the parts (read when asked, so it follows start-up). */
+  private makeControl(parts: () => Partial<Running>): AgentControl {
+    const { config, logger, redactor } = this.deps;
+    return new AgentControl(
+      {
+        config: config.control,
+        cloudUrl: config.cloud.url,
+        channel: config.cloud.channel,
+        version: packageVersion(),
+        clock: this.clock,
+        logger: logger.child({ part: 'control' }),
+        scrub: (text) => (redactor ? redactor.scrubString(text) : text),
+      },
+      {
+        connectorId: () => parts().connectorId,
+        channelConnected: () => parts().feed?.connected ?? false,
+        printers: () => [...(parts().printers?.values() ?? [])],
+        unfinishedJobs: () => parts().ledger?.unfinished() ?? [],
+        outbox: () => parts().outbox?.stats() ?? { depth: 0, oldestCreatedAt: undefined },
+        stations: () => parts().stations?.status() ?? [],
+        tokenExpiresAt: () => parts().tokens?.current()?.access_expires_at,
+      },
+    );
+  }
+
+  /** A control port that cannot be bound is logged, never fatal: printing matters more than status. */
+  private async startControl(control: AgentControl): Promise<void> {
+    try {
+      await control.start();
+    } catch (error) {
+      const { bind, port } = this.deps.config.control;
+      const message = `control API not started on ${bind}:${port}: ${errorMessage(error)}`;
+      this.deps.logger.error({ bind, port }, message);
+      control.error('control', message);
+    }
   }
 
   private grants(): TokenGrants {

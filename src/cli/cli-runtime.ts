@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { DestinationStream } from 'pino';
+import type { FileMigration } from '../config/config-migrations.js';
 import { PrintRelayError } from '../lib/errors.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { Redactor } from '../log/redaction.js';
@@ -50,6 +51,64 @@ export function createCliLogger(
     ...(defaults.destination ? { destination: defaults.destination } : {}),
   });
   return { logger, redactor };
+}
+
+/**
+ * The `pretty` default of a long-running command: never under systemd (stdout goes to the
+ * journal, which wants one JSON object per line; JOURNAL_STREAM or INVOCATION_ID tell), else
+ * the file's choice (undefined: pretty on a terminal).
+ */
+export function logPrettyDefault(
+  fromFile: boolean | undefined,
+  env: Record<string, string | undefined> = process.env,
+): { pretty?: boolean } {
+  if (underSystemd(env)) return { pretty: false };
+  return fromFile === undefined ? {} : { pretty: fromFile };
+}
+
+/** Whether systemd started this process (its stdout is the journal). */
+export function underSystemd(env: Record<string, string | undefined> = process.env): boolean {
+  return Boolean(env.JOURNAL_STREAM || env.INVOCATION_ID);
+}
+
+/** Logs a migrated configuration file: versions, what changed, the backup (or why none). */
+export function logMigration(logger: Logger, m: FileMigration): void {
+  const where = m.backup ? `original kept in ${m.backup}` : `${m.notWritten}; migrated in memory only`;
+  logger.warn(
+    { file: m.file, from: m.from, to: m.to, changes: m.changes, ...(m.backup ? { backup: m.backup } : {}) },
+    `configuration file migrated from version ${m.from} to ${m.to}: ${m.changes.join('; ')}; ${where}`,
+  );
+}
+
+/**
+ * Calls `reload()` on SIGHUP, one at a time: a signal during a reload runs one more after it.
+ * Returns a function that removes the handler.
+ */
+export function onReloadSignal(
+  reload: () => Promise<void>,
+  options: { logger: Logger; target?: NodeJS.EventEmitter },
+): () => void {
+  const target = options.target ?? process;
+  let running: Promise<void> | undefined;
+  let again = false;
+  const run = (): void => {
+    running = reload()
+      .catch((error: unknown) => options.logger.error({ err: error }, 'configuration reload failed'))
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          run();
+        }
+      });
+  };
+  const handler = () => {
+    options.logger.info('SIGHUP: reloading the configuration file');
+    if (running) again = true;
+    else run();
+  };
+  target.on('SIGHUP', handler);
+  return () => target.off('SIGHUP', handler);
 }
 
 /** Options of the signal policy; tests shorten the timeout and replace `exit`. */

@@ -15,6 +15,7 @@ import { registerPrintCommand } from './commands/print.js';
 import { registerPrintersCommand } from './commands/printers.js';
 import { registerCardCommand } from './commands/card.js';
 import { registerServiceCommand } from './commands/service.js';
+import { registerStatusCommand } from './commands/status.js';
 import { registerSwipeCommand } from './commands/swipe.js';
 
 /** The program with every command registered. */
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerCardCommand(program);
   registerSwipeCommand(program);
   registerServiceCommand(program);
+  registerStatusCommand(program);
   return program;
 }
 

@@ -62,6 +62,11 @@ export interface HttpClientOptions {
   tokens?: TokenSource;
   clock?: Clock;
   userAgent?: string;
+  /**
+   * Told after each request whether it reached the server: an answer below 500 is contact, a
+   * network failure, timeout or 5xx is not (the agent's readiness and status use it).
+   */
+  onContact?: (ok: boolean, problem?: string) => void;
 }
 
 /** A small HTTP client; construct per base URL and close() when done. */
@@ -140,12 +145,15 @@ export class HttpClient {
         headersTimeout: timeout,
         bodyTimeout: timeout,
       });
+      if (res.statusCode >= 500)
+        this.options.onContact?.(false, `${url.origin} answered HTTP ${res.statusCode}`);
+      else this.options.onContact?.(true);
       return { status: res.statusCode, headers: res.headers, body: res.body };
     } catch (error) {
       if (req.signal?.aborted) throw error;
-      throw new RetryableError('network', `${req.method} ${url.origin}${url.pathname}: ${describe(error)}`, {
-        cause: error,
-      });
+      const problem = `${req.method} ${url.origin}${url.pathname}: ${describe(error)}`;
+      this.options.onContact?.(false, problem);
+      throw new RetryableError('network', problem, { cause: error });
     }
   }
 

@@ -8,23 +8,18 @@
  * answers again instead of treating it as a replay (docs/operations.md "Token storage").
  * Concurrent callers share one refresh.
  */
-import {
-  closeSync,
-  fsyncSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../lib/clock.js';
 import { PermanentError, PrintRelayError } from '../lib/errors.js';
 import type { TokenSource } from './http-base.js';
+import { writeFileAtomic } from '../lib/atomic-file.js';
 import type { TokenResponse } from './oauth-client.js';
+
+/** Moved to lib/atomic-file.ts; re-exported for existing callers. */
+export { writeFileAtomic };
 
 /** The token file of an agent data directory: `<dataDir>/tokens.json`. */
 export function tokensPath(dataDir: string): string {
@@ -52,29 +47,6 @@ export interface TokenGrants {
   refresh(refreshToken: string, retryKey?: string): Promise<TokenResponse>;
   /** Used when there is no refresh token, or it was refused; absent after pairing. */
   password?: () => Promise<TokenResponse>;
-}
-
-/** Writes `data` to `path` atomically: temp file, fsync, rename, directory fsync. */
-export function writeFileAtomic(path: string, data: string, mode = 0o600): void {
-  const temp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(temp, 'w', mode);
-  try {
-    writeSync(fd, data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, path);
-  try {
-    const dir = openSync(dirname(path), 'r');
-    try {
-      fsyncSync(dir);
-    } finally {
-      closeSync(dir);
-    }
-  } catch {
-    // some platforms cannot fsync a directory; the rename is still atomic
-  }
 }
 
 /** Settings of a TokenStore. */
@@ -131,7 +103,7 @@ export class TokenStore implements TokenSource {
     if (!this.loaded) {
       this.loaded = true;
       removeStaleTempFiles(this.options.path);
-      this.tokens = readTokens(this.options.path);
+      this.tokens = readStoredTokens(this.options.path);
     }
     return this.tokens;
   }
@@ -235,7 +207,8 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function readTokens(path: string): StoredTokens | undefined {
+/** Reads a token file without refreshing anything; undefined when there is none (doctor, store). */
+export function readStoredTokens(path: string): StoredTokens | undefined {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

@@ -1,7 +1,6 @@
 /**
  * The agent's configuration file (agent.yaml): one schema with types, defaults and rules.
  * The JSON Schema in config/agent.schema.json is generated from it (npm run schemas).
- * Later capabilities (release stations, discovery, control API) add their sections here.
  */
 import { type Static, Type as T } from '@sinclair/typebox';
 import { ReleaseStationSchema } from './release-station-schema.js';
@@ -99,6 +98,27 @@ export const AgentConfigSchema = T.Object(
         pretty: T.Optional(
           T.Boolean({ description: 'Human-readable lines; default when stdout is a terminal.' }),
         ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    control: T.Object(
+      {
+        enabled: T.Boolean({
+          default: true,
+          description: 'Serve the local control API (/healthz, /readyz, /metrics, /status).',
+        }),
+        bind: T.String({
+          default: '127.0.0.1',
+          pattern: '^([A-Za-z0-9.-]+|[0-9A-Fa-f:.]+)$',
+          description:
+            'Address the control API listens on; loopback by default. Anything else exposes job and printer names to that network.',
+        }),
+        port: T.Integer({
+          minimum: 0,
+          maximum: 65_535,
+          default: 9631,
+          description: 'TCP port of the control API (0: any free port, logged at start).',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -207,3 +227,4 @@ export type AgentPrinterConfig = Static<typeof PrinterEntry>;
 export type AgentReleaseStationConfig = AgentConfig['release_stations'][number];
 export type AgentDiscoveryConfig = AgentConfig['discovery'];
 export type AgentSyncConfig = AgentConfig['sync'];
+export type AgentControlConfig = AgentConfig['control'];

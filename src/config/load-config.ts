@@ -103,8 +103,9 @@ function parseConfig(kind: Kind, text: string, fileName: string, options: LoadOp
     throw new ConfigError(
       doc.errors.map((e) => ({
         file: fileName,
-        line: e.linePos?.[0].line ?? 1,
-        col: e.linePos?.[0].col ?? 1,
+        // prettyErrors is off, so the position comes from the offset
+        line: (e.linePos?.[0] ?? lines.linePos(e.pos[0])).line,
+        col: (e.linePos?.[0] ?? lines.linePos(e.pos[0])).col,
         field: '(yaml)',
         rule: e.message.split('\n')[0] ?? e.code,
       })),

@@ -21,3 +21,16 @@ export function defaultDataDir(
 
 /** The default data directory of `printrelay demo`, relative to the working directory. */
 export const DEMO_DATA_DIR = '.printrelay-demo';
+
+/**
+ * Where an installed agent's configuration file lives: `/etc/printrelay/agent.yaml` on Linux,
+ * `%ProgramData%\PrintRelay\agent.yaml` on Windows. `status` and `doctor` read it when no
+ * --config is given. Pure.
+ */
+export function defaultConfigPath(
+  platform: NodeJS.Platform = process.platform,
+  env: Record<string, string | undefined> = process.env,
+): string {
+  if (platform === 'win32') return win32.join(defaultDataDir(platform, env), 'agent.yaml');
+  return join('/', 'etc', 'printrelay', 'agent.yaml');
+}

@@ -161,6 +161,15 @@ export class Outbox {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM outbox').get() as { n: number }).n;
   }
 
+  /** Pending events and the creation time (epoch ms) of the oldest, in one query (status, metrics). */
+  stats(): { depth: number; oldestCreatedAt: number | undefined } {
+    const row = this.db.prepare('SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM outbox').get() as {
+      n: number;
+      oldest: number | null;
+    };
+    return { depth: row.n, oldestCreatedAt: row.oldest ?? undefined };
+  }
+
   /** Every pending event of one job in seq order (for status views and tests). */
   pendingFor(jobId: string): PendingEvent[] {
     const rows = this.db

@@ -46,6 +46,8 @@ export interface PrinterSyncDeps {
   onPrinters?: (printers: RegisteredPrinter[]) => void;
   /** Called with the cloud ids whose capabilities were uploaded (to drop cached overrides). */
   onCapabilitiesChanged?: (cloudIds: string[]) => void;
+  /** Called after each run with its report, or with the error that ended it (metrics, status). */
+  onRun?: (outcome: { report: SyncReport } | { error: unknown }) => void;
 }
 
 /** What one run did. */
@@ -114,11 +116,27 @@ export class PrinterSync {
     if (this.stopped) return Promise.reject(new Error('printer sync stopped'));
     if (rediscover) this.discovered = undefined;
     if (!this.running) {
-      this.running = this.run(signal).finally(() => {
-        this.running = undefined;
-      });
+      this.running = this.run(signal)
+        .then(
+          (report) => {
+            this.deps.onRun?.({ report });
+            return report;
+          },
+          (error: unknown) => {
+            this.deps.onRun?.({ error });
+            throw error;
+          },
+        )
+        .finally(() => {
+          this.running = undefined;
+        });
     }
     return this.running;
+  }
+
+  /** Replaces the configured printers (configuration reload); the next run registers the change. */
+  setPrinters(printers: AgentConfig['printers']): void {
+    this.deps.config = { ...this.deps.config, printers };
   }
 
   /** Ends the timer, waits for a running sync and closes the backends. */
@@ -225,6 +243,7 @@ export class PrinterSync {
         tpId: record.tpId,
         backend,
         online: printer.reachable && printer.state !== 'stopped',
+        state: printer.reachable ? printer.state : 'unreachable',
       });
     }
     this.registered = registered;

@@ -7,7 +7,7 @@
 import type { AgentConfig, AgentPrinterConfig } from '../../config/agent-schema.js';
 import { errorMessage } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
-import type { PrinterBackend, PrinterDescription } from '../../printing/printer-backend.js';
+import type { PrinterBackend, PrinterDescription, PrinterState } from '../../printing/printer-backend.js';
 import { ippToPrinterProperties } from '../../printing/translate/capabilities/ipp-to-properties.js';
 import type { PrinterCapabilityProperties } from '../../protocol/printer-properties.js';
 import type { ChannelClient, CloudPrinterInput } from '../../client/channel-client.js';
@@ -21,6 +21,8 @@ export interface RegisteredPrinter {
   tpId: number;
   backend: PrinterBackend;
   online: boolean;
+  /** What the printer said at the last look, or `unreachable` when it did not answer. */
+  state: PrinterState | 'unreachable';
 }
 
 /** Printer properties from a description; a seam so tests and other backends can differ. */
@@ -76,7 +78,14 @@ export class Registration {
       await this.deps.channel.uploadProperties(connectorId, cloudId, toProperties(description), signal);
     }
     log.info({ cloudId, tpId: ident.tpId, online }, 'printer registered');
-    return { config: entry, cloudId, tpId: ident.tpId, backend, online };
+    return {
+      config: entry,
+      cloudId,
+      tpId: ident.tpId,
+      backend,
+      online,
+      state: description?.state ?? 'unreachable',
+    };
   }
 
   /** Marks a printer Online or Offline in the cloud. */

@@ -28,6 +28,8 @@ export interface ReleaseStationDeps {
   ui: ReleaseUi;
   logger: Logger;
   redactor: Redactor;
+  /** Told about every card read (metrics); never given the card number. */
+  onSwipe?: (outcome: 'session' | 'busy' | 'unreadable') => void;
 }
 
 /** See the file comment. */
@@ -81,6 +83,7 @@ export class ReleaseStation {
     const { redactor, ui, logger } = this.deps;
     redactor.add(raw);
     if (this.session) {
+      this.deps.onSwipe?.('busy');
       this.session.touch();
       logger.debug({ cardMasked: maskCardNumber(raw) }, 'card ignored: a session is running');
       return;
@@ -94,9 +97,11 @@ export class ReleaseStation {
         'card not convertible',
       );
       ui.message('error', 'Card not readable: check the conversion chain (printrelay card probe)');
+      this.deps.onSwipe?.('unreadable');
       return;
     }
     redactor.add(card);
+    this.deps.onSwipe?.('session');
     this.begin(card);
   }
 

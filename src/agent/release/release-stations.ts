@@ -17,6 +17,7 @@ import type { Logger } from '../../log/logger.js';
 import type { Redactor } from '../../log/redaction.js';
 import { jobTitle, type TpfmJob } from '../../protocol/tpfm-job-list.js';
 import type { ReleaseStationConfig } from '../../config/release-station-schema.js';
+import { isDeepStrictEqual } from 'node:util';
 import type { SessionSummary } from './release-session.js';
 import type { JobChoice, ReleaseUi } from './release-ui.js';
 import { type BuiltStation, createReleaseStation } from './station-factory.js';
@@ -48,6 +49,8 @@ export interface ReleaseStationsDeps {
   retry?: BackoffPolicy;
   /** Called after every finished release session (tests, status pages). */
   onSessionEnd?: (station: string, summary: SessionSummary) => void;
+  /** Called for every card read at a station (metrics; no card number). */
+  onSwipe?: (station: string, outcome: 'session' | 'busy' | 'unreadable') => void;
 }
 
 interface Slot {
@@ -64,7 +67,7 @@ const DEFAULT_RETRY: BackoffPolicy = { initialMs: 1000, maxMs: 60_000, factor: 2
 
 /** See the file comment. */
 export class ReleaseStations {
-  private readonly slots: Slot[] = [];
+  private slots: Slot[] = [];
   private profiles: readonly ReaderProfile[] = [];
   private stopped = false;
 
@@ -74,22 +77,48 @@ export class ReleaseStations {
   async start(): Promise<void> {
     this.profiles = this.deps.profiles ?? (await this.loadProfiles());
     const names = new Set<string>();
-    for (const config of this.deps.configs) {
-      const status: StationStatus = {
-        name: config.name,
-        reader: config.reader,
-        printer: config.printer,
-        state: 'starting',
-      };
-      const slot: Slot = { config, status, attempt: 0 };
-      this.slots.push(slot);
-      if (names.has(config.name)) {
-        this.fail(slot, 'another release station has the same name', false);
+    for (const config of this.deps.configs) await this.add(config, names);
+  }
+
+  /**
+   * Applies a new station list (configuration reload): stations that were removed or changed
+   * stop (a running session ends), new and changed ones start, unchanged ones keep running.
+   */
+  async reconfigure(configs: readonly ReleaseStationConfig[]): Promise<void> {
+    if (this.stopped) return;
+    const wanted = new Map(configs.map((c) => [c.name, c]));
+    const kept: Slot[] = [];
+    for (const slot of this.slots) {
+      const next = wanted.get(slot.config.name);
+      if (next && slot.status.state !== 'failed' && isDeepStrictEqual(next, slot.config)) {
+        kept.push(slot);
         continue;
       }
-      names.add(config.name);
-      await this.launch(slot);
+      await slot.starting;
+      await this.stopSlot(slot);
     }
+    this.slots = kept;
+    const names = new Set(kept.map((s) => s.config.name));
+    for (const config of configs)
+      if (!kept.some((s) => s.config === config || isDeepStrictEqual(s.config, config)))
+        await this.add(config, names);
+  }
+
+  private async add(config: ReleaseStationConfig, names: Set<string>): Promise<void> {
+    const status: StationStatus = {
+      name: config.name,
+      reader: config.reader,
+      printer: config.printer,
+      state: 'starting',
+    };
+    const slot: Slot = { config, status, attempt: 0 };
+    this.slots.push(slot);
+    if (names.has(config.name)) {
+      this.fail(slot, 'another release station has the same name', false);
+      return;
+    }
+    names.add(config.name);
+    await this.launch(slot);
   }
 
   /** Stops every station (ending running sessions) and closes the clients. */
@@ -130,6 +159,7 @@ export class ReleaseStations {
         clock: this.deps.clock,
         ui: this.deps.ui?.(config, logger) ?? new LogReleaseUi(logger),
         profiles: this.profiles,
+        onSwipe: (outcome) => this.deps.onSwipe?.(config.name, outcome),
         ...(this.deps.readerOverrides ? { readerOverrides: this.deps.readerOverrides } : {}),
       });
     } catch (error) {

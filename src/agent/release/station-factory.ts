@@ -28,6 +28,8 @@ export interface StationFactoryDeps {
   /** Hardware overrides passed to the reader registry (tests). */
   readerOverrides?: Pick<CardReaderContext, 'hidOpen' | 'serialFactory' | 'keyboardInput'>;
   userAgent?: string;
+  /** Told about every card read (metrics). */
+  onSwipe?: (outcome: 'session' | 'busy' | 'unreadable') => void;
 }
 
 /** A station and the client it owns. */
@@ -69,6 +71,7 @@ export function createReleaseStation(config: ReleaseStationConfig, deps: Station
     ui: deps.ui,
     logger,
     redactor: deps.redactor,
+    ...(deps.onSwipe ? { onSwipe: deps.onSwipe } : {}),
   });
   return { station, client };
 }

@@ -4,15 +4,31 @@
  * else the platform default (config/paths.ts). The first SIGTERM/SIGINT drains in-flight jobs
  * (agent.stop()), a second one or 30 s forces the exit. Under systemd (NOTIFY_SOCKET) it reports
  * readiness, status and the watchdog; an unreachable cloud at start-up is retried, not fatal.
+ * SIGHUP reloads the file (printers, release stations, log level) and logs what changed; a file
+ * without `version:` is migrated (with a backup) at start and at reload.
  */
 import { mkdirSync } from 'node:fs';
 import type { Command } from 'commander';
 import { type DestinationStream, multistream } from 'pino';
-import { loadAgentConfig } from '../../config/load-config.js';
+import type { AgentConfig } from '../../config/agent-schema.js';
+import { type ConfigChanges, describeChanges } from '../../config/config-changes.js';
+import { loadMigratedAgentConfig } from '../../config/config-migrations.js';
+import { formatIssue, isConfigError } from '../../config/load-config.js';
+import { errorMessage } from '../../lib/errors.js';
 import { EventLogStream } from '../../log/event-log.js';
-import { agentDataDir, registerAgentSecrets } from '../agent-settings.js';
+import type { Logger } from '../../log/logger.js';
+import type { Redactor } from '../../log/redaction.js';
 import { connectServiceManager } from '../../service/sd-notify.js';
-import { addLogOptions, createCliLogger, type LogFlags, onShutdownSignals } from '../cli-runtime.js';
+import { agentDataDir, registerAgentSecrets } from '../agent-settings.js';
+import {
+  addLogOptions,
+  createCliLogger,
+  type LogFlags,
+  logMigration,
+  logPrettyDefault,
+  onReloadSignal,
+  onShutdownSignals,
+} from '../cli-runtime.js';
 import { registerAgentPairCommand } from './agent-pair.js';
 
 interface AgentFlags extends LogFlags {
@@ -42,13 +58,14 @@ export function withEventLog(stdout: DestinationStream, events: DestinationStrea
 }
 
 async function runAgent(flags: AgentFlags): Promise<void> {
-  const config = loadAgentConfig(flags.config);
+  const { config, migration } = loadMigratedAgentConfig(flags.config);
   const { logger, redactor } = createCliLogger(flags, {
     level: config.log.level,
-    ...(config.log.pretty === undefined ? {} : { pretty: config.log.pretty }),
+    ...logPrettyDefault(config.log.pretty),
     ...(flags.eventLog ? { destination: withEventLog(process.stdout) } : {}),
   });
   registerAgentSecrets(config, redactor);
+  if (migration) logMigration(logger, migration);
   const dataDir = agentDataDir(flags.dataDir, config);
   mkdirSync(dataDir, { recursive: true });
   const { Agent } = await import('../../agent/agent.js');
@@ -66,6 +83,17 @@ async function runAgent(flags: AgentFlags): Promise<void> {
     },
     { logger },
   );
+  let started = false;
+  onReloadSignal(
+    async () => {
+      if (!started) {
+        logger.warn('configuration reload ignored: the agent is still starting');
+        return;
+      }
+      await reloadAgent(flags.config, agent, { logger, redactor });
+    },
+    { logger },
+  );
   logger.info({ dataDir, printers: config.printers.length }, 'agent starting');
   startup = agent.start(starting.signal);
   try {
@@ -74,5 +102,30 @@ async function runAgent(flags: AgentFlags): Promise<void> {
     if (starting.signal.aborted) return; // stopped by a signal: the shutdown handler exits
     throw error;
   }
+  started = true;
   logger.info('agent running');
+}
+
+/** Reads the file again and applies it; a bad file keeps the running configuration. */
+async function reloadAgent(
+  file: string,
+  agent: { reload(config: AgentConfig): Promise<ConfigChanges> },
+  { logger, redactor }: { logger: Logger; redactor: Redactor },
+): Promise<void> {
+  let next: AgentConfig;
+  try {
+    const loaded = loadMigratedAgentConfig(file);
+    next = loaded.config;
+    if (loaded.migration) logMigration(logger, loaded.migration);
+  } catch (error) {
+    const issues = isConfigError(error) ? error.issues.map(formatIssue) : [errorMessage(error)];
+    logger.error(
+      { file, issues },
+      `configuration reload failed; keeping the running configuration: ${issues.join('; ')}`,
+    );
+    return;
+  }
+  registerAgentSecrets(next, redactor);
+  const changes = await agent.reload(next);
+  logger.info({ file, changes }, `configuration reloaded: ${describeChanges(changes)}`);
 }

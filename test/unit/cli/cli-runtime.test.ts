@@ -2,9 +2,12 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import {
   CliError,
+  logPrettyDefault,
+  onReloadSignal,
   onShutdownSignals,
   parseIntegerOption,
   parseListenAddress,
+  underSystemd,
 } from '../../../src/cli/cli-runtime.js';
 import { silentLogger } from '../../../src/log/logger.js';
 
@@ -83,5 +86,48 @@ describe('onShutdownSignals', () => {
     expect(exits).toEqual([1]);
     remove();
     expect(target.listenerCount('SIGTERM')).toBe(0);
+  });
+});
+
+describe('logs under systemd', () => {
+  it.each([
+    [{ JOURNAL_STREAM: '8:12345' }, true, { pretty: false }],
+    [{ INVOCATION_ID: 'abc' }, undefined, { pretty: false }],
+    [{}, true, { pretty: true }],
+    [{}, undefined, {}],
+  ])('env %j with pretty %s in the file -> %j', (env, fromFile, expected) => {
+    expect(logPrettyDefault(fromFile, env)).toEqual(expected);
+    expect(underSystemd(env)).toBe(Object.keys(env).length > 0);
+  });
+});
+
+describe('onReloadSignal', () => {
+  it('runs one reload per SIGHUP, one at a time, with one more after a signal during a reload', async () => {
+    const target = new EventEmitter();
+    const starts: number[] = [];
+    let release: (() => void) | undefined;
+    let calls = 0;
+    const remove = onReloadSignal(
+      () => {
+        starts.push(++calls);
+        return new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      },
+      { logger: silentLogger(), target },
+    );
+    target.emit('SIGHUP');
+    target.emit('SIGHUP');
+    target.emit('SIGHUP');
+    expect(starts).toEqual([1]);
+    release?.();
+    await new Promise((r) => setImmediate(r));
+    expect(starts).toEqual([1, 2]);
+    release?.();
+    await new Promise((r) => setImmediate(r));
+    expect(starts).toEqual([1, 2]);
+    remove();
+    target.emit('SIGHUP');
+    expect(starts).toEqual([1, 2]);
   });
 });

@@ -17,6 +17,7 @@ const config = {
   },
   connector: { type: 'TPHub', description: 'front desk', location: 'Floor 2' },
   log: { level: 'info' },
+  control: { enabled: false, bind: '127.0.0.1', port: 9631 },
   jobs: { retry_initial_ms: 1000, retry_max_ms: 60_000, give_up_after_s: 86_400, status_poll_ms: 500 },
   printers: [],
   discovery: { cups: false, winspool: false, dnssd: false, interval_s: 300, allow: [], deny: [] },
