@@ -10,6 +10,7 @@ import { CliError } from './cli-runtime.js';
 import { registerAgentCommand } from './commands/agent.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerDemoCommand } from './commands/demo.js';
+import { registerDoctorCommand } from './commands/doctor.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
 import { registerPrintCommand } from './commands/print.js';
 import { registerPrintersCommand } from './commands/printers.js';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerSwipeCommand(program);
   registerServiceCommand(program);
   registerStatusCommand(program);
+  registerDoctorCommand(program);
   return program;
 }
 

@@ -67,7 +67,7 @@ async function runAgent(flags: AgentFlags): Promise<void> {
   registerAgentSecrets(config, redactor);
   if (migration) logMigration(logger, migration);
   const dataDir = agentDataDir(flags.dataDir, config);
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const { Agent } = await import('../../agent/agent.js');
   const notifier = await connectServiceManager(process.env, logger);
   const agent = new Agent({ config, dataDir, logger, redactor, notifier, retryStartup: true });
