@@ -5,9 +5,12 @@
  * memory is read on its own (/proc VmRSS, VmHWM). Then one large document (1 GiB by default)
  * goes through the whole path, with the peak RSS growth of agent and emulator.
  *
- *   npm run bench:e2e     (BENCH_JOBS=200, BENCH_WARMUP_JOBS=300, BENCH_BIG_MB=1024, BENCH_CONCURRENCY=16)
+ *   npm run bench:e2e     (BENCH_JOBS=200, BENCH_WARMUP_JOBS=300, BENCH_BIG_MB=1024, BENCH_CONCURRENCY=16,
+ *                          BENCH_SCRAPE_HZ=0)
  * Prints throughput of both paths, p50/p95 submit-to-completed latency of ours, the agent's peak
- * RSS, the large-job figures, and last a line `ratio <ours/direct throughput>`.
+ * RSS, the large-job figures, and last a line `ratio <ours/direct throughput>`. With
+ * BENCH_SCRAPE_HZ=1 the measured jobs run a second time while a Prometheus-like scraper GETs the
+ * agent's /metrics at that rate, and `scrape ratio <with/without scraper throughput>` is printed.
  */
 import { demoSession } from '../test/support/demo-session.js';
 import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
@@ -18,6 +21,7 @@ import { SfapiClient } from '../src/client/sfapi-client.js';
 import { DEMO } from '../src/config/demo-seed.js';
 import { sleep } from '../src/lib/abort.js';
 import { startIppEvePrinter } from '../test/support/ippeveprinter.js';
+import { freePort } from '../test/support/peers.js';
 import { writePdf } from '../test/support/pdf.js';
 import { printAndWait } from '../test/support/whole-loop.js';
 import { runIpptoolBatch, writeBatchTest } from './support/ipptool-baseline.js';
@@ -32,6 +36,7 @@ const jobs = Number(process.env.BENCH_JOBS ?? 200);
 const bigMb = Number(process.env.BENCH_BIG_MB ?? 1024);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const warmupJobs = Number(process.env.BENCH_WARMUP_JOBS ?? 300);
+const scrapeHz = Number(process.env.BENCH_SCRAPE_HZ ?? 0);
 const printerName = 'Bench Printer';
 
 function percentile(sorted: number[], p: number): number {
@@ -86,6 +91,54 @@ async function runJobs(sfapi: SfapiClient, file: string, printerId: string, coun
   return { latencies: latencies.sort((a, b) => a - b), seconds: (performance.now() - started) / 1000 };
 }
 
+/** GETs `url` every 1/hz s until stopped; resolves the number of scrapes, their mean duration and size. */
+function startScraper(url: string, hz: number) {
+  const durations: number[] = [];
+  let bytes = 0;
+  let failures = 0;
+  const timer = setInterval(() => {
+    const t0 = performance.now();
+    fetch(url)
+      .then((res) => res.text())
+      .then((text) => {
+        durations.push(performance.now() - t0);
+        bytes += text.length;
+      })
+      .catch(() => {
+        failures += 1;
+      });
+  }, 1000 / hz);
+  return async () => {
+    clearInterval(timer);
+    await sleep(200);
+    const mean = durations.reduce((a, b) => a + b, 0) / Math.max(1, durations.length);
+    return { count: durations.length, failures, meanMs: mean, bytes };
+  };
+}
+
+/** Runs the measured jobs again with the scraper on and prints the comparison. */
+async function scrapedRun(
+  sfapi: SfapiClient,
+  file: string,
+  printerId: string,
+  metricsUrl: string,
+  without: { rate: number; agentMsPerJob: number; agentPid: number },
+): Promise<void> {
+  const stop = startScraper(metricsUrl, scrapeHz);
+  const cpuBefore = cpuSecondsOf(without.agentPid);
+  const run = await runJobs(sfapi, file, printerId, jobs);
+  const agentMs = ((cpuSecondsOf(without.agentPid) - cpuBefore) / jobs) * 1000;
+  const scrapes = await stop();
+  const rate = jobs / run.seconds;
+  console.log(
+    `scrape  ${scrapes.count} GET /metrics at ${scrapeHz} Hz while printing (${scrapes.failures} failed): mean ${scrapes.meanMs.toFixed(1)} ms, ${(scrapes.bytes / Math.max(1, scrapes.count) / 1024).toFixed(1)} KB each`,
+  );
+  console.log(
+    `scrape  the same ${jobs} jobs with the scraper: ${rate.toFixed(1)} jobs/s (without: ${without.rate.toFixed(1)}), p50 ${percentile(run.latencies, 50).toFixed(1)} ms, agent ${agentMs.toFixed(1)} ms/job of CPU (without: ${without.agentMsPerJob.toFixed(1)})`,
+  );
+  console.log(`scrape ratio ${(rate / without.rate).toFixed(3)}`);
+}
+
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'bench-e2e-'));
   const printer = await startIppEvePrinter({ name: 'Bench IPP Everywhere' });
@@ -122,6 +175,7 @@ async function main(): Promise<void> {
     stops.unshift(() => emulator.part.stop());
     const url = emulator.match.replace(/\/+$/, '');
     const agentConfig = join(work, 'agent.yaml');
+    const controlPort = await freePort();
     writeFileSync(
       agentConfig,
       stringify({
@@ -134,6 +188,7 @@ async function main(): Promise<void> {
           password: DEMO.admin.password,
         },
         log: { level: 'warn' },
+        control: { port: controlPort },
         printers: [{ name: printerName, uri: printer.uri }],
       }),
     );
@@ -188,6 +243,14 @@ async function main(): Promise<void> {
     console.log(
       `agent   peak RSS so far: ${mb(memoryOf(agent.part.pid).peak)}; emulator peak RSS so far: ${mb(memoryOf(emulator.part.pid).peak)}`,
     );
+
+    if (scrapeHz > 0) {
+      await scrapedRun(app.sfapi, onePage, printerId, `http://127.0.0.1:${controlPort}/metrics`, {
+        rate: oursRate,
+        agentMsPerJob: (cpu.agent / jobs) * 1000,
+        agentPid: agent.part.pid,
+      });
+    }
 
     if (bigMb > 0) {
       const big = join(work, 'big.pdf');

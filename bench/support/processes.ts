@@ -27,7 +27,13 @@ export async function startPart(
   const profile = process.env.BENCH_PROFILE_DIR
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
     : [];
-  const child = spawn(process.execPath, [...profile, join(root, 'bin', 'printrelay.js'), ...args], {
+  // BENCH_ENTRY=dist runs the built JavaScript (npm run build), as an installed bundle does,
+  // instead of the sources through tsx.
+  const entry =
+    process.env.BENCH_ENTRY === 'dist'
+      ? join(root, 'dist', 'cli', 'main.js')
+      : join(root, 'bin', 'printrelay.js');
+  const child = spawn(process.execPath, [...profile, entry, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, PRINTRELAY_LOG_LEVEL: 'warn' },
   });

@@ -85,14 +85,15 @@ ${extraPrinter}`;
     sfapi = new SfapiClient(appHttp);
     configFile = join(dir, 'agent.yaml');
     writeFileSync(configFile, yaml('', 'info'), { mode: 0o640 });
-    agent = new CliProcess([
-      'agent',
-      '--config',
-      configFile,
-      '--data-dir',
-      join(dir, 'agent'),
-      '--no-pretty',
-    ]);
+    // the module trace records every package the agent process imports
+    const trace = new URL('../support/module-trace/register.mjs', import.meta.url).pathname;
+    agent = new CliProcess(
+      ['agent', '--config', configFile, '--data-dir', join(dir, 'agent'), '--no-pretty'],
+      {
+        NODE_OPTIONS: `--import ${trace}`,
+        PRINTRELAY_MODULE_TRACE: join(dir, 'modules.txt'),
+      },
+    );
     control = (await agent.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"control API listening"/))[1]!;
     await agent.waitFor(/"msg":"agent running"/);
   });
@@ -117,6 +118,13 @@ ${extraPrinter}`;
       `"msg":"configuration file migrated from version 0 to 1: added \`version: 1\` at the top; original kept in ${configFile}.v0.bak"`,
     );
     expect(agent.stdout).not.toContain(DEMO.admin.password);
+  });
+
+  it('the agent process stays light: it loads prom-client but never fastify', () => {
+    const packages = new Set(readFileSync(join(dir, 'modules.txt'), 'utf8').split('\n'));
+    expect(packages.has('prom-client')).toBe(true);
+    expect(packages.has('better-sqlite3')).toBe(true);
+    expect([...packages].filter((p) => p === 'fastify' || p.startsWith('@fastify/'))).toEqual([]);
   });
 
   it('answers /healthz, /readyz and /status, and printrelay status shows the same', async () => {
