@@ -24,10 +24,17 @@ const settleS = Number(process.env.BENCH_SETTLE_S ?? 15);
 
 interface Idle {
   rss: number;
+  heapUsed: number;
   heapNote: string;
 }
 
 /** Starts an agent with the first `count` queues, waits until it serves them and settles; returns its RSS. */
+/** The agent's own V8 heap in use, from its /metrics (prom-client's nodejs_heap_size_used_bytes). */
+async function heapUsedOf(port: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  return Number(/^nodejs_heap_size_used_bytes (\d+)/m.exec(text)?.[1] ?? Number.NaN);
+}
+
 async function statusOf(port: number): Promise<{ printers: unknown[]; lastErrors: { message: string }[] }> {
   try {
     return (await (await fetch(`http://127.0.0.1:${port}/status`)).json()) as Awaited<
@@ -42,7 +49,8 @@ async function idleAgent(work: string, url: string, server: string, count: numbe
   const port = await freePort();
   const config = join(work, `agent-${count}.yaml`);
   const printers = Array.from({ length: count }, (_, i) => ({
-    name: `Bench Queue ${i + 1}`,
+    // names are unique in the organization: each agent gets its own
+    name: `Idle ${count} Queue ${i + 1}`,
     uri: `cups://bench-${i + 1}?server=${server}`,
   }));
   writeFileSync(
@@ -87,7 +95,12 @@ async function idleAgent(work: string, url: string, server: string, count: numbe
       await sleep(1000);
     }
     samples.sort((a, b) => a - b);
-    return { rss: samples[2] ?? 0, heapNote: `min ${mb(samples[0] ?? 0)}, max ${mb(samples[4] ?? 0)}` };
+    const heapUsed = await heapUsedOf(port);
+    return {
+      rss: samples[2] ?? 0,
+      heapUsed,
+      heapNote: `min ${mb(samples[0] ?? 0)}, max ${mb(samples[4] ?? 0)}`,
+    };
   } finally {
     await agent.part.stop();
   }
@@ -132,10 +145,17 @@ async function main(): Promise<void> {
     stops.unshift(() => emulator.part.stop());
     const url = emulator.match.replace(/\/+$/, '');
     const one = await idleAgent(work, url, cupsd.server, 1);
-    console.log(`idle    agent with 1 printer:   RSS ${mb(one.rss)} (${one.heapNote})`);
+    console.log(
+      `idle    agent with 1 printer:   RSS ${mb(one.rss)} (${one.heapNote}), V8 heap used ${mb(one.heapUsed)}`,
+    );
     const all = await idleAgent(work, url, cupsd.server, many);
-    console.log(`idle    agent with ${many} printers: RSS ${mb(all.rss)} (${all.heapNote})`);
-    console.log(`idle    each extra printer: ${((all.rss - one.rss) / (many - 1) / 1024).toFixed(0)} KB`);
+    console.log(
+      `idle    agent with ${many} printers: RSS ${mb(all.rss)} (${all.heapNote}), V8 heap used ${mb(all.heapUsed)}`,
+    );
+    const perPrinter = (a: number, b: number) => `${((b - a) / (many - 1) / 1024).toFixed(0)} KB`;
+    console.log(
+      `idle    each extra printer: RSS ${perPrinter(one.rss, all.rss)}, heap ${perPrinter(one.heapUsed, all.heapUsed)}`,
+    );
     console.log(`ratio ${(all.rss / one.rss).toFixed(3)}`);
   } finally {
     for (const stop of stops) await stop().catch((error) => console.error(`stop failed: ${error}`));

@@ -4,32 +4,29 @@
  * and reported completed, and a restart in the middle of a job does not print it twice.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
-import { HttpClient } from '../../src/client/http-base.js';
-import { fetchPasswordToken } from '../../src/client/oauth-client.js';
-import { SfapiClient } from '../../src/client/sfapi-client.js';
+import type { SfapiClient } from '../../src/client/sfapi-client.js';
 import type { AgentConfig } from '../../src/config/agent-schema.js';
-import { DEMO, defaultEmulatorSeed, parseAgentConfig } from '../../src/config/load-config.js';
-import { createEmulator, type Emulator } from '../../src/emulator/app.js';
+import { DEMO, parseAgentConfig } from '../../src/config/load-config.js';
 import { sleep } from '../../src/lib/abort.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { type RunningIppEvePrinter, startIppEvePrinter } from '../support/ippeveprinter.js';
+import { type EmulatorWithApp, startEmulatorWithApp, startSlowPrinter } from '../support/agent-rig.js';
+import type { RunningIppEvePrinter } from '../support/ippeveprinter.js';
 import { peersAvailable } from '../support/peers.js';
 
 const enabled = peersAvailable('ippeveprinter', 'ipptool') && inject('ippeveprinterUri') !== '';
 
 describe.skipIf(!enabled)('agent with the emulator and ippeveprinter', () => {
   let dir: string;
-  let emulator: Emulator;
   let base: string;
   let sfapi: SfapiClient;
-  let appHttp: HttpClient;
+  let rig: EmulatorWithApp;
   let slow: RunningIppEvePrinter;
   const printerName = 'Agent Loop Printer';
   const slowName = 'Agent Slow Printer';
@@ -114,30 +111,13 @@ printers:
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'agent-loop-'));
-    const command = join(dir, 'slow-print.sh');
-    writeFileSync(command, '#!/bin/sh\nsleep 2\n');
-    chmodSync(command, 0o755);
-    slow = await startIppEvePrinter({ name: slowName, command });
-    emulator = await createEmulator({
-      db: join(dir, 'emulator.db'),
-      dataDir: join(dir, 'emulator'),
-      seed: defaultEmulatorSeed(),
-      logger: silentLogger(),
-    });
-    base = await emulator.listen('127.0.0.1', 0);
-    const settings = { authUrl: base, clientId: DEMO.client.id, clientSecret: DEMO.client.secret };
-    const token = await fetchPasswordToken(settings, DEMO.user.email, DEMO.user.password, 'printing');
-    appHttp = new HttpClient({
-      baseUrl: base,
-      timeoutMs: 10_000,
-      tokens: { token: async () => token.access_token, invalidate: () => {} },
-    });
-    sfapi = new SfapiClient(appHttp);
+    slow = await startSlowPrinter(dir, slowName, 2);
+    rig = await startEmulatorWithApp(dir);
+    ({ base, sfapi } = rig);
   });
 
   afterAll(async () => {
-    await appHttp?.close();
-    await emulator?.close();
+    await rig?.close();
     await slow?.stop();
     rmSync(dir, { recursive: true, force: true });
   });

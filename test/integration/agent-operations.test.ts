@@ -5,19 +5,17 @@
  * and changes the log level while a job is printing (the job completes, printed once), a broken
  * file on SIGHUP keeps the running configuration, and a lost cloud makes /readyz answer 503.
  */
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AgentStatus } from '../../src/agent/control/agent-status.js';
-import { HttpClient } from '../../src/client/http-base.js';
-import { fetchPasswordToken } from '../../src/client/oauth-client.js';
-import { SfapiClient } from '../../src/client/sfapi-client.js';
-import { DEMO, defaultEmulatorSeed } from '../../src/config/load-config.js';
-import { createEmulator, type Emulator } from '../../src/emulator/app.js';
+import type { SfapiClient } from '../../src/client/sfapi-client.js';
+import { DEMO } from '../../src/config/load-config.js';
+import type { Emulator } from '../../src/emulator/app.js';
 import { sleep } from '../../src/lib/abort.js';
-import { silentLogger } from '../../src/log/logger.js';
-import { type RunningIppEvePrinter, startIppEvePrinter } from '../support/ippeveprinter.js';
+import { type EmulatorWithApp, startEmulatorWithApp, startSlowPrinter } from '../support/agent-rig.js';
+import type { RunningIppEvePrinter } from '../support/ippeveprinter.js';
 import { peersAvailable } from '../support/peers.js';
 import { CliProcess, runCli } from './cli-process.js';
 
@@ -29,7 +27,7 @@ describe.skipIf(!enabled)('agent operations: control API, status, reload, config
   let base: string;
   let slow: RunningIppEvePrinter;
   let sfapi: SfapiClient;
-  let appHttp: HttpClient;
+  let rig: EmulatorWithApp;
   let agent: CliProcess;
   let control: string;
   let configFile: string;
@@ -64,25 +62,9 @@ ${extraPrinter}`;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'agent-ops-'));
-    const command = join(dir, 'slow-print.sh');
-    writeFileSync(command, '#!/bin/sh\nsleep 3\n');
-    chmodSync(command, 0o755);
-    slow = await startIppEvePrinter({ name: 'Ops Slow Printer', command });
-    emulator = await createEmulator({
-      db: join(dir, 'emulator.db'),
-      dataDir: join(dir, 'emulator'),
-      seed: defaultEmulatorSeed(),
-      logger: silentLogger(),
-    });
-    base = await emulator.listen('127.0.0.1', 0);
-    const settings = { authUrl: base, clientId: DEMO.client.id, clientSecret: DEMO.client.secret };
-    const token = await fetchPasswordToken(settings, DEMO.user.email, DEMO.user.password, 'printing');
-    appHttp = new HttpClient({
-      baseUrl: base,
-      timeoutMs: 10_000,
-      tokens: { token: async () => token.access_token, invalidate: () => {} },
-    });
-    sfapi = new SfapiClient(appHttp);
+    slow = await startSlowPrinter(dir, 'Ops Slow Printer', 3);
+    rig = await startEmulatorWithApp(dir);
+    ({ emulator, base, sfapi } = rig);
     configFile = join(dir, 'agent.yaml');
     writeFileSync(configFile, yaml('', 'info'), { mode: 0o640 });
     // the module trace records every package the agent process imports
@@ -100,8 +82,7 @@ ${extraPrinter}`;
 
   afterAll(async () => {
     await agent?.stop();
-    await appHttp?.close();
-    await emulator?.close();
+    await rig?.close();
     await slow?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
