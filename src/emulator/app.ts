@@ -53,6 +53,8 @@ import { UrlFetcher } from './files/url-fetcher.js';
 import { SessionService } from './oauth/sessions.js';
 import { startPullServices } from './pull/pull-services.js';
 import { PrintService } from './sfapi/print-service.js';
+import { webhookRoutes } from './webhooks/webhook-routes.js';
+import { type WebhookOptions, type WebhookParts, startWebhookParts } from './webhooks/webhook-parts.js';
 
 /** How to build an emulator (see createEmulator). */
 export interface EmulatorOptions {
@@ -70,6 +72,8 @@ export interface EmulatorOptions {
   channelHeartbeatS?: number;
   /** The printer driver catalog directory (default: drivers/printers/ of the package). */
   driverDir?: string;
+  /** Webhook delivery: an extra CA to trust, the answer deadline (default 30 s), concurrency. */
+  webhooks?: WebhookOptions;
 }
 
 /** A built emulator; the creator calls close(). */
@@ -83,7 +87,7 @@ export interface Emulator {
 
 /** Builds a ready emulator (routes registered, database migrated and seeded); the caller closes it. */
 export async function createEmulator(options: EmulatorOptions): Promise<Emulator> {
-  const context = await createContext(options);
+  const { context, webhookParts } = await createContext(options);
   const app = Fastify({
     // pino's Logger is a FastifyBaseLogger; the generic types differ only in the custom-level parameter.
     loggerInstance: options.logger.child({ part: 'emulator' }) as FastifyBaseLogger,
@@ -110,6 +114,8 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
     context.pull.prints.stop();
   });
   app.addHook('onClose', async () => context.fetcher.stop());
+  // Stop webhook delivery before the store closes; attempts cut off stay queued for the next start.
+  app.addHook('preClose', async () => webhookParts.stop());
   app.addHook('onClose', async () => context.store.close());
   await app.ready();
   return {
@@ -143,9 +149,13 @@ async function registerRoutes(app: FastifyInstance, context: EmulatorContext): P
   await app.register(sfapiRoutes, { context });
   // Pull printing: /TPFM/, held queues, pairing and card claims.
   await app.register(pullPrintingRoutes, { context });
+  // Webhook endpoints, settings, failed events and retries.
+  await app.register(webhookRoutes, { context });
 }
 
-async function createContext(options: EmulatorOptions): Promise<EmulatorContext> {
+async function createContext(
+  options: EmulatorOptions,
+): Promise<{ context: EmulatorContext; webhookParts: WebhookParts }> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger.child({ part: 'emulator' });
   await mkdir(options.dataDir, { recursive: true });
@@ -158,14 +168,15 @@ async function createContext(options: EmulatorOptions): Promise<EmulatorContext>
     const connectors = new ConnectorService(store, clock, logger);
     const printerParts = await startPrinterParts(store, clock, logger, options.driverDir);
     const printers = new PrinterService(store, clock, logger, printerParts);
-    const jobs = new JobService(store, clock, logger, hub);
+    const webhookParts = await startWebhookParts(store, clock, logger, options.dataDir, options.webhooks);
+    const jobs = new JobService(store, clock, logger, hub, webhookParts.publisher);
     const groups = new GroupService(store, clock, logger);
     const assignments = new AssignmentService(store, printers, groups, clock, logger);
     const files = new FileStore({ dataDir: options.dataDir, records: store.storedFiles, clock, logger });
     await files.start();
     const fetcher = new UrlFetcher({ files, logger: logger.child({ part: 'sfapi' }) });
     const pull = await startPullServices({ store, jobs, files, clock, logger, dataDir: options.dataDir });
-    return {
+    const context: EmulatorContext = {
       store,
       logger,
       clock,
@@ -187,7 +198,9 @@ async function createContext(options: EmulatorOptions): Promise<EmulatorContext>
       printing: new PrintService(files, fetcher, { printers, assignments, jobs }),
       pull,
       sessions: new SessionService(store, clock),
+      webhooks: webhookParts.service,
     };
+    return { context, webhookParts };
   } catch (error) {
     store.close();
     throw error;

@@ -24,6 +24,7 @@ import type { UrlFetcher } from './files/url-fetcher.js';
 import type { SessionService } from './oauth/sessions.js';
 import type { TpfmServices } from './pull/pull-services.js';
 import type { PrintService } from './sfapi/print-service.js';
+import type { WebhookService } from './webhooks/webhook-service.js';
 
 /** Shared state of one emulator instance. Owned and closed by createEmulator's close(). */
 export interface EmulatorContext {
@@ -63,6 +64,8 @@ export interface EmulatorContext {
   pull: TpfmServices;
   /** Browser sessions of the sign-in, consent and pairing pages. */
   sessions: SessionService;
+  /** Webhook endpoints, settings, failed events and retries (/webhooks/). */
+  webhooks: WebhookService;
 }
 
 /** Options every emulator route plugin is registered with. */

@@ -10,6 +10,7 @@ import { request } from 'undici';
 import { DEMO, defaultEmulatorSeed } from '../../src/config/demo-seed.js';
 import type { EmulatorSeed } from '../../src/config/emulator-seed-schema.js';
 import { type Emulator, createEmulator } from '../../src/emulator/app.js';
+import type { WebhookOptions } from '../../src/emulator/webhooks/webhook-parts.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { ConnectorRegistration } from '../../src/protocol/connector-channel.js';
@@ -26,10 +27,17 @@ export interface Harness {
 
 /** Starts an emulator (':memory:' database unless `db` is given). */
 export async function startHarness(
-  options: { seed?: EmulatorSeed; db?: string; dataDir?: string; heartbeatS?: number } = {},
+  options: {
+    seed?: EmulatorSeed;
+    db?: string;
+    dataDir?: string;
+    heartbeatS?: number;
+    clock?: ManualClock;
+    webhooks?: WebhookOptions;
+  } = {},
 ): Promise<Harness> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'emulator-test-')));
-  const clock = new ManualClock(Date.now());
+  const clock = options.clock ?? new ManualClock(Date.now());
   const emulator = await createEmulator({
     db: options.db ?? ':memory:',
     dataDir,
@@ -37,6 +45,7 @@ export async function startHarness(
     logger: silentLogger(),
     clock,
     ...(options.heartbeatS === undefined ? {} : { channelHeartbeatS: options.heartbeatS }),
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
   });
   const baseUrl = await emulator.listen('127.0.0.1', 0);
   return {

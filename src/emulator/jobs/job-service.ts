@@ -15,6 +15,7 @@ import type { ConnectorRecord } from '../connectors/connector-repo.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import type { JobRecord } from './job-repo.js';
 import type { JobNotifier } from '../connectors/connector-hub.js';
+import { type JobOutcomeListener, ignoreJobOutcomes } from './job-outcomes.js';
 import { applyJobEvent, isFinal, parseJobEvent } from './job-events.js';
 import { type JobStatus, jobStatus } from './job-status.js';
 
@@ -54,6 +55,8 @@ export class JobService {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly notifier: JobNotifier,
+    /** Told of every final state inside the storing transaction (the webhook publisher). */
+    private readonly outcomes: JobOutcomeListener = ignoreJobOutcomes,
   ) {}
 
   /** Stores a pending job and offers it to the printer's connector. NotFoundError for a foreign printer. */
@@ -136,6 +139,7 @@ export class JobService {
         this.clock.now(),
       );
       if (next) this.store.jobs.saveProgress(job.id, next, this.clock.now());
+      if (next && isFinal(next.state)) this.tellOutcome({ ...job, ...next });
       return { job: next ? { ...job, ...next } : job, applied: next !== undefined, duplicate: false };
     });
     const log = this.logger.child({ job: jobId, connector: connector.id });
@@ -154,7 +158,11 @@ export class JobService {
     if (!job) throw new NotFoundError(`job ${jobId}`);
     if (isFinal(job.state)) return false;
     const now = this.clock.now();
-    this.store.jobs.saveProgress(job.id, { ...job, state: 'cancelled', finishedAt: now }, now);
+    const ended: JobRecord = { ...job, state: 'cancelled', finishedAt: now };
+    this.store.transaction(() => {
+      this.store.jobs.saveProgress(job.id, ended, now);
+      this.tellOutcome(ended);
+    });
     const printer = this.store.printers.findById(job.printerId);
     const connectorId = job.claimedBy ?? printer?.connectorId;
     if (connectorId) this.notifier.jobCancelled(connectorId, job.id);
@@ -235,6 +243,18 @@ export class JobService {
       throw new NotFoundError(`job ${jobId}`);
     }
     return job;
+  }
+
+  /**
+   * Tells the outcome listener inside a savepoint of the caller's transaction: a listener that
+   * throws rolls back only its own writes, and the job's final state is stored all the same.
+   */
+  private tellOutcome(job: JobRecord): void {
+    try {
+      this.store.transaction(() => this.outcomes.jobEnded(job));
+    } catch (error) {
+      this.logger.error({ job: job.id, err: error }, 'the job outcome listener failed; the job is stored');
+    }
   }
 
   private async finished(job: JobRecord): Promise<void> {

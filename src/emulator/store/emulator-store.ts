@@ -16,6 +16,8 @@ import { RefreshTokenRepo } from '../oauth/refresh-token-repo.js';
 import { SigningKeyRepo } from '../oauth/signing-key-repo.js';
 import { StoredFileRepo } from '../files/stored-file-repo.js';
 import { UserRepo } from '../accounts/user-repo.js';
+import { WebhookDeliveryRepo } from '../webhooks/webhook-delivery-repo.js';
+import { WebhookEndpointRepo } from '../webhooks/webhook-endpoint-repo.js';
 
 /** Every repository over one database. */
 export class EmulatorStore {
@@ -35,6 +37,10 @@ export class EmulatorStore {
   readonly assignments: AssignmentRepo;
   /** Users' printing settings. */
   readonly printingUsers: PrintingUserRepo;
+  /** Webhook endpoints and data protection settings. */
+  readonly webhookEndpoints: WebhookEndpointRepo;
+  /** Webhook events, the delivery queue and retry-all runs. */
+  readonly webhookDeliveries: WebhookDeliveryRepo;
 
   constructor(readonly db: EmulatorDatabase) {
     this.organizations = new OrganizationRepo(db);
@@ -50,6 +56,8 @@ export class EmulatorStore {
     this.groups = new GroupRepo(db);
     this.assignments = new AssignmentRepo(db);
     this.printingUsers = new PrintingUserRepo(db);
+    this.webhookEndpoints = new WebhookEndpointRepo(db);
+    this.webhookDeliveries = new WebhookDeliveryRepo(db);
   }
 
   /** Runs `fn` in one transaction. */

@@ -350,4 +350,57 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE users ADD COLUMN self_service_enabled INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE users ADD COLUMN myprinters_enabled INTEGER NOT NULL DEFAULT 0;`,
   },
+  {
+    version: 14,
+    name: 'webhook endpoints, data protection settings, events, the delivery queue and retry-all runs',
+    sql: `
+      CREATE TABLE webhook_endpoints (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        url TEXT NOT NULL,
+        topics_json TEXT NOT NULL,
+        disabled INTEGER NOT NULL DEFAULT 0,
+        authentication_scheme TEXT,
+        basic_username TEXT NOT NULL DEFAULT '',
+        basic_password_sealed TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX webhook_endpoints_org ON webhook_endpoints(organization_id, created_at);
+      CREATE TABLE webhook_settings (
+        organization_id TEXT PRIMARY KEY REFERENCES organizations(id) ON DELETE CASCADE,
+        file_name_obfuscated INTEGER NOT NULL DEFAULT 0,
+        user_email_disabled INTEGER NOT NULL DEFAULT 0,
+        user_name_disabled INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE TABLE webhook_events (
+        event_id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL,
+        topic TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        body_json TEXT NOT NULL
+      );
+      CREATE TABLE webhook_deliveries (
+        endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+        event_id TEXT NOT NULL REFERENCES webhook_events(event_id) ON DELETE CASCADE,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        first_attempt_at INTEGER,
+        last_attempt_at INTEGER,
+        next_attempt_at INTEGER,
+        error TEXT,
+        response_status_code INTEGER,
+        in_retry_all INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (endpoint_id, event_id)
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at)
+        WHERE next_attempt_at IS NOT NULL;
+      CREATE INDEX webhook_deliveries_event ON webhook_deliveries(event_id);
+      CREATE INDEX webhook_deliveries_retry_all ON webhook_deliveries(endpoint_id) WHERE in_retry_all = 1;
+      CREATE TABLE webhook_retry_runs (
+        endpoint_id TEXT PRIMARY KEY REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+        created_at INTEGER NOT NULL
+      );`,
+  },
 ];

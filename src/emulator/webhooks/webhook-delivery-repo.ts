@@ -1,0 +1,291 @@
+/**
+ * The webhook delivery queue in SQLite: events (stored with the data protection settings
+ * already applied), one delivery row per (endpoint, event), and the retry-all runs. A delivery
+ * is `queued` until its first attempt, then `pending` (automatic retries scheduled in
+ * next_attempt_at) or `failed` (no automatic retry left). A delivered row is deleted. Because
+ * every state lives here, a restart resumes where the last process stopped. Borrowing the
+ * database handle; the owner of the handle closes it.
+ */
+import type { EmulatorDatabase } from '../store/database.js';
+import type { WebhookTopic } from './webhook-endpoint-repo.js';
+
+export type DeliveryStatus = 'queued' | 'pending' | 'failed';
+/** Why an attempt failed: no answer in time (or none at all), or a non-2xx status. */
+export type DeliveryError = 'timeout' | 'response_status_code';
+
+/** A delivery with its event. */
+export interface DeliveryRecord {
+  endpointId: string;
+  eventId: string;
+  topic: WebhookTopic;
+  eventCreatedAt: number;
+  /** The event content as delivered (JSON text). */
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  firstAttemptAt: number | null;
+  lastAttemptAt: number | null;
+  nextAttemptAt: number | null;
+  error: DeliveryError | null;
+  responseStatusCode: number | null;
+  inRetryAll: boolean;
+}
+
+/** What a failed attempt leaves behind. */
+export interface FailedAttempt {
+  status: 'pending' | 'failed';
+  attempts: number;
+  firstAttemptAt: number;
+  lastAttemptAt: number;
+  nextAttemptAt: number | null;
+  error: DeliveryError;
+  responseStatusCode: number | null;
+}
+
+/** Sort keys of the failed event list (the spec's order parameter). */
+export type EventOrderKey = 'created' | '-created' | 'event_id' | '-event_id';
+
+interface DeliveryRow {
+  endpoint_id: string;
+  event_id: string;
+  topic: string;
+  created_at: number;
+  body_json: string;
+  status: string;
+  attempts: number;
+  first_attempt_at: number | null;
+  last_attempt_at: number | null;
+  next_attempt_at: number | null;
+  error: string | null;
+  response_status_code: number | null;
+  in_retry_all: number;
+}
+
+const SELECT = `SELECT d.*, e.topic, e.created_at, e.body_json FROM webhook_deliveries d
+  JOIN webhook_events e ON e.event_id = d.event_id`;
+const ORDER_SQL: Record<EventOrderKey, string> = {
+  created: 'e.created_at ASC',
+  '-created': 'e.created_at DESC',
+  event_id: 'd.event_id ASC',
+  '-event_id': 'd.event_id DESC',
+};
+
+function toRecord(r: DeliveryRow): DeliveryRecord {
+  return {
+    endpointId: r.endpoint_id,
+    eventId: r.event_id,
+    topic: r.topic as WebhookTopic,
+    eventCreatedAt: r.created_at,
+    body: r.body_json,
+    status: r.status as DeliveryStatus,
+    attempts: r.attempts,
+    firstAttemptAt: r.first_attempt_at,
+    lastAttemptAt: r.last_attempt_at,
+    nextAttemptAt: r.next_attempt_at,
+    error: r.error as DeliveryError | null,
+    responseStatusCode: r.response_status_code,
+    inRetryAll: r.in_retry_all === 1,
+  };
+}
+
+/** Reads and writes webhook events, deliveries and retry-all runs. */
+export class WebhookDeliveryRepo {
+  constructor(private readonly db: EmulatorDatabase) {}
+
+  /** Stores an event and one queued delivery per endpoint, due at `now`. */
+  enqueue(
+    event: { eventId: string; organizationId: string; topic: WebhookTopic; createdAt: number; body: string },
+    endpointIds: readonly string[],
+    now: number,
+  ): void {
+    this.db
+      .prepare(
+        'INSERT INTO webhook_events (event_id, organization_id, topic, created_at, body_json) VALUES (?, ?, ?, ?, ?)',
+      )
+      .run(event.eventId, event.organizationId, event.topic, event.createdAt, event.body);
+    const insert = this.db.prepare(
+      `INSERT INTO webhook_deliveries (endpoint_id, event_id, status, next_attempt_at) VALUES (?, ?, 'queued', ?)`,
+    );
+    for (const id of endpointIds) insert.run(id, event.eventId, now);
+  }
+
+  /** Enabled endpoints with a delivery due at `now` or in a retry-all run. */
+  dueEndpoints(now: number): string[] {
+    const rows = this.db
+      .prepare(
+        `SELECT DISTINCT d.endpoint_id AS id FROM webhook_deliveries d
+         JOIN webhook_endpoints p ON p.id = d.endpoint_id
+         WHERE p.disabled = 0 AND (d.next_attempt_at <= ? OR d.in_retry_all = 1)`,
+      )
+      .all(now) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+
+  /** The endpoint's deliveries due at `now` or in a retry-all run, retry-all first, then earliest. */
+  dueFor(endpointId: string, now: number, limit: number): DeliveryRecord[] {
+    const rows = this.db
+      .prepare(
+        `${SELECT} WHERE d.endpoint_id = ? AND (d.next_attempt_at <= ? OR d.in_retry_all = 1)
+         ORDER BY d.in_retry_all DESC, d.next_attempt_at, d.rowid LIMIT ?`,
+      )
+      .all(endpointId, now, limit) as DeliveryRow[];
+    return rows.map(toRecord);
+  }
+
+  /** The earliest next_attempt_at of an enabled endpoint's delivery, or undefined. */
+  nextDueAt(): number | undefined {
+    const row = this.db
+      .prepare(
+        `SELECT MIN(d.next_attempt_at) AS t FROM webhook_deliveries d
+         JOIN webhook_endpoints p ON p.id = d.endpoint_id WHERE p.disabled = 0`,
+      )
+      .get() as { t: number | null };
+    return row.t ?? undefined;
+  }
+
+  find(endpointId: string, eventId: string): DeliveryRecord | undefined {
+    const row = this.db
+      .prepare(`${SELECT} WHERE d.endpoint_id = ? AND d.event_id = ?`)
+      .get(endpointId, eventId) as DeliveryRow | undefined;
+    return row && toRecord(row);
+  }
+
+  /** Deletes a delivered row, and its event when no other endpoint still waits for it. */
+  delivered(endpointId: string, eventId: string): void {
+    this.db
+      .prepare('DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND event_id = ?')
+      .run(endpointId, eventId);
+    this.dropOrphanEvent(eventId);
+  }
+
+  /** Records a failed attempt; the row leaves any retry-all run. */
+  failed(endpointId: string, eventId: string, f: FailedAttempt): void {
+    this.db
+      .prepare(
+        `UPDATE webhook_deliveries SET status = ?, attempts = ?, first_attempt_at = ?, last_attempt_at = ?,
+           next_attempt_at = ?, error = ?, response_status_code = ?, in_retry_all = 0
+         WHERE endpoint_id = ? AND event_id = ?`,
+      )
+      .run(
+        f.status,
+        f.attempts,
+        f.firstAttemptAt,
+        f.lastAttemptAt,
+        f.nextAttemptAt,
+        f.error,
+        f.responseStatusCode,
+        endpointId,
+        eventId,
+      );
+  }
+
+  /** A page of the endpoint's failed events (pending or failed) in the given order. */
+  failedPage(
+    endpointId: string,
+    order: readonly EventOrderKey[],
+    limit: number,
+    offset: number,
+  ): { count: number; rows: DeliveryRecord[] } {
+    const where = `WHERE d.endpoint_id = ? AND d.status IN ('pending', 'failed')`;
+    const { n } = this.db
+      .prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries d ${where}`)
+      .get(endpointId) as {
+      n: number;
+    };
+    const orderSql = [...order.map((k) => ORDER_SQL[k]), 'd.event_id ASC'].join(', ');
+    const rows = this.db
+      .prepare(`${SELECT} ${where} ORDER BY ${orderSql} LIMIT ? OFFSET ?`)
+      .all(endpointId, limit, offset) as DeliveryRow[];
+    return { count: n, rows: rows.map(toRecord) };
+  }
+
+  /** Removes one failed event of the endpoint; false when there is none by that id. */
+  removeFailed(endpointId: string, eventId: string): boolean {
+    const changes = this.db
+      .prepare(
+        `DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND event_id = ? AND status IN ('pending', 'failed')`,
+      )
+      .run(endpointId, eventId).changes;
+    this.dropOrphanEvent(eventId);
+    return changes === 1;
+  }
+
+  /** Removes every failed event of the endpoint; returns how many. */
+  removeAllFailed(endpointId: string): number {
+    const changes = this.db
+      .prepare(`DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND status IN ('pending', 'failed')`)
+      .run(endpointId).changes;
+    this.dropOrphanEvents();
+    return changes;
+  }
+
+  /** Deletes failed events whose first attempt is before `before` (the 30-day rule); returns how many. */
+  purgeFailedBefore(before: number): number {
+    const changes = this.db
+      .prepare(
+        `DELETE FROM webhook_deliveries WHERE status IN ('pending', 'failed') AND first_attempt_at < ?`,
+      )
+      .run(before).changes;
+    if (changes > 0) this.dropOrphanEvents();
+    return changes;
+  }
+
+  /** Starts a retry-all run over the endpoint's failed events; false when one runs already. */
+  startRetryAll(endpointId: string, now: number): boolean {
+    const started =
+      this.db
+        .prepare('INSERT OR IGNORE INTO webhook_retry_runs (endpoint_id, created_at) VALUES (?, ?)')
+        .run(endpointId, now).changes === 1;
+    if (started)
+      this.db
+        .prepare(
+          `UPDATE webhook_deliveries SET in_retry_all = 1 WHERE endpoint_id = ? AND status IN ('pending', 'failed')`,
+        )
+        .run(endpointId);
+    return started;
+  }
+
+  /** The running retry-all of the endpoint (its start time), or undefined. */
+  retryAll(endpointId: string): { createdAt: number } | undefined {
+    const row = this.db
+      .prepare('SELECT created_at FROM webhook_retry_runs WHERE endpoint_id = ?')
+      .get(endpointId) as { created_at: number } | undefined;
+    return row && { createdAt: row.created_at };
+  }
+
+  /** Stops the endpoint's retry-all run; false when none runs. */
+  cancelRetryAll(endpointId: string): boolean {
+    const changes = this.db
+      .prepare('DELETE FROM webhook_retry_runs WHERE endpoint_id = ?')
+      .run(endpointId).changes;
+    this.db.prepare('UPDATE webhook_deliveries SET in_retry_all = 0 WHERE endpoint_id = ?').run(endpointId);
+    return changes === 1;
+  }
+
+  /** Ends the endpoint's retry-all run when none of its events is left to try. */
+  finishRetryAllIfDone(endpointId: string): void {
+    this.db
+      .prepare(
+        `DELETE FROM webhook_retry_runs WHERE endpoint_id = ? AND NOT EXISTS
+           (SELECT 1 FROM webhook_deliveries WHERE endpoint_id = ? AND in_retry_all = 1)`,
+      )
+      .run(endpointId, endpointId);
+  }
+
+  private dropOrphanEvent(eventId: string): void {
+    this.db
+      .prepare(
+        'DELETE FROM webhook_events WHERE event_id = ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE event_id = ?)',
+      )
+      .run(eventId, eventId);
+  }
+
+  /** Deletes events no delivery refers to any more (after an endpoint is deleted). */
+  dropOrphanEvents(): void {
+    this.db
+      .prepare(
+        'DELETE FROM webhook_events WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.event_id)',
+      )
+      .run();
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * The webhook interface ({api_url}, no version segment):
+ *   POST   /webhooks/endpoints                           201 endpoint
+ *   GET    /webhooks/endpoints                           paginated endpoints (limit, offset)
+ *   GET    /webhooks/endpoints/<id>                      endpoint
+ *   PATCH  /webhooks/endpoints/<id>                      merge patch (application/merge-patch+json)
+ *   DELETE /webhooks/endpoints/<id>                      204
+ *   PUT    /webhooks/endpoints/test                      a real POST of a sample event, as a transcript
+ *   GET    /webhooks/endpoints/<id>/events               failed events (order, limit, offset)
+ *   GET    /webhooks/endpoints/<id>/events/<event_id>    failed event
+ *   DELETE /webhooks/endpoints/<id>/events/<event_id>    204
+ *   DELETE /webhooks/endpoints/<id>/events               204, every failed event
+ *   PUT    /webhooks/endpoints/<id>/events/<event_id>/retry   synchronous retry result
+ *   PUT    /webhooks/endpoints/<id>/events/retry         {created}; 409 while one runs
+ *   GET    /webhooks/endpoints/<id>/events/retry         {created}; 404 when none runs
+ *   DELETE /webhooks/endpoints/<id>/events/retry         204; 404 when none runs
+ *   GET    /webhooks/settings, PATCH /webhooks/settings  data protection settings
+ * GET needs `webhooks.readonly` or `webhooks`; every other method `webhooks`. Ids of another
+ * organization: 404. Route schemas (TypeBox) validate input and describe every answer.
+ */
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { EmulatorRoutePlugin } from '../context.js';
+import { requireAnyScope, requireScopes } from '../http/bearer-auth.js';
+import { envelope } from '../http/pagination.js';
+import { schemaErrorsToValidation } from '../http/schema-errors.js';
+import { parseEventOrder } from './webhook-endpoint-rules.js';
+import type { WebhookService } from './webhook-service.js';
+import * as S from './webhook-schemas.js';
+
+type PageQuery = Static<typeof S.PageQuery>;
+type EventQuery = Static<typeof S.EventListQuery>;
+type IdParams = { Params: Static<typeof S.EndpointParams> };
+type EventParams = { Params: Static<typeof S.EventParams> };
+
+const read = { preHandler: requireAnyScope('webhooks', 'webhooks.readonly') };
+const write = { preHandler: requireScopes('webhooks') };
+
+/** Registers the webhook routes. */
+export const webhookRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+  const { webhooks, publicUrl } = context;
+  app.setSchemaErrorFormatter(schemaErrorsToValidation);
+  // JSON Merge Patch bodies are JSON (RFC 7396); plain application/json is accepted as well.
+  app.addContentTypeParser(
+    'application/merge-patch+json',
+    { parseAs: 'string' },
+    app.getDefaultJsonParser('error', 'ignore'),
+  );
+  const page = (request: FastifyRequest<{ Querystring: PageQuery }>) => ({
+    limit: request.query.limit ?? 20,
+    offset: request.query.offset ?? 0,
+  });
+
+  app.post(
+    '/webhooks/endpoints',
+    { ...write, schema: { body: S.EndpointCreateBody, response: { 201: S.Endpoint } } },
+    async (request, reply) =>
+      reply.status(201).send(webhooks.create(request.auth.organizationId, request.body)),
+  );
+
+  app.get<{ Querystring: PageQuery }>(
+    '/webhooks/endpoints',
+    { ...read, schema: { querystring: S.PageQuery, response: { 200: S.Paginated(S.Endpoint) } } },
+    async (request) => {
+      const p = page(request);
+      const { count, rows } = webhooks.page(request.auth.organizationId, p.limit, p.offset);
+      return envelope(request, publicUrl, p, count, rows);
+    },
+  );
+
+  app.put(
+    '/webhooks/endpoints/test',
+    { ...write, schema: { body: S.EndpointTestBody, response: { 200: S.EndpointTestResult } } },
+    async (request) => webhooks.test(request.auth.organizationId, request.body),
+  );
+
+  const one = { params: S.EndpointParams };
+  app.get<IdParams>(
+    '/webhooks/endpoints/:id',
+    { ...read, schema: { ...one, response: { 200: S.Endpoint } } },
+    async (request) => webhooks.get(request.auth.organizationId, request.params.id),
+  );
+
+  app.patch<IdParams>(
+    '/webhooks/endpoints/:id',
+    { ...write, schema: { ...one, body: S.EndpointPatchBody, response: { 200: S.Endpoint } } },
+    async (request) => webhooks.update(request.auth.organizationId, request.params.id, request.body),
+  );
+
+  app.delete<IdParams>(
+    '/webhooks/endpoints/:id',
+    { ...write, schema: { ...one, response: { 204: S.NoContent } } },
+    async (request, reply) => {
+      webhooks.remove(request.auth.organizationId, request.params.id);
+      return reply.status(204).send();
+    },
+  );
+
+  registerEventRoutes(app, webhooks, publicUrl);
+  registerSettingsRoutes(app, webhooks);
+};
+
+function registerEventRoutes(
+  app: FastifyInstance,
+  webhooks: WebhookService,
+  publicUrl: string | undefined,
+): void {
+  const one = { params: S.EndpointParams };
+  const event = { params: S.EventParams };
+  app.get<IdParams & { Querystring: EventQuery }>(
+    '/webhooks/endpoints/:id/events',
+    {
+      ...read,
+      schema: { ...one, querystring: S.EventListQuery, response: { 200: S.Paginated(S.FailedEvent) } },
+    },
+    async (request) => {
+      const p = { limit: request.query.limit ?? 20, offset: request.query.offset ?? 0 };
+      const order = parseEventOrder(request.query.order);
+      const { count, rows } = webhooks.events(
+        request.auth.organizationId,
+        request.params.id,
+        order,
+        p.limit,
+        p.offset,
+      );
+      return envelope(request, publicUrl, p, count, rows);
+    },
+  );
+  app.delete<IdParams>(
+    '/webhooks/endpoints/:id/events',
+    { ...write, schema: { ...one, response: { 204: S.NoContent } } },
+    async (request, reply) => {
+      webhooks.removeAllEvents(request.auth.organizationId, request.params.id);
+      return reply.status(204).send();
+    },
+  );
+
+  app.put<IdParams>(
+    '/webhooks/endpoints/:id/events/retry',
+    { ...write, schema: { ...one, response: { 200: S.RetryAllRun } } },
+    async (request, reply) =>
+      reply.status(200).send(webhooks.startRetryAll(request.auth.organizationId, request.params.id)),
+  );
+  app.get<IdParams>(
+    '/webhooks/endpoints/:id/events/retry',
+    { ...read, schema: { ...one, response: { 200: S.RetryAllRun } } },
+    async (request) => webhooks.retryAll(request.auth.organizationId, request.params.id),
+  );
+  app.delete<IdParams>(
+    '/webhooks/endpoints/:id/events/retry',
+    { ...write, schema: { ...one, response: { 204: S.NoContent } } },
+    async (request, reply) => {
+      webhooks.cancelRetryAll(request.auth.organizationId, request.params.id);
+      return reply.status(204).send();
+    },
+  );
+
+  app.get<EventParams>(
+    '/webhooks/endpoints/:id/events/:eventId',
+    { ...read, schema: { ...event, response: { 200: S.FailedEvent } } },
+    async (request) => webhooks.event(request.auth.organizationId, request.params.id, request.params.eventId),
+  );
+  app.delete<EventParams>(
+    '/webhooks/endpoints/:id/events/:eventId',
+    { ...write, schema: { ...event, response: { 204: S.NoContent } } },
+    async (request, reply) => {
+      webhooks.removeEvent(request.auth.organizationId, request.params.id, request.params.eventId);
+      return reply.status(204).send();
+    },
+  );
+  app.put<EventParams>(
+    '/webhooks/endpoints/:id/events/:eventId/retry',
+    { ...write, schema: { ...event, response: { 200: S.RetryResultSchema } } },
+    async (request) =>
+      webhooks.retryEvent(request.auth.organizationId, request.params.id, request.params.eventId),
+  );
+}
+
+function registerSettingsRoutes(app: FastifyInstance, webhooks: WebhookService): void {
+  app.get('/webhooks/settings', { ...read, schema: { response: { 200: S.Settings } } }, async (request) =>
+    webhooks.settings(request.auth.organizationId),
+  );
+  app.patch(
+    '/webhooks/settings',
+    { ...write, schema: { body: S.SettingsPatchBody, response: { 200: S.Settings } } },
+    async (request) => webhooks.updateSettings(request.auth.organizationId, request.body),
+  );
+}

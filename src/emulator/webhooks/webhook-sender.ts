@@ -1,0 +1,175 @@
+/**
+ * The HTTPS client of webhook delivery: one undici Agent (keep-alive, a connection limit per
+ * endpoint origin) that trusts the system CAs plus an optional extra CA from the emulator's
+ * configuration; certificate verification is never turned off. One POST per call, with the
+ * spec's headers (`Content-Type: application/json; charset=utf-8`, `User-Agent: <product>/2.0`,
+ * Basic credentials when configured) and a deadline; the answer is a transcript of request and
+ * response. The creator calls close().
+ */
+import { STATUS_CODES } from 'node:http';
+import { rootCertificates } from 'node:tls';
+import { Agent } from 'undici';
+import type { DeliveryError } from './webhook-delivery-repo.js';
+
+/** The User-Agent of every delivery (the spec's form <product>/2.0). */
+export const WEBHOOK_USER_AGENT = 'PrintRelay-Webhooks/2.0';
+/** The spec's answer deadline. */
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 30_000;
+const TRANSCRIPT_BODY_LIMIT = 64 * 1024;
+
+/** How the sender connects. */
+export interface WebhookSenderOptions {
+  /** PEM text of an extra CA to trust besides the system ones (a private receiver's CA). */
+  extraCaPem?: string;
+  /** Answer deadline in ms (default 30 000). */
+  timeoutMs?: number;
+  /** Connections per endpoint origin (default 4). */
+  connectionsPerOrigin?: number;
+}
+
+/** One side of a transcript: all strings, as the spec's test result gives them. */
+export interface TranscriptPart {
+  start_line: string;
+  headers: string;
+  body: string;
+}
+
+/** What happened to one POST. */
+export interface DeliveryTranscript {
+  request: TranscriptPart;
+  response: TranscriptPart;
+  status: 'succeeded' | 'failed';
+  error?: DeliveryError;
+  response_status_code?: number;
+  /** Why no answer came (connection refused or closed, certificate rejected, deadline). */
+  detail?: string;
+}
+
+/** A POST to send. */
+export interface OutgoingDelivery {
+  url: string;
+  body: string;
+  basic?: { username: string; password: string };
+  /** Keep the response body in the transcript (the endpoint test does); else it is discarded. */
+  keepResponseBody?: boolean;
+  /** Aborts the request when the emulator stops (the promise then rejects). */
+  signal?: AbortSignal;
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Sends webhook POSTs; one instance per emulator. */
+export class WebhookSender {
+  private readonly agent: Agent;
+  readonly timeoutMs: number;
+
+  constructor(options: WebhookSenderOptions = {}) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
+    const ca = options.extraCaPem ? [...rootCertificates, options.extraCaPem] : undefined;
+    this.agent = new Agent({
+      connections: options.connectionsPerOrigin ?? 4,
+      connect: { ...(ca ? { ca } : {}), timeout: this.timeoutMs },
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+    });
+  }
+
+  /** POSTs one event; resolves to the transcript (also on failure), rejects only when `signal` aborts. */
+  async send(delivery: OutgoingDelivery): Promise<DeliveryTranscript> {
+    const url = new URL(delivery.url);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json; charset=utf-8',
+      'user-agent': WEBHOOK_USER_AGENT,
+    };
+    const basic = delivery.basic;
+    if (basic && (basic.username !== '' || basic.password !== ''))
+      headers['authorization'] =
+        `Basic ${Buffer.from(`${basic.username}:${basic.password}`).toString('base64')}`;
+    const request = requestPart(url, headers, delivery.body);
+    const deadline = AbortSignal.timeout(this.timeoutMs);
+    const signal = delivery.signal ? AbortSignal.any([delivery.signal, deadline]) : deadline;
+    try {
+      const res = await this.agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers,
+        body: delivery.body,
+        signal,
+      });
+      let body = '';
+      if (delivery.keepResponseBody) body = await readLimited(res.body);
+      else await res.body.dump();
+      const response = responsePart(res.statusCode, res.headers, body);
+      if (res.statusCode >= 200 && res.statusCode < 300) return { request, response, status: 'succeeded' };
+      return {
+        request,
+        response,
+        status: 'failed',
+        error: 'response_status_code',
+        response_status_code: res.statusCode,
+      };
+    } catch (error) {
+      if (delivery.signal?.aborted) throw error;
+      const empty = { start_line: '', headers: '', body: '' };
+      return {
+        request,
+        response: empty,
+        status: 'failed',
+        error: 'timeout',
+        detail: describe(error, deadline),
+      };
+    }
+  }
+
+  /** Closes idle connections and refuses new requests. */
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+function requestPart(url: URL, headers: Record<string, string>, body: string): TranscriptPart {
+  const lines = [
+    `Host: ${url.host}`,
+    ...Object.entries(headers).map(([k, v]) => `${headerName(k)}: ${shown(k, v)}`),
+  ];
+  lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
+  return { start_line: `POST ${url.pathname}${url.search} HTTP/1.1`, headers: lines.join('\r\n'), body };
+}
+
+function responsePart(status: number, headers: Record<string, string | string[] | undefined>, body: string) {
+  const lines = Object.entries(headers).flatMap(([k, v]) =>
+    v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((one) => `${headerName(k)}: ${one}`),
+  );
+  return {
+    start_line: `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd(),
+    headers: lines.join('\r\n'),
+    body,
+  };
+}
+
+/** Credentials are never echoed back, even in a transcript. */
+function shown(name: string, value: string): string {
+  return name === 'authorization' ? 'Basic [redacted]' : value;
+}
+
+function headerName(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
+}
+
+async function readLimited(body: AsyncIterable<Buffer> & { dump(): Promise<void> }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    if (size < TRANSCRIPT_BODY_LIMIT) chunks.push(chunk);
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks).subarray(0, TRANSCRIPT_BODY_LIMIT).toString('utf8');
+}
+
+function describe(error: unknown, deadline: AbortSignal): string {
+  const e = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (deadline.aborted || TIMEOUT_CODES.has(e.code ?? '')) return 'no answer within the deadline';
+  const cause = e.cause?.message ?? e.cause?.code;
+  return [e.message ?? String(error), cause].filter(Boolean).join(': ');
+}
