@@ -12,6 +12,8 @@ export const SECRET_KEYS = [
   'pull_printing_password',
   'pullPrintingPassword',
   'device_password',
+  'basic_password',
+  'basicPassword',
   'token',
   'access_token',
   'accessToken',

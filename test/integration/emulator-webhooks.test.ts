@@ -37,7 +37,7 @@ describe.runIf(haveOpenssl)('webhook interface', () => {
     [certs, untrusted] = await Promise.all([makeTestCertificates(), makeTestCertificates()]);
     h = await startHarness({
       seed: seedWithOtherClient(),
-      webhooks: { extraCaPem: certs.caPem, timeoutMs: 400 },
+      webhooks: { extraCaPem: certs.caPem, timeoutMs: 1500 },
     });
     token = await passwordToken(h.baseUrl, 'webhooks');
     readonly = await passwordToken(h.baseUrl, 'webhooks.readonly');

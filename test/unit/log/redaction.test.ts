@@ -39,6 +39,12 @@ describe('Redactor', () => {
     expect(out.a).toEqual({ password: '[redacted]', card: '[redacted]' });
     expect(out.msg).toBe('card [redacted] seen');
   });
+  it('censors webhook Basic passwords by field name', () => {
+    const out = new Redactor().scrub({
+      endpoint: { basic_password: 'hook-pass-1', basicPassword: 'hook-pass-2' },
+    });
+    expect(out).toEqual({ endpoint: { basic_password: '[redacted]', basicPassword: '[redacted]' } });
+  });
   it('masks card numbers for display', () => {
     expect(maskCardNumber('04A1B2C3D4')).toBe('********D4');
   });

@@ -1,0 +1,169 @@
+/**
+ * The webhook queue across an emulator restart (database file and data directory kept): a
+ * pending retry and its endpoint's sealed Basic password survive, and the next emulator
+ * delivers when the retry is due. And the per-endpoint limit: a receiver that never answers
+ * holds up only its own deliveries.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/lib/clock.js';
+import {
+  answer,
+  type Behaviour,
+  type HttpsReceiver,
+  makeTestCertificates,
+  startHttpsReceiver,
+  type TestCertificates,
+} from '../support/https-receiver.js';
+import { peersAvailable } from '../support/peers.js';
+import {
+  call,
+  createPrinter,
+  DEMO,
+  type Harness,
+  passwordToken,
+  registration,
+  startHarness,
+} from './emulator-harness.js';
+
+const haveOpenssl = peersAvailable('openssl');
+
+describe.runIf(haveOpenssl)('webhook queue', () => {
+  let certs: TestCertificates;
+  let dataDir: string;
+  const receivers: HttpsReceiver[] = [];
+  const harnesses: Harness[] = [];
+
+  beforeAll(async () => {
+    certs = await makeTestCertificates();
+    dataDir = await mkdtemp(join(tmpdir(), 'webhook-restart-'));
+  });
+  afterAll(async () => {
+    for (const h of harnesses) await h.close();
+    await Promise.all(receivers.map((r) => r.close()));
+    await certs?.remove();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  async function receiver(behaviour: Behaviour): Promise<HttpsReceiver> {
+    const r = await startHttpsReceiver(certs, behaviour);
+    receivers.push(r);
+    return r;
+  }
+
+  async function start(
+    clock: ManualClock,
+    extra: { perEndpoint?: number; db?: string } = {},
+  ): Promise<Harness> {
+    const h = await startHarness({
+      clock,
+      dataDir,
+      db: extra.db ?? join(dataDir, 'emulator.db'),
+      webhooks: {
+        extraCaPem: certs.caPem,
+        timeoutMs: 10_000,
+        pollMs: 50,
+        perEndpoint: extra.perEndpoint ?? 4,
+      },
+    });
+    harnesses.push(h);
+    return h;
+  }
+
+  /** A connector, a printer and a function that runs one job to completion over HTTP. */
+  async function printing(h: Harness, serial: string) {
+    const token = await passwordToken(h.baseUrl, 'printing printing.connectors webhooks');
+    const connectorId = (await call(h.baseUrl, 'POST', '/connector/v1/register', token, registration(serial)))
+      .body.id;
+    const printerId = await createPrinter(h.baseUrl, token, connectorId, `Printer ${serial}`);
+    const ctx = h.emulator.app.emulator;
+    const admin = ctx.store.users.findByEmail(DEMO.admin.email)!;
+    let n = 0;
+    const printOne = async () => {
+      const path = join(dataDir, `${serial}-${++n}.pdf`);
+      await writeFile(path, `doc ${n}`);
+      const sha256 = createHash('sha256').update(`doc ${n}`).digest('hex');
+      const file = { path, size: 5, sha256, extension: 'pdf', contentType: 'application/pdf', name: 'a.pdf' };
+      const { jobId } = ctx.jobs.create({
+        organizationId: admin.organizationId,
+        userId: admin.id,
+        printerId,
+        file,
+        ticket: { copies: 1 },
+        deleteAfterPrint: false,
+      });
+      await call(h.baseUrl, 'POST', `/connector/v1/jobs/${jobId}/claim`, token);
+      const at = new Date(h.clock.now()).toISOString();
+      const done = { event_id: `done-${jobId}`, seq: 1, kind: 'completed', at, pages_printed: 1 };
+      expect((await call(h.baseUrl, 'POST', `/connector/v1/jobs/${jobId}/events`, token, done)).status).toBe(
+        204,
+      );
+    };
+    return { token, printOne };
+  }
+
+  it('keeps a pending retry and the sealed password across a restart, and delivers when due', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 5, 1));
+    let behaviour: Behaviour = answer(500);
+    const peer = await receiver((n) => behaviour(n));
+    const first = await start(clock);
+    const { token, printOne } = await printing(first, 'RESTART-1');
+    const created = await call(first.baseUrl, 'POST', '/webhooks/endpoints', token, {
+      name: 'Survivor',
+      url: peer.url,
+      authentication_scheme: 'basic',
+      basic_username: 'keeper',
+      basic_password: 'kept-across-restarts',
+    });
+    await printOne();
+    await peer.waitFor(1);
+    await first.emulator.app.emulator.webhooks.drain();
+    await first.close();
+    harnesses.splice(harnesses.indexOf(first), 1);
+
+    expect((await stat(join(dataDir, 'keys'))).mode & 0o777).toBe(0o700);
+    expect((await stat(join(dataDir, 'keys', 'webhook-secrets.key'))).mode & 0o777).toBe(0o600);
+
+    behaviour = answer(200);
+    clock.advance(61_000);
+    const second = await start(clock);
+    await peer.waitFor(2);
+    await second.emulator.app.emulator.webhooks.drain();
+    expect(peer.requests[1]!.body).toBe(peer.requests[0]!.body);
+    expect(peer.requests[1]!.headers['authorization']).toBe(
+      `Basic ${Buffer.from('keeper:kept-across-restarts').toString('base64')}`,
+    );
+    const token2 = await passwordToken(second.baseUrl, 'webhooks');
+    const events = await call(
+      second.baseUrl,
+      'GET',
+      `/webhooks/endpoints/${created.body.endpoint_id}/events`,
+      token2,
+    );
+    expect(events.body.count).toBe(0);
+  });
+
+  it('limits deliveries per endpoint, so a receiver that never answers holds up only itself', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 6, 1));
+    const h = await start(clock, { perEndpoint: 1, db: ':memory:' });
+    const { token, printOne } = await printing(h, 'LIMIT-1');
+    const stuck = await receiver(() => 'stall');
+    const fast = await receiver(answer(200));
+    const ids: string[] = [];
+    for (const url of [stuck.url, fast.url])
+      ids.push(
+        (await call(h.baseUrl, 'POST', '/webhooks/endpoints', token, { name: `limit ${url}`, url })).body
+          .endpoint_id,
+      );
+    for (let i = 0; i < 3; i += 1) await printOne();
+    await fast.waitFor(3);
+    expect(stuck.requests).toHaveLength(1);
+    const queued = h.emulator.app.emulator.store.db
+      .prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'queued' AND endpoint_id = ?`)
+      .get(ids[0]);
+    expect(queued).toEqual({ n: 3 });
+  });
+});
