@@ -1,10 +1,12 @@
 /**
  * `printrelay emulator`: the cloud print service emulator on its own. Options: --listen
  * host:port (port 0 picks a free one), --db FILE or :memory:, --seed FILE (default: the demo
- * seed), --data-dir DIR (uploaded files; default ./.printrelay-emulator). Prints
+ * seed), --data-dir DIR (uploaded files; default ./.printrelay-emulator), --webhook-ca FILE (a
+ * PEM CA that webhook receivers' certificates may chain to, besides the system CAs),
+ * --webhook-timeout-ms N (the receivers' answer deadline; default 30000). Prints
  * `listening on <url>`; a signal closes it.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { defaultEmulatorSeed, loadEmulatorSeed } from '../../config/load-config.js';
@@ -14,6 +16,7 @@ import {
   createCliLogger,
   type LogFlags,
   onShutdownSignals,
+  parseIntegerOption,
   parseListenAddress,
 } from '../cli-runtime.js';
 
@@ -23,6 +26,8 @@ interface EmulatorFlags extends LogFlags {
   seed?: string;
   dataDir: string;
   publicUrl?: string;
+  webhookCa?: string;
+  webhookTimeoutMs?: string;
 }
 
 /** Registers `emulator`. */
@@ -34,12 +39,15 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--db <file>', 'SQLite database file or :memory: (default: <data-dir>/emulator.db)')
     .option('--seed <file>', 'seed YAML for a fresh database (default: the built-in demo seed)')
     .option('--data-dir <dir>', 'where uploaded files are kept', '.printrelay-emulator')
-    .option('--public-url <url>', 'base URL clients reach the emulator at (for upload URLs)');
+    .option('--public-url <url>', 'base URL clients reach the emulator at (for upload URLs)')
+    .option('--webhook-ca <file>', 'PEM file of an extra CA to trust for webhook receivers')
+    .option('--webhook-timeout-ms <ms>', 'how long a webhook receiver may take to answer', '30000');
   addLogOptions(command).action(async (flags: EmulatorFlags) => runEmulator(flags));
 }
 
 async function runEmulator(flags: EmulatorFlags): Promise<void> {
   const { host, port } = parseListenAddress(flags.listen);
+  const webhooks = webhookOptions(flags);
   const seed = flags.seed ? loadEmulatorSeed(flags.seed) : defaultEmulatorSeed();
   const { logger, redactor } = createCliLogger(flags);
   registerSeedSecrets(seed, redactor);
@@ -53,6 +61,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
     seed,
     logger,
     ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
+    webhooks,
   });
   let url: string;
   try {
@@ -63,6 +72,31 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
   }
   process.stdout.write(`listening on ${url}\n`);
   onShutdownSignals(() => emulator.close(), { logger });
+}
+
+/** The webhook options of the flags; CliError naming the flag for a bad value. */
+export function webhookOptions(flags: { webhookCa?: string; webhookTimeoutMs?: string }): {
+  extraCaPem?: string;
+  timeoutMs: number;
+} {
+  const timeoutMs = parseIntegerOption(
+    '--webhook-timeout-ms',
+    flags.webhookTimeoutMs ?? '30000',
+    100,
+    300_000,
+  );
+  if (!flags.webhookCa) return { timeoutMs };
+  let pem: string;
+  try {
+    pem = readFileSync(flags.webhookCa, 'utf8');
+  } catch (error) {
+    throw new CliError(
+      `--webhook-ca: cannot read ${flags.webhookCa} (${(error as NodeJS.ErrnoException).code})`,
+    );
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----'))
+    throw new CliError(`--webhook-ca: ${flags.webhookCa} holds no PEM certificate (BEGIN CERTIFICATE)`);
+  return { extraCaPem: pem, timeoutMs };
 }
 
 /** Registers every password and client secret of a seed with the log redactor. */
