@@ -394,7 +394,7 @@ export const MIGRATIONS: readonly Migration[] = [
         in_retry_all INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (endpoint_id, event_id)
       );
-      CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at)
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries(endpoint_id, next_attempt_at)
         WHERE next_attempt_at IS NOT NULL;
       CREATE INDEX webhook_deliveries_event ON webhook_deliveries(event_id);
       CREATE INDEX webhook_deliveries_retry_all ON webhook_deliveries(endpoint_id) WHERE in_retry_all = 1;

@@ -109,38 +109,33 @@ export class WebhookDeliveryRepo {
     for (const id of endpointIds) insert.run(id, event.eventId, now);
   }
 
-  /** Enabled endpoints with a delivery due at `now` or in a retry-all run. */
+  /** Enabled endpoints with a delivery due at `now` or in a retry-all run (index lookups per endpoint). */
   dueEndpoints(now: number): string[] {
     const rows = this.db
       .prepare(
-        `SELECT DISTINCT d.endpoint_id AS id FROM webhook_deliveries d
-         JOIN webhook_endpoints p ON p.id = d.endpoint_id
-         WHERE p.disabled = 0 AND (d.next_attempt_at <= ? OR d.in_retry_all = 1)`,
+        `SELECT p.id FROM webhook_endpoints p WHERE p.disabled = 0 AND (
+           EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = p.id AND d.next_attempt_at <= ?)
+           OR EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = p.id AND d.in_retry_all = 1))`,
       )
       .all(now) as { id: string }[];
     return rows.map((r) => r.id);
   }
 
-  /** The endpoint's deliveries due at `now` or in a retry-all run, retry-all first, then earliest. */
+  /** The endpoint's deliveries in a retry-all run, then those due at `now`, earliest first. */
   dueFor(endpointId: string, now: number, limit: number): DeliveryRecord[] {
-    const rows = this.db
-      .prepare(
-        `${SELECT} WHERE d.endpoint_id = ? AND (d.next_attempt_at <= ? OR d.in_retry_all = 1)
-         ORDER BY d.in_retry_all DESC, d.next_attempt_at, d.rowid LIMIT ?`,
-      )
-      .all(endpointId, now, limit) as DeliveryRow[];
-    return rows.map(toRecord);
-  }
-
-  /** The earliest next_attempt_at of an enabled endpoint's delivery, or undefined. */
-  nextDueAt(): number | undefined {
-    const row = this.db
-      .prepare(
-        `SELECT MIN(d.next_attempt_at) AS t FROM webhook_deliveries d
-         JOIN webhook_endpoints p ON p.id = d.endpoint_id WHERE p.disabled = 0`,
-      )
-      .get() as { t: number | null };
-    return row.t ?? undefined;
+    const retryAll = this.db
+      .prepare(`${SELECT} WHERE d.endpoint_id = ? AND d.in_retry_all = 1 LIMIT ?`)
+      .all(endpointId, limit) as DeliveryRow[];
+    const due =
+      retryAll.length >= limit
+        ? []
+        : (this.db
+            .prepare(
+              `${SELECT} WHERE d.endpoint_id = ? AND d.next_attempt_at <= ? AND d.in_retry_all = 0
+               ORDER BY d.next_attempt_at LIMIT ?`,
+            )
+            .all(endpointId, now, limit - retryAll.length) as DeliveryRow[]);
+    return [...retryAll, ...due].map(toRecord);
   }
 
   find(endpointId: string, eventId: string): DeliveryRecord | undefined {
@@ -156,6 +151,19 @@ export class WebhookDeliveryRepo {
       .prepare('DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND event_id = ?')
       .run(endpointId, eventId);
     this.dropOrphanEvent(eventId);
+  }
+
+  /**
+   * Deletes delivered rows in one transaction, their events when no endpoint still waits for
+   * them, and the retry-all runs they finished.
+   */
+  deliveredAll(rows: readonly { endpointId: string; eventId: string; inRetryAll: boolean }[]): void {
+    this.db.transaction(() => {
+      for (const r of rows) {
+        this.delivered(r.endpointId, r.eventId);
+        if (r.inRetryAll) this.finishRetryAllIfDone(r.endpointId);
+      }
+    })();
   }
 
   /** Records a failed attempt; the row leaves any retry-all run. */

@@ -13,15 +13,16 @@ import { type BackoffPolicy, backoffDelay } from '../../lib/backoff.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { DeliveryRecord, WebhookDeliveryRepo } from './webhook-delivery-repo.js';
-import type { WebhookEndpointRecord, WebhookEndpointRepo } from './webhook-endpoint-repo.js';
-import type { SecretBox } from './webhook-secret-box.js';
 import type { DeliveryTranscript, WebhookSender } from './webhook-sender.js';
+import type { WebhookTargets } from './webhook-targets.js';
 
 const DAY_MS = 24 * 3600_000;
 /** Automatic retries stop this long after the first attempt (the spec: three days). */
 export const RETRY_WINDOW_MS = 3 * DAY_MS;
 /** Failed events are kept this long after their first attempt (the spec: 30 days). */
 export const FAILED_EVENT_STORAGE_MS = 30 * DAY_MS;
+/** Due deliveries read per query and endpoint. */
+const READ_AHEAD = 64;
 /** One minute, doubling, at most six hours apart, each delay drawn from its upper 80 %. */
 export const WEBHOOK_BACKOFF: BackoffPolicy = {
   initialMs: 60_000,
@@ -46,6 +47,12 @@ export interface DispatcherOptions {
 export class WebhookDispatcher {
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpointCount = new Map<string, number>();
+  /** Due deliveries read ahead per endpoint (not started yet), so a completion starts the next without a query. */
+  private readonly buffers = new Map<string, DeliveryRecord[]>();
+  /** Delivered rows waiting to be deleted in one transaction (see flush). */
+  private delivered: DeliveryRecord[] = [];
+  private readonly deliveredKeys = new Set<string>();
+  private flushScheduled = false;
   private readonly abort = new AbortController();
   private timer: NodeJS.Timeout | undefined;
   private kicked = false;
@@ -58,9 +65,8 @@ export class WebhookDispatcher {
 
   constructor(
     private readonly deliveries: WebhookDeliveryRepo,
-    private readonly endpoints: WebhookEndpointRepo,
+    private readonly targets: WebhookTargets,
     private readonly sender: WebhookSender,
-    private readonly secrets: SecretBox,
     private readonly clock: Clock,
     private readonly logger: Logger,
     options: DispatcherOptions = {},
@@ -91,7 +97,10 @@ export class WebhookDispatcher {
   async idle(): Promise<void> {
     for (;;) {
       this.pump();
-      if (this.inFlight.size === 0) return;
+      if (this.inFlight.size === 0) {
+        this.flush();
+        return;
+      }
       await Promise.race(this.inFlight.values());
     }
   }
@@ -102,24 +111,29 @@ export class WebhookDispatcher {
     clearTimeout(this.timer);
     this.abort.abort();
     await Promise.allSettled(this.inFlight.values());
+    this.flush();
+  }
+
+  /** Forgets what is read ahead for an endpoint (after it, its events or its retry-all changed). */
+  endpointChanged(endpointId: string): void {
+    this.buffers.delete(endpointId);
+    this.targets.forget(endpointId);
+    this.kick();
   }
 
   /** Sends one delivery now and records the outcome (the manual retry); undefined when it is in flight. */
   async attemptNow(delivery: DeliveryRecord): Promise<DeliveryTranscript | undefined> {
     const key = keyOf(delivery);
     if (this.inFlight.has(key)) return undefined;
+    this.buffers.delete(delivery.endpointId);
     let transcript: DeliveryTranscript | undefined;
     const run = this.attempt(delivery).then((t) => {
       transcript = t;
     });
     this.track(key, delivery.endpointId, run);
     await run;
+    this.flush();
     return transcript;
-  }
-
-  /** Whether a delivery of this endpoint and event is being sent right now. */
-  isInFlight(endpointId: string, eventId: string): boolean {
-    return this.inFlight.has(`${endpointId} ${eventId}`);
   }
 
   private pump(): void {
@@ -127,15 +141,28 @@ export class WebhookDispatcher {
     clearTimeout(this.timer);
     const now = this.clock.now();
     this.purge(now);
-    for (const endpointId of this.deliveries.dueEndpoints(now)) {
-      const busy = this.perEndpointCount.get(endpointId) ?? 0;
-      const free = Math.min(this.perEndpoint - busy, this.maxInFlight - this.inFlight.size);
-      if (free <= 0) continue;
-      const due = this.deliveries.dueFor(endpointId, now, free + busy);
-      for (const d of due.filter((x) => !this.inFlight.has(keyOf(x))).slice(0, free)) this.startDelivery(d);
-    }
+    for (const endpointId of this.deliveries.dueEndpoints(now)) this.fill(endpointId, now);
     this.timer = setTimeout(() => this.pump(), this.pollMs);
     this.timer.unref();
+  }
+
+  /** Starts the endpoint's next due deliveries up to its limit, reading ahead in batches. */
+  private fill(endpointId: string, now: number): void {
+    while (
+      (this.perEndpointCount.get(endpointId) ?? 0) < this.perEndpoint &&
+      this.inFlight.size < this.maxInFlight
+    ) {
+      let buffer = this.buffers.get(endpointId);
+      if (!buffer || buffer.length === 0) {
+        const busy = (key: string) => this.inFlight.has(key) || this.deliveredKeys.has(key);
+        buffer = this.deliveries
+          .dueFor(endpointId, now, READ_AHEAD + this.perEndpoint)
+          .filter((d) => !busy(keyOf(d)));
+        if (buffer.length === 0) return;
+        this.buffers.set(endpointId, buffer);
+      }
+      this.startDelivery(buffer.shift()!);
+    }
   }
 
   private purge(now: number): void {
@@ -160,54 +187,72 @@ export class WebhookDispatcher {
     this.inFlight.set(key, run);
     this.perEndpointCount.set(endpointId, (this.perEndpointCount.get(endpointId) ?? 0) + 1);
     const done = () => {
+      const wasFull = this.inFlight.size >= this.maxInFlight;
       this.inFlight.delete(key);
       const left = (this.perEndpointCount.get(endpointId) ?? 1) - 1;
       if (left > 0) this.perEndpointCount.set(endpointId, left);
       else this.perEndpointCount.delete(endpointId);
-      this.kick();
+      if (!this.running) return;
+      this.fill(endpointId, this.clock.now());
+      // Other endpoints wait only when the global limit was reached.
+      if (wasFull || (this.perEndpointCount.get(endpointId) ?? 0) === 0) this.kick();
     };
     run.then(done, done);
   }
 
   /** Sends and records; undefined when the endpoint is gone. Rejects when stop() cut it off. */
   private async attempt(delivery: DeliveryRecord): Promise<DeliveryTranscript | undefined> {
-    const endpoint = this.endpoints.findById(delivery.endpointId);
-    if (!endpoint) return undefined;
-    const transcript = await this.sender.send({
-      url: endpoint.url,
-      body: delivery.body,
-      ...this.credentials(endpoint),
-      signal: this.abort.signal,
-    });
-    if (!this.deliveries.find(delivery.endpointId, delivery.eventId)) return transcript;
+    const target = this.targets.get(delivery.endpointId);
+    if (!target) return undefined;
+    const transcript = await this.sender.send({ ...target, body: delivery.body, signal: this.abort.signal });
     this.record(delivery, transcript, this.clock.now());
     return transcript;
   }
 
-  private credentials(endpoint: WebhookEndpointRecord): { basic?: { username: string; password: string } } {
-    if (endpoint.authenticationScheme !== 'basic') return {};
-    const password = endpoint.basicPasswordSealed ? this.secrets.open(endpoint.basicPasswordSealed) : '';
-    return { basic: { username: endpoint.basicUsername, password } };
+  /** Deletes the delivered rows in one transaction (and ends finished retry-all runs). */
+  private flush(): void {
+    if (this.delivered.length === 0) return;
+    const done = this.delivered;
+    this.delivered = [];
+    this.deliveries.deliveredAll(done);
+    for (const d of done) this.deliveredKeys.delete(keyOf(d));
   }
 
   private record(d: DeliveryRecord, t: DeliveryTranscript, now: number): void {
-    const log = this.logger.child({ endpoint: d.endpointId, event: d.eventId });
     if (t.status === 'succeeded') {
-      this.deliveries.delivered(d.endpointId, d.eventId);
-      log.debug({ attempts: d.attempts + 1 }, 'webhook delivered');
-    } else {
-      const failed = this.nextAfterFailure(d, now);
-      this.deliveries.failed(d.endpointId, d.eventId, {
-        ...failed,
-        error: t.error ?? 'timeout',
-        responseStatusCode: t.response_status_code ?? null,
-      });
-      log.info(
-        { error: t.error, status: t.response_status_code, detail: t.detail, next: failed.status },
-        'webhook delivery failed',
-      );
+      this.delivered.push(d);
+      this.deliveredKeys.add(keyOf(d));
+      this.scheduleFlush();
+      return;
     }
-    this.deliveries.finishRetryAllIfDone(d.endpointId);
+    const failed = this.nextAfterFailure(d, now);
+    const error = t.error ?? 'timeout';
+    this.deliveries.failed(d.endpointId, d.eventId, {
+      ...failed,
+      error,
+      responseStatusCode: t.response_status_code ?? null,
+    });
+    this.logger.info(
+      {
+        endpoint: d.endpointId,
+        event: d.eventId,
+        error,
+        status: t.response_status_code,
+        detail: t.detail,
+        next: failed.status,
+      },
+      'webhook delivery failed',
+    );
+    if (d.inRetryAll) this.deliveries.finishRetryAllIfDone(d.endpointId);
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
   }
 
   /** Pending with the next backoff while inside the 3-day window; failed (no automatic retry) after. */

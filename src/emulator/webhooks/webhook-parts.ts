@@ -12,6 +12,7 @@ import { WebhookPublisher } from './webhook-publisher.js';
 import { SecretBox } from './webhook-secret-box.js';
 import { WebhookSender, type WebhookSenderOptions } from './webhook-sender.js';
 import { WebhookService } from './webhook-service.js';
+import { WebhookTargets } from './webhook-targets.js';
 
 /** Webhook settings of the emulator (all optional). */
 export interface WebhookOptions extends WebhookSenderOptions, DispatcherOptions {}
@@ -35,15 +36,8 @@ export async function startWebhookParts(
   const log = logger.child({ part: 'webhooks' });
   const secrets = await SecretBox.open(dataDir);
   const sender = new WebhookSender(options);
-  const dispatcher = new WebhookDispatcher(
-    store.webhookDeliveries,
-    store.webhookEndpoints,
-    sender,
-    secrets,
-    clock,
-    log,
-    options,
-  );
+  const targets = new WebhookTargets(store.webhookEndpoints, secrets);
+  const dispatcher = new WebhookDispatcher(store.webhookDeliveries, targets, sender, clock, log, options);
   const publisher = new WebhookPublisher(store, clock, () => dispatcher.kick());
   const service = new WebhookService(store, dispatcher, sender, secrets, clock, log);
   dispatcher.start();

@@ -7,7 +7,7 @@
  * response. The creator calls close().
  */
 import { STATUS_CODES } from 'node:http';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent } from 'undici';
 import type { DeliveryError } from './webhook-delivery-repo.js';
 
@@ -50,12 +50,16 @@ export interface OutgoingDelivery {
   url: string;
   body: string;
   basic?: { username: string; password: string };
-  /** Keep the response body in the transcript (the endpoint test does); else it is discarded. */
-  keepResponseBody?: boolean;
+  /**
+   * Write the whole transcript (the endpoint test does). Without it the request and response
+   * parts stay empty and the response body is discarded: queue deliveries need only the outcome.
+   */
+  transcript?: boolean;
   /** Aborts the request when the emulator stops (the promise then rejects). */
   signal?: AbortSignal;
 }
 
+const EMPTY_PART: TranscriptPart = { start_line: '', headers: '', body: '' };
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** Sends webhook POSTs; one instance per emulator. */
@@ -65,10 +69,14 @@ export class WebhookSender {
 
   constructor(options: WebhookSenderOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
-    const ca = options.extraCaPem ? [...rootCertificates, options.extraCaPem] : undefined;
+    // One secure context for every connection: parsing the system CAs per connection costs more
+    // than a whole delivery.
+    const secureContext = options.extraCaPem
+      ? createSecureContext({ ca: [...rootCertificates, options.extraCaPem] })
+      : undefined;
     this.agent = new Agent({
       connections: options.connectionsPerOrigin ?? 4,
-      connect: { ...(ca ? { ca } : {}), timeout: this.timeoutMs },
+      connect: { ...(secureContext ? { secureContext } : {}), timeout: this.timeoutMs },
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
     });
@@ -85,7 +93,7 @@ export class WebhookSender {
     if (basic && (basic.username !== '' || basic.password !== ''))
       headers['authorization'] =
         `Basic ${Buffer.from(`${basic.username}:${basic.password}`).toString('base64')}`;
-    const request = requestPart(url, headers, delivery.body);
+    const request = delivery.transcript ? requestPart(url, headers, delivery.body) : EMPTY_PART;
     const deadline = AbortSignal.timeout(this.timeoutMs);
     const signal = delivery.signal ? AbortSignal.any([delivery.signal, deadline]) : deadline;
     try {
@@ -98,9 +106,9 @@ export class WebhookSender {
         signal,
       });
       let body = '';
-      if (delivery.keepResponseBody) body = await readLimited(res.body);
+      if (delivery.transcript) body = await readLimited(res.body);
       else await res.body.dump();
-      const response = responsePart(res.statusCode, res.headers, body);
+      const response = delivery.transcript ? responsePart(res.statusCode, res.headers, body) : EMPTY_PART;
       if (res.statusCode >= 200 && res.statusCode < 300) return { request, response, status: 'succeeded' };
       return {
         request,

@@ -125,7 +125,7 @@ export class WebhookService {
     const draft = applyEndpointPatch(this.draftOf(current), patch);
     const record = this.toRecord(draft, current, current.basicPasswordSealed, this.clock.now());
     this.store.webhookEndpoints.save(record);
-    if (!record.disabled) this.dispatcher.kick();
+    this.dispatcher.endpointChanged(id);
     return endpointToWire(record);
   }
 
@@ -136,6 +136,7 @@ export class WebhookService {
       this.store.webhookEndpoints.delete(id);
       this.store.webhookDeliveries.dropOrphanEvents();
     });
+    this.dispatcher.endpointChanged(id);
   }
 
   /** Sends the topic's sample event to the given URL; changes nothing stored. */
@@ -156,7 +157,7 @@ export class WebhookService {
     return this.sender.send({
       url: t.url,
       body: JSON.stringify(event),
-      keepResponseBody: true,
+      transcript: true,
       ...(basic ? { basic } : {}),
     });
   }
@@ -189,12 +190,14 @@ export class WebhookService {
   removeEvent(orgId: string, endpointId: string, eventId: string): void {
     this.requireFailed(orgId, endpointId, eventId);
     this.store.webhookDeliveries.removeFailed(endpointId, eventId);
+    this.dispatcher.endpointChanged(endpointId);
   }
 
   /** Removes every failed event of the endpoint. */
   removeAllEvents(orgId: string, endpointId: string): void {
     this.require(orgId, endpointId);
     this.store.webhookDeliveries.removeAllFailed(endpointId);
+    this.dispatcher.endpointChanged(endpointId);
   }
 
   /** Retries one failed event now and answers how it went (delivered events are removed). */
@@ -220,7 +223,7 @@ export class WebhookService {
     if (!started)
       throw new ConflictError(`a retry of all events of endpoint ${endpointId} is running`, 'endpoint_id');
     this.store.webhookDeliveries.finishRetryAllIfDone(endpointId);
-    this.dispatcher.kick();
+    this.dispatcher.endpointChanged(endpointId);
     return { created: new Date(now).toISOString() };
   }
 
@@ -237,6 +240,7 @@ export class WebhookService {
     this.require(orgId, endpointId);
     const cancelled = this.store.transaction(() => this.store.webhookDeliveries.cancelRetryAll(endpointId));
     if (!cancelled) throw new NotFoundError(`a running retry of all events of endpoint ${endpointId}`);
+    this.dispatcher.endpointChanged(endpointId);
   }
 
   /**

@@ -1,0 +1,185 @@
+/**
+ * Webhook delivery benchmark: N events queued in the emulator's SQLite queue (a database file in
+ * WAL mode, one transaction per event as a finishing job writes it; the time is printed on its
+ * own line) and then delivered by the emulator's dispatcher to a local HTTPS receiver (reading
+ * the queue, sending, deleting what was delivered), against a bare loop of HTTPS POSTs of the
+ * same bodies through an undici Agent with the same settings (same CA, same connection count,
+ * same concurrency), measured in the same run. The receiver (node:https, a CA made with
+ * openssl) runs in a child process so neither side shares its event loop with it.
+ *
+ *   npm run bench:webhooks     (BENCH_EVENTS=3000, BENCH_WARMUP_EVENTS=300, BENCH_CONCURRENCY=4)
+ * Prints events/s of both and last a line `ratio <ours/bare>`. Goal: ratio >= 0.8.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent } from 'undici';
+import { defaultEmulatorSeed } from '../src/config/demo-seed.js';
+import { systemClock } from '../src/lib/clock.js';
+import { silentLogger } from '../src/log/logger.js';
+import { openEmulatorStore } from '../src/emulator/store/emulator-store.js';
+import { applySeed } from '../src/emulator/store/seed-loader.js';
+import { buildEvent } from '../src/emulator/webhooks/webhook-event-content.js';
+import { startWebhookParts } from '../src/emulator/webhooks/webhook-parts.js';
+import { WEBHOOK_USER_AGENT } from '../src/emulator/webhooks/webhook-sender.js';
+import { makeTestCertificates } from '../test/support/https-receiver.js';
+
+const events = Number(process.env.BENCH_EVENTS ?? 3000);
+const warmup = Number(process.env.BENCH_WARMUP_EVENTS ?? 300);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4);
+
+/** A receiver process answering 204 to every POST; prints its URL. */
+const RECEIVER = `
+import { createServer } from 'node:https';
+import { readFileSync } from 'node:fs';
+const [key, cert] = [readFileSync(process.argv[2]), readFileSync(process.argv[3])];
+const server = createServer({ key, cert, keepAliveTimeout: 60_000 }, (req, res) => {
+  req.resume();
+  req.on('end', () => res.writeHead(204).end());
+});
+server.listen(0, '127.0.0.1', () => console.log('receiving on https://127.0.0.1:' + server.address().port + '/hook'));
+`;
+
+function eventBody(n: number): { eventId: string; body: string } {
+  const eventId = randomUUID();
+  const facts = {
+    jobId: randomUUID(),
+    createdAt: Date.now(),
+    outcome: 'succeeded' as const,
+    ticket: { copies: 1, duplex: 'long-edge' as const, paper: { id: 9, name: 'A4' } },
+    fileName: `report-${n}.pdf`,
+    pagesPrinted: 2,
+    printer: { id: randomUUID(), name: 'Bench printer' },
+    connector: { id: randomUUID(), name: 'Bench connector' },
+    user: { id: randomUUID(), email: 'bench@example.test', name: 'Bench User' },
+  };
+  const off = { file_name_obfuscated: false, user_email_disabled: false, user_name_disabled: false };
+  return { eventId, body: JSON.stringify(buildEvent(eventId, Date.now(), facts, off, () => 7)) };
+}
+
+/**
+ * Queues `count` events (one transaction each, as finishing jobs write them), then times the
+ * dispatcher from its wake-up until every event is delivered. Returns both times in seconds.
+ */
+async function runOurs(
+  parts: Awaited<ReturnType<typeof startWebhookParts>>,
+  store: ReturnType<typeof openEmulatorStore>,
+  orgId: string,
+  endpointId: string,
+  count: number,
+): Promise<{ queueSeconds: number; deliverSeconds: number }> {
+  const bodies = Array.from({ length: count }, (_, i) => eventBody(i));
+  const q0 = performance.now();
+  for (const { eventId, body } of bodies) {
+    store.transaction(() =>
+      store.webhookDeliveries.enqueue(
+        { eventId, organizationId: orgId, topic: 'printjob_succeeded', createdAt: Date.now(), body },
+        [endpointId],
+        Date.now(),
+      ),
+    );
+  }
+  const t0 = performance.now();
+  parts.dispatcher.kick();
+  await parts.service.drain();
+  const deliverSeconds = (performance.now() - t0) / 1000;
+  const left = store.db.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries').get() as { n: number };
+  if (left.n !== 0) throw new Error(`${left.n} events were not delivered`);
+  return { queueSeconds: (t0 - q0) / 1000, deliverSeconds };
+}
+
+/** POSTs the same kind of bodies with `concurrency` loops over one undici Agent. */
+async function runBare(agent: Agent, url: URL, count: number): Promise<number> {
+  const bodies = Array.from({ length: count }, (_, i) => eventBody(i).body);
+  let next = 0;
+  const t0 = performance.now();
+  const loop = async () => {
+    while (next < count) {
+      const body = bodies[next++]!;
+      const res = await agent.request({
+        origin: url.origin,
+        path: url.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=utf-8', 'user-agent': WEBHOOK_USER_AGENT },
+        body,
+      });
+      await res.body.dump();
+      if (res.statusCode !== 204) throw new Error(`bare POST answered ${res.statusCode}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, loop));
+  return (performance.now() - t0) / 1000;
+}
+
+/** Starts the receiver process; resolves to its URL and a stop function. */
+async function startReceiver(args: string[]): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const found = /receiving on (\S+)/.exec(out);
+      if (found) resolve(found[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the receiver exited ${code}`)));
+  });
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
+  const certs = await makeTestCertificates();
+  const script = join(work, 'receiver.mjs');
+  writeFileSync(script, RECEIVER);
+  writeFileSync(join(work, 'key.pem'), certs.keyPem);
+  writeFileSync(join(work, 'cert.pem'), certs.certPem);
+  const receiver = await startReceiver([script, join(work, 'key.pem'), join(work, 'cert.pem')]);
+  const store = openEmulatorStore(join(work, 'emulator.db'));
+  const options = {
+    extraCaPem: certs.caPem,
+    perEndpoint: concurrency,
+    connectionsPerOrigin: concurrency,
+    pollMs: 1000,
+  };
+  const parts = await startWebhookParts(store, systemClock, silentLogger(), join(work, 'data'), options);
+  const agent = new Agent({ connections: concurrency, connect: { ca: [certs.caPem] } });
+  try {
+    applySeed(store, defaultEmulatorSeed(), Date.now());
+    const orgId = store.organizations.findByName('Demo Org')!.id;
+    const url = new URL(receiver.url);
+    const endpointId = parts.service.create(orgId, { name: 'Bench', url: url.toString() }).endpoint_id;
+    await runOurs(parts, store, orgId, endpointId, warmup);
+    await runBare(agent, url, warmup);
+    const bare = await runBare(agent, url, events);
+    const ours = await runOurs(parts, store, orgId, endpointId, events);
+    const [oursRate, bareRate] = [events / ours.deliverSeconds, events / bare];
+    console.log(
+      `queue   ${events} events written to the SQLite queue in ${ours.queueSeconds.toFixed(2)} s (${((ours.queueSeconds / events) * 1000).toFixed(3)} ms/event, one transaction each)`,
+    );
+    console.log(
+      `bare    undici POST loop, ${concurrency} in flight: ${events} events in ${bare.toFixed(2)} s = ${bareRate.toFixed(0)} events/s`,
+    );
+    console.log(
+      `ours    dispatcher from the SQLite queue (${concurrency} per endpoint): ${events} events in ${ours.deliverSeconds.toFixed(2)} s = ${oursRate.toFixed(0)} events/s`,
+    );
+    console.log(`ratio ${(oursRate / bareRate).toFixed(3)}`);
+  } finally {
+    await parts.stop();
+    await agent.close();
+    store.close();
+    await receiver.stop();
+    await certs.remove();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();
