@@ -7,6 +7,8 @@
  *
  *   npm run bench:e2e     (BENCH_JOBS=200, BENCH_WARMUP_JOBS=300, BENCH_BIG_MB=1024, BENCH_CONCURRENCY=16,
  *                          BENCH_SCRAPE_HZ=0)
+ *   BENCH_SLOW_WEBHOOKS=3 npm run bench:e2e    the same with 3 webhook endpoints configured whose
+ *     HTTPS receivers take 2 s per answer (BENCH_WEBHOOK_DELAY_MS): delivery must not slow printing
  * Prints throughput of both paths, p50/p95 submit-to-completed latency of ours, the agent's peak
  * RSS, the large-job figures, and last a line `ratio <ours/direct throughput>`. With
  * BENCH_SCRAPE_HZ=1 the measured jobs run a second time while a Prometheus-like scraper GETs the
@@ -26,6 +28,12 @@ import { writePdf } from '../test/support/pdf.js';
 import { printAndWait } from '../test/support/whole-loop.js';
 import { runIpptoolBatch, writeBatchTest } from './support/ipptool-baseline.js';
 import { cpuSecondsOf, mb, memoryOf, resetPeak, startPart } from './support/processes.js';
+import { fetchPasswordToken } from '../src/client/oauth-client.js';
+import {
+  type HttpsReceiver,
+  makeTestCertificates,
+  startHttpsReceiver,
+} from '../test/support/https-receiver.js';
 
 const cpuSecondsOfThisProcess = () => {
   const { user, system } = process.cpuUsage();
@@ -38,6 +46,8 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const warmupJobs = Number(process.env.BENCH_WARMUP_JOBS ?? 300);
 const scrapeHz = Number(process.env.BENCH_SCRAPE_HZ ?? 0);
 const printerName = 'Bench Printer';
+const slowWebhooks = Number(process.env.BENCH_SLOW_WEBHOOKS ?? 0);
+const webhookDelayMs = Number(process.env.BENCH_WEBHOOK_DELAY_MS ?? 2000);
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -139,6 +149,41 @@ async function scrapedRun(
   console.log(`scrape ratio ${(rate / without.rate).toFixed(3)}`);
 }
 
+/** Slow HTTPS receivers with a private CA (written to `caFile`), when BENCH_SLOW_WEBHOOKS is set. */
+async function startSlowReceivers(caFile: string, stops: (() => Promise<void>)[]): Promise<HttpsReceiver[]> {
+  if (slowWebhooks <= 0) return [];
+  const certs = await makeTestCertificates();
+  stops.push(() => certs.remove());
+  writeFileSync(caFile, certs.caPem);
+  const receivers: HttpsReceiver[] = [];
+  for (let i = 0; i < slowWebhooks; i += 1) {
+    const receiver = await startHttpsReceiver(certs, () => ({ status: 200, delayMs: webhookDelayMs }));
+    stops.unshift(() => receiver.close());
+    receivers.push(receiver);
+  }
+  return receivers;
+}
+
+/** Registers one webhook endpoint per receiver (both topics) with an admin token. */
+async function registerEndpoints(url: string, receivers: HttpsReceiver[]): Promise<void> {
+  if (receivers.length === 0) return;
+  const settings = { authUrl: url, clientId: DEMO.client.id, clientSecret: DEMO.client.secret };
+  const { access_token } = await fetchPasswordToken(
+    settings,
+    DEMO.admin.email,
+    DEMO.admin.password,
+    'webhooks',
+  );
+  for (const [i, receiver] of receivers.entries()) {
+    const res = await fetch(`${url}/webhooks/endpoints`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `Slow receiver ${i + 1}`, url: receiver.url }),
+    });
+    if (res.status !== 201) throw new Error(`webhook endpoint: ${res.status} ${await res.text()}`);
+  }
+}
+
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'bench-e2e-'));
   const printer = await startIppEvePrinter({ name: 'Bench IPP Everywhere' });
@@ -159,9 +204,12 @@ async function main(): Promise<void> {
       `direct  ipptool, one connection: ${jobs} jobs in ${baseline.seconds.toFixed(2)} s = ${baseline.jobsPerSecond.toFixed(1)} jobs/s`,
     );
 
+    const caFile = join(work, 'webhook-ca.pem');
+    const receivers = await startSlowReceivers(caFile, stops);
     const emulator = await startPart(
       [
         'emulator',
+        ...(receivers.length > 0 ? ['--webhook-ca', caFile] : []),
         '--listen',
         '127.0.0.1:0',
         '--db',
@@ -200,6 +248,7 @@ async function main(): Promise<void> {
     const app = await signIn(url);
     stops.unshift(() => app.close());
     const printerId = await waitForPrinter(app.sfapi);
+    await registerEndpoints(url, receivers);
 
     // Warm-up: a daemon's steady state is what counts. The JIT settles over the first few hundred
     // jobs (with 10 warm-up jobs the agent used 9.4 ms of CPU per job, after 400 it used 7.8 ms),
@@ -279,6 +328,12 @@ async function main(): Promise<void> {
         `large   peak RSS growth${reset ? '' : ' (peak not resettable: lifetime peak)'}: agent ${mb(after.agent - before.agent)} (peak ${mb(after.agent)}), emulator ${mb(after.emulator - before.emulator)} (peak ${mb(after.emulator)})`,
       );
       rmSync(big, { force: true });
+    }
+    if (receivers.length > 0) {
+      const got = receivers.map((r) => r.requests.length);
+      console.log(
+        `webhook ${receivers.length} endpoints answering in ${webhookDelayMs} ms: ${got.join(', ')} events received so far of ${warmupJobs + jobs + (bigMb > 0 ? 1 : 0)} jobs each (the rest stays queued)`,
+      );
     }
     console.log(`ratio ${(oursRate / baseline.jobsPerSecond).toFixed(3)}`);
   } finally {
