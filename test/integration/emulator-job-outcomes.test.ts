@@ -2,23 +2,13 @@
  * JobService's outcome hook: the listener hears each final state once, inside the storing
  * transaction, and a listener that throws rolls back only its own writes, never the job's.
  */
-import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorContext } from '../../src/emulator/context.js';
 import type { JobRecord } from '../../src/emulator/jobs/job-repo.js';
 import { JobService } from '../../src/emulator/jobs/job-service.js';
 import { silentLogger } from '../../src/log/logger.js';
-import {
-  call,
-  createPrinter,
-  DEMO,
-  type Harness,
-  passwordToken,
-  registration,
-  startHarness,
-} from './emulator-harness.js';
+import { DEMO, type Harness, passwordToken, startHarness } from './emulator-harness.js';
+import { connectorWithPrinter, createJob } from './emulator-job-driver.js';
 
 describe('job outcome listener', () => {
   let h: Harness;
@@ -30,28 +20,15 @@ describe('job outcome listener', () => {
     h = await startHarness();
     ctx = h.emulator.app.emulator;
     const token = await passwordToken(h.baseUrl, 'printing printing.connectors');
-    connectorId = (await call(h.baseUrl, 'POST', '/connector/v1/register', token, registration('OUT-1'))).body
-      .id;
-    printerId = await createPrinter(h.baseUrl, token, connectorId, 'Outcome printer');
+    ({ connectorId, printerId } = await connectorWithPrinter(h, token, 'OUT-1', {
+      printer: 'Outcome printer',
+    }));
   });
   afterAll(async () => {
     await h?.close();
   });
 
-  async function jobOf(service: JobService): Promise<string> {
-    const path = join(h.dataDir, `outcome-${Math.random()}.pdf`);
-    await writeFile(path, 'x');
-    const admin = ctx.store.users.findByEmail(DEMO.admin.email)!;
-    const sha256 = createHash('sha256').update('x').digest('hex');
-    return service.create({
-      organizationId: admin.organizationId,
-      userId: admin.id,
-      printerId,
-      file: { path, size: 1, sha256, extension: 'pdf', contentType: 'application/pdf', name: 'x.pdf' },
-      ticket: { copies: 1 },
-      deleteAfterPrint: false,
-    }).jobId;
-  }
+  const jobOf = (service: JobService) => createJob(h, printerId, { jobs: service });
 
   const at = () => new Date(h.clock.now()).toISOString();
 

@@ -5,12 +5,8 @@
  * protection, the retry path (500 then 200), timeouts and closed connections, the 3-day and
  * 30-day rules on the injected clock, single retry and retry-all.
  */
-import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EmulatorContext } from '../../src/emulator/context.js';
-import type { JobEvent } from '../../src/protocol/connector-channel.js';
 import {
   answer,
   type Behaviour,
@@ -20,15 +16,8 @@ import {
   type TestCertificates,
 } from '../support/https-receiver.js';
 import { peersAvailable } from '../support/peers.js';
-import {
-  call,
-  createPrinter,
-  DEMO,
-  type Harness,
-  passwordToken,
-  registration,
-  startHarness,
-} from './emulator-harness.js';
+import { connectorWithPrinter, createJob, finishJob } from './emulator-job-driver.js';
+import { call, DEMO, type Harness, passwordToken, startHarness } from './emulator-harness.js';
 
 const haveOpenssl = peersAvailable('openssl');
 const HOUR = 3600_000;
@@ -48,10 +37,10 @@ describe.runIf(haveOpenssl)('webhook delivery from job events', () => {
     h = await startHarness({ webhooks: { extraCaPem: certs.caPem, timeoutMs: 1500, pollMs: 50 } });
     ctx = h.emulator.app.emulator;
     token = await passwordToken(h.baseUrl, 'printing printing.connectors webhooks');
-    connectorId = (
-      await call(h.baseUrl, 'POST', '/connector/v1/register', token, registration('WH-1', 'Webhook hub'))
-    ).body.id;
-    printerId = await createPrinter(h.baseUrl, token, connectorId, 'Webhook printer');
+    ({ connectorId, printerId } = await connectorWithPrinter(h, token, 'WH-1', {
+      connector: 'Webhook hub',
+      printer: 'Webhook printer',
+    }));
   });
   // Tests move the clock by days: each starts with a token that is valid at the clock's time.
   beforeEach(async () => {
@@ -81,40 +70,11 @@ describe.runIf(haveOpenssl)('webhook delivery from job events', () => {
     return res.body.endpoint_id;
   }
 
-  let seq = 0;
-  /** Creates a job, claims it as the connector and posts its events up to `outcome`. */
+  /** Runs one job of the rig's printer through the connector's events; its id. */
   async function printJob(outcome: 'completed' | 'failed', pages = 3): Promise<string> {
-    const path = join(h.dataDir, `doc-${++seq}.pdf`);
-    const content = Buffer.from(`job ${seq}`);
-    await writeFile(path, content);
-    const admin = ctx.store.users.findByEmail(DEMO.admin.email)!;
-    const { jobId } = ctx.jobs.create({
-      organizationId: admin.organizationId,
-      userId: admin.id,
-      printerId,
-      file: {
-        path,
-        size: content.length,
-        sha256: createHash('sha256').update(content).digest('hex'),
-        extension: 'pdf',
-        contentType: 'application/pdf',
-        name: 'quarterly.pdf',
-      },
-      ticket: { copies: 1, duplex: 'long-edge', color: true, paper: { id: 9, name: 'A4' } },
-      deleteAfterPrint: false,
-    });
-    expect((await call(h.baseUrl, 'POST', `/connector/v1/jobs/${jobId}/claim`, token)).status).toBe(200);
-    const at = new Date(h.clock.now()).toISOString();
-    const events: JobEvent[] = [
-      { event_id: `p-${jobId}`, seq: 1, kind: 'printing', at },
-      outcome === 'completed'
-        ? { event_id: `c-${jobId}`, seq: 2, kind: 'completed', at, pages_printed: pages }
-        : { event_id: `f-${jobId}`, seq: 2, kind: 'failed', at, error_code: 3011, pages_printed: 0 },
-    ];
-    for (const e of events)
-      expect(
-        (await call(h.baseUrl, 'POST', `/connector/v1/jobs/${jobId}/events`, token, e)).status,
-      ).toBeLessThan(300);
+    const ticket = { copies: 1, duplex: 'long-edge', color: true, paper: { id: 9, name: 'A4' } } as const;
+    const jobId = await createJob(h, printerId, { name: 'quarterly.pdf', ticket });
+    await finishJob(h, token, jobId, outcome, pages);
     return jobId;
   }
 

@@ -4,8 +4,7 @@
  * delivers when the retry is due. And the per-endpoint limit: a receiver that never answers
  * holds up only its own deliveries.
  */
-import { createHash } from 'node:crypto';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,15 +18,8 @@ import {
   type TestCertificates,
 } from '../support/https-receiver.js';
 import { peersAvailable } from '../support/peers.js';
-import {
-  call,
-  createPrinter,
-  DEMO,
-  type Harness,
-  passwordToken,
-  registration,
-  startHarness,
-} from './emulator-harness.js';
+import { connectorWithPrinter, createJob, finishJob } from './emulator-job-driver.js';
+import { call, type Harness, passwordToken, startHarness } from './emulator-harness.js';
 
 const haveOpenssl = peersAvailable('openssl');
 
@@ -73,35 +65,11 @@ describe.runIf(haveOpenssl)('webhook queue', () => {
     return h;
   }
 
-  /** A connector, a printer and a function that runs one job to completion over HTTP. */
+  /** A connector with a printer, and a function that runs one job of it to completion over HTTP. */
   async function printing(h: Harness, serial: string) {
     const token = await passwordToken(h.baseUrl, 'printing printing.connectors webhooks');
-    const connectorId = (await call(h.baseUrl, 'POST', '/connector/v1/register', token, registration(serial)))
-      .body.id;
-    const printerId = await createPrinter(h.baseUrl, token, connectorId, `Printer ${serial}`);
-    const ctx = h.emulator.app.emulator;
-    const admin = ctx.store.users.findByEmail(DEMO.admin.email)!;
-    let n = 0;
-    const printOne = async () => {
-      const path = join(dataDir, `${serial}-${++n}.pdf`);
-      await writeFile(path, `doc ${n}`);
-      const sha256 = createHash('sha256').update(`doc ${n}`).digest('hex');
-      const file = { path, size: 5, sha256, extension: 'pdf', contentType: 'application/pdf', name: 'a.pdf' };
-      const { jobId } = ctx.jobs.create({
-        organizationId: admin.organizationId,
-        userId: admin.id,
-        printerId,
-        file,
-        ticket: { copies: 1 },
-        deleteAfterPrint: false,
-      });
-      await call(h.baseUrl, 'POST', `/connector/v1/jobs/${jobId}/claim`, token);
-      const at = new Date(h.clock.now()).toISOString();
-      const done = { event_id: `done-${jobId}`, seq: 1, kind: 'completed', at, pages_printed: 1 };
-      expect((await call(h.baseUrl, 'POST', `/connector/v1/jobs/${jobId}/events`, token, done)).status).toBe(
-        204,
-      );
-    };
+    const { printerId } = await connectorWithPrinter(h, token, serial, { printer: `Printer ${serial}` });
+    const printOne = async () => finishJob(h, token, await createJob(h, printerId), 'completed');
     return { token, printOne };
   }
 
