@@ -279,7 +279,6 @@ describe('job delivery', () => {
     expect(claimed.status).toBe(200);
     expect(claimed.body.job_id).toBe(jobId);
     expect((await call(h.baseUrl, 'POST', `/connector/v1/jobs/${jobId}/claim`, token)).status).toBe(200);
-    expect((await call(h.baseUrl, 'GET', '/connector/v1/jobs', token)).body.jobs).toEqual([]);
 
     // The printer moves to a second connector, which now sees the job held by the first.
     const second = (
@@ -302,6 +301,40 @@ describe('job delivery', () => {
       { 'x-host-id': connectorId },
     );
     expect(unknown.status).toBe(404);
+    ctx.jobs.cancel(orgId, jobId);
+  });
+});
+
+describe('claimed but never reported received', () => {
+  it('is offered again to its holder (channel and poll) until "received" arrives, never to another connector', async () => {
+    const jobId = await newJob();
+    expect((await call(h.baseUrl, 'POST', `/connector/v1/jobs/${jobId}/claim`, token)).status).toBe(200);
+    // The holder died before recording the job: it reconnects and gets the offer again.
+    const channel = await openChannel(token);
+    const offer = (await channel.next('job.offer')) as { job: JobOffer };
+    expect(offer.job.job_id).toBe(jobId);
+    channel.socket.close();
+    await channel.closed;
+    const polled = await call(h.baseUrl, 'GET', '/connector/v1/jobs?wait=0', token);
+    expect(polled.body.jobs.map((j: JobOffer) => j.job_id)).toEqual([jobId]);
+    // A re-offered claim does not end a long poll early; new work does, and both come back.
+    const waiting = call(h.baseUrl, 'GET', '/connector/v1/jobs?wait=30', token);
+    await expect.poll(() => ctx.hub['waiters'].size).toBe(1);
+    const fresh = await newJob();
+    expect((await waiting).body.jobs.map((j: JobOffer) => j.job_id)).toEqual([jobId, fresh]);
+    ctx.jobs.cancel(orgId, fresh);
+
+    // Another connector never sees it.
+    const other = (
+      await call(h.baseUrl, 'POST', '/connector/v1/register', token, registration('CH-3', 'Third'))
+    ).body.id;
+    const foreign = await call(h.baseUrl, 'GET', '/connector/v1/jobs?wait=0', token, undefined, {
+      'x-host-id': other,
+    });
+    expect(foreign.body.jobs).toEqual([]);
+
+    expect((await postEvent(jobId, event('received', 1))).status).toBe(204);
+    expect((await call(h.baseUrl, 'GET', '/connector/v1/jobs?wait=0', token)).body.jobs).toEqual([]);
     ctx.jobs.cancel(orgId, jobId);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * GET /connector/v1/channel: the connector's WebSocket (protocol/connector-channel.ts). The
  * bearer token comes in the upgrade's Authorization header; a bad token closes with 4401, an
- * unknown connector with 4404. On open: `hello`, then a `job.offer` for every pending job; later
+ * unknown connector with 4404. On open: `hello`, then a `job.offer` for every pending job (and
+ * every job it claimed but never reported received: it may have died before recording it); later
  * offers and cancels as they happen, `ping` every heartbeat. While the socket is open the
  * connector is Online; when its last socket closes it is Offline.
  */
@@ -62,7 +63,8 @@ async function open(
     connector_id: connector.id,
     heartbeat_s: context.hub.heartbeatS,
   });
-  for (const offer of context.jobs.pendingOffers(connector.id))
+  const { fresh, reclaimable } = context.jobs.pendingOffers(connector.id);
+  for (const offer of [...reclaimable, ...fresh])
     context.hub.send(connector.id, { type: 'job.offer', job: offer });
   log.info('channel open');
   return connector;

@@ -66,13 +66,15 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
     const wait = parseWait((request.query as Record<string, unknown>)['wait']);
     const connector = caller(request);
     let offers = jobs.pendingOffers(connector.id);
-    if (offers.length === 0 && wait > 0) {
+    // Only new work ends the wait: re-offered claims ride along, so a connector that already
+    // recorded them (its "received" not yet delivered) does not poll in a tight loop.
+    if (offers.fresh.length === 0 && wait > 0) {
       const gone = new AbortController();
       reply.raw.once('close', () => gone.abort());
       await hub.waitForWork(connector.id, wait * 1000, gone.signal);
       offers = jobs.pendingOffers(connector.id);
     }
-    return { jobs: offers };
+    return { jobs: [...offers.reclaimable, ...offers.fresh] };
   });
 
   app.post<JobParams>('/connector/v1/jobs/:id/claim', auth, async (request) =>

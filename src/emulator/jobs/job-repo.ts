@@ -145,13 +145,19 @@ export class JobRepo {
     return row && toRecord(row);
   }
 
-  /** Jobs waiting for a connector on any of the given printers, in creation order. */
-  pendingForPrinters(printerIds: string[]): JobRecord[] {
+  /**
+   * Jobs to offer a connector on any of the given printers, in creation order: the pending ones,
+   * and the ones it claimed but never reported received (it may have died before recording them).
+   */
+  offerableForPrinters(printerIds: string[], connectorId: string): JobRecord[] {
     if (printerIds.length === 0) return [];
     const marks = printerIds.map(() => '?').join(',');
     const rows = this.db
-      .prepare(`SELECT * FROM jobs WHERE state = 'pending' AND printer_id IN (${marks}) ORDER BY rowid`)
-      .all(...printerIds) as JobRow[];
+      .prepare(
+        `SELECT * FROM jobs WHERE printer_id IN (${marks})
+           AND (state = 'pending' OR (state = 'claimed' AND claimed_by = ?)) ORDER BY rowid`,
+      )
+      .all(...printerIds, connectorId) as JobRow[];
     return rows.map(toRecord);
   }
 

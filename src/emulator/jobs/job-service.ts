@@ -88,13 +88,23 @@ export class JobService {
     return job?.organizationId === orgId ? job : undefined;
   }
 
-  /** Offers of every pending job on the connector's printers, oldest first. */
-  pendingOffers(connectorId: string): JobOffer[] {
+  /**
+   * Offers for the connector's printers, oldest first: `fresh` are the pending jobs, `reclaimable`
+   * the ones this connector claimed but never reported received. A connector killed between its
+   * claim and recording the job gets those again (claiming is idempotent for the holder), so no
+   * claimed job is stranded; a connector that has the job in its ledger ignores the offer.
+   */
+  pendingOffers(connectorId: string): { fresh: JobOffer[]; reclaimable: JobOffer[] } {
     const printers = this.store.printers.listByOrganization(
       this.store.connectors.findById(connectorId)?.organizationId ?? '',
     );
     const own = printers.filter((p) => p.connectorId === connectorId).map((p) => p.id);
-    return this.store.jobs.pendingForPrinters(own).map((j) => this.offer(j));
+    const fresh: JobOffer[] = [];
+    const reclaimable: JobOffer[] = [];
+    for (const job of this.store.jobs.offerableForPrinters(own, connectorId)) {
+      (job.state === 'pending' ? fresh : reclaimable).push(this.offer(job));
+    }
+    return { fresh, reclaimable };
   }
 
   /** Claims a job for the connector: 404 unknown or foreign, 409 held by another connector or finished. */
