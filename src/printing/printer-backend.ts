@@ -38,6 +38,12 @@ export interface BackendJob {
   jobName: string;
   userName: string;
   ticket: PrintTicket;
+  /**
+   * Called once the whole document went out to the printer, before its answer. A backend whose
+   * `reportsDocumentSent` is true calls it; the agent records it, so a job found at the printer
+   * after a crash can be told apart from one holding only part of the document.
+   */
+  onDocumentSent?: () => void;
 }
 
 export interface SubmittedJob {
@@ -64,6 +70,8 @@ export interface BackendJobState {
 
 export interface PrinterBackend {
   readonly uri: string;
+  /** True when submit() calls `onDocumentSent` (IPP); such a backend's found jobs are checked against it. */
+  readonly reportsDocumentSent?: boolean;
   /** Reads the printer's identity, state and capabilities. */
   describe(signal?: AbortSignal): Promise<PrinterDescription>;
   /** Sends a document; resolves when the printer accepted it. */

@@ -54,6 +54,9 @@ const MIGRATIONS: readonly string[] = [
      record_json TEXT NOT NULL,
      updated_at INTEGER NOT NULL
    );`,
+  // Whether the current Print-Job attempt sent the whole document. Rows older than the column
+  // count as sent (what the agent assumed before it recorded this).
+  `ALTER TABLE jobs ADD COLUMN document_sent INTEGER NOT NULL DEFAULT 1;`,
 ];
 
 /** The schema version a fully migrated database has. */

@@ -69,6 +69,8 @@ export interface LedgerJob {
   spoolPath: string | undefined;
   /** Epoch ms of the first submit attempt (for give_up_after_s). */
   firstTryAt: number | undefined;
+  /** False from the start of a submit attempt until the printer got the whole document. */
+  documentSent: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -94,6 +96,7 @@ interface JobRow {
   printer_job_id: string | null;
   spool_path: string | null;
   first_try_at: number | null;
+  document_sent: number;
   created_at: number;
   updated_at: number;
 }
@@ -140,12 +143,14 @@ export class JobLedger {
         printerJobId: details.printerJobId ?? job.printerJobId,
         spoolPath: details.spoolPath ?? job.spoolPath,
         firstTryAt: job.firstTryAt ?? (details.attempt ? now : undefined),
+        // A new attempt has sent nothing yet.
+        documentSent: details.attempt ? false : job.documentSent,
         updatedAt: now,
       };
       this.db
         .prepare(
           `UPDATE jobs SET state = ?, attempts = ?, next_retry_at = ?, last_error = ?, printer_job_id = ?,
-             spool_path = ?, first_try_at = ?, updated_at = ? WHERE job_id = ?`,
+             spool_path = ?, first_try_at = ?, document_sent = ?, updated_at = ? WHERE job_id = ?`,
         )
         .run(
           to,
@@ -155,11 +160,17 @@ export class JobLedger {
           moved.printerJobId ?? null,
           moved.spoolPath ?? null,
           moved.firstTryAt ?? null,
+          moved.documentSent ? 1 : 0,
           now,
           jobId,
         );
       return moved;
     })();
+  }
+
+  /** Records that the current submit attempt handed the printer the whole document. */
+  markDocumentSent(jobId: string): void {
+    this.db.prepare('UPDATE jobs SET document_sent = 1 WHERE job_id = ?').run(jobId);
   }
 
   /** Jobs not yet in a final state, oldest first (what a restart resumes). */
@@ -200,6 +211,7 @@ function toJob(row: JobRow): LedgerJob {
     printerJobId: row.printer_job_id ?? undefined,
     spoolPath: row.spool_path ?? undefined,
     firstTryAt: row.first_try_at ?? undefined,
+    documentSent: row.document_sent === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -186,6 +186,7 @@ export class JobRunner {
         jobName: printerJobName(job.jobId),
         userName: job.offer.user.email || job.offer.user.name || 'printrelay',
         ticket,
+        onDocumentSent: () => this.markSent(job.jobId, log),
       });
       busy.count = 0;
       return this.submittedAs(job, submitted.printerJobId, log);
@@ -203,6 +204,15 @@ export class JobRunner {
           : Math.max(error.retryAfterMs ?? 0, backoffDelay(this.backoff(), job.attempts, this.deps.random));
       log.debug({ error: message, delayMs: delay }, 'printer busy or unreachable; will retry');
       return ledger.move(job.jobId, 'spooled', { nextRetryAt: clock.now() + delay, lastError: message });
+    }
+  }
+
+  /** Records the whole document sent; a failure only means a crash now resends the job. */
+  private markSent(jobId: string, log: Logger): void {
+    try {
+      this.deps.ledger.markDocumentSent(jobId);
+    } catch (error) {
+      log.warn({ error: errorMessage(error) }, 'could not record the document as sent');
     }
   }
 
@@ -230,6 +240,15 @@ export class JobRunner {
       );
     }
     const found = await backend.findJobByName(printerJobName(job.jobId), stop);
+    if (found && backend.reportsDocumentSent && !job.documentSent) {
+      // The printer took the request but the document was cut short: what it holds is partial.
+      log.warn(
+        { printerJobId: found.printerJobId },
+        'the printer holds only part of the interrupted document; cancelling it there and sending again',
+      );
+      await backend.cancel(found.printerJobId, stop);
+      return this.deps.ledger.move(job.jobId, 'spooled', { nextRetryAt: this.deps.clock.now() });
+    }
     if (found) {
       log.info({ printerJobId: found.printerJobId }, 'found the interrupted job at the printer; watching it');
       return this.submittedAs(job, found.printerJobId, log);

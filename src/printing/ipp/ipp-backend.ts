@@ -76,6 +76,7 @@ export class IppBackend implements PrinterBackend {
   private readonly client: IppClient;
   private readonly logger: Logger;
   private attributes: PrinterAttributes | undefined;
+  readonly reportsDocumentSent = true;
 
   constructor(
     readonly uri: string,
@@ -107,6 +108,7 @@ export class IppBackend implements PrinterBackend {
         jobName: job.jobName,
         userName: job.userName,
         jobAttributes: attributes,
+        onDocumentSent: job.onDocumentSent,
       },
       signal,
     );

@@ -36,6 +36,8 @@ export interface IppJobRequest {
   userName?: string;
   /** Job template attributes (see translate/ticket-to-ipp.ts). */
   jobAttributes: IppAttribute[];
+  /** Called once the whole document went to the printer's connection (see BackendJob). */
+  onDocumentSent?: () => void;
 }
 
 /** What the printer said about a new job. */
@@ -96,6 +98,7 @@ export class IppClient {
       signal,
       job: job.jobAttributes,
       documentPath: job.documentPath,
+      onDocumentSent: job.onDocumentSent,
     });
     const jobAttrs = groupRecord(response, TAG.JOB);
     const jobId = jobAttrs['job-id'];
@@ -189,7 +192,7 @@ export class IppClient {
     name: string,
     operationId: number,
     operation: IppAttribute[],
-    extra: { signal?: AbortSignal; job?: IppAttribute[]; documentPath?: string },
+    extra: { signal?: AbortSignal; job?: IppAttribute[]; documentPath?: string; onDocumentSent?: () => void },
   ): Promise<IppMessage> {
     this.requestId = (this.requestId % 0x7fffffff) + 1;
     const groups = [
@@ -210,6 +213,7 @@ export class IppClient {
     const response = await exchange(this.target, header, {
       operation: name,
       documentPath: extra.documentPath,
+      onDocumentSent: extra.onDocumentSent,
       signal,
       agent: this.agent,
     });

@@ -80,6 +80,8 @@ export interface ExchangeOptions {
   signal: AbortSignal;
   /** Keep-alive agent for this target (an https.Agent for ipps://); omitted: one connection per call. */
   agent?: Agent;
+  /** Called once the whole document went to the connection (before the answer, if it comes). */
+  onDocumentSent?: () => void;
 }
 
 /** Sends `header` (and the document) to the target; resolves with the decoded response. */
@@ -118,13 +120,16 @@ export async function exchange(
       req.end();
       return;
     }
-    pipeline(createReadStream(options.documentPath), req).catch((error) => {
-      // The printer may answer (busy, format not supported) and close before taking the whole
-      // document; then the response wins and this write error is noise.
-      setImmediate(() => {
-        if (!responded) fail(mapRequestError(error, options, where));
-      });
-    });
+    pipeline(createReadStream(options.documentPath), req).then(
+      () => options.onDocumentSent?.(),
+      (error) => {
+        // The printer may answer (busy, format not supported) and close before taking the whole
+        // document; then the response wins and this write error is noise.
+        setImmediate(() => {
+          if (!responded) fail(mapRequestError(error, options, where));
+        });
+      },
+    );
   });
 }
 

@@ -31,6 +31,8 @@ export class VirtualBackend implements PrinterBackend {
   readonly printer: VirtualPrinter;
   private readonly logger: BackendContext['logger'];
   private inner: Promise<IppBackend> | undefined;
+  /** Jobs go through an IppBackend, which reports the document sent. */
+  readonly reportsDocumentSent = true;
 
   constructor(
     readonly uri: string,

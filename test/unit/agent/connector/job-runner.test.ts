@@ -33,6 +33,11 @@ class FakePrinter implements PrinterBackend {
   submitted: BackendJob[] = [];
   states = new Map<string, BackendJobState>();
   cancelled: string[] = [];
+  reportsDocumentSent = false;
+  /** Behave like an IPP backend: report when the whole document went out. */
+  reportDocumentSent(): void {
+    this.reportsDocumentSent = true;
+  }
   async describe(): Promise<PrinterDescription> {
     throw new Error('not used');
   }
@@ -43,6 +48,7 @@ class FakePrinter implements PrinterBackend {
       throw new RetryableError('printer_busy', 'server-error-busy');
     }
     this.submitted.push(job);
+    if (this.reportsDocumentSent) job.onDocumentSent?.();
     const id = String(this.submitted.length);
     this.states.set(id, { state: 'completed', reasons: [], pagesCompleted: 2, pagesTotal: 2 });
     return { printerJobId: id };
@@ -55,7 +61,7 @@ class FakePrinter implements PrinterBackend {
     this.states.set(id, { state: 'cancelled', reasons: [] });
   }
   async findJobByName(name: string): Promise<SubmittedJob | undefined> {
-    const index = this.submitted.findIndex((j) => j.jobName === name);
+    const index = this.submitted.findLastIndex((j) => j.jobName === name);
     return index < 0 ? undefined : { printerJobId: String(index + 1) };
   }
   async close(): Promise<void> {}
@@ -140,6 +146,44 @@ describe('JobRunner and JobLoop', () => {
     await runner.run('j4', printer, control());
     expect(printer.submitted).toHaveLength(1);
     expect(ledger.get('j4')?.state).toBe('completed');
+  });
+
+  it('records when the whole document went out; a new attempt starts unsent', async () => {
+    printer.reportDocumentSent();
+    ledger.add(offer('j5'));
+    await runner.run('j5', printer, control());
+    expect(ledger.get('j5')).toMatchObject({ state: 'completed', documentSent: true });
+    ledger.add(offer('j6'));
+    ledger.move('j6', 'downloading');
+    ledger.move('j6', 'spooled', { spoolPath: join(dir, 'j6.pdf') });
+    expect(ledger.move('j6', 'submitting', { attempt: true }).documentSent).toBe(false);
+    ledger.markDocumentSent('j6');
+    expect(ledger.get('j6')?.documentSent).toBe(true);
+  });
+
+  it('after a crash with the whole document sent, watches the job the printer found instead of resending', async () => {
+    printer.reportDocumentSent();
+    ledger.add(offer('j7'));
+    await runner.run('j7', printer, control());
+    db.prepare("UPDATE jobs SET state = 'submitting', printer_job_id = NULL WHERE job_id = 'j7'").run();
+    await runner.run('j7', printer, control());
+    expect(printer.submitted).toHaveLength(1);
+    expect(printer.cancelled).toEqual([]);
+    expect(ledger.get('j7')).toMatchObject({ state: 'completed', printerJobId: '1' });
+  });
+
+  it('after a crash mid-document, cancels the partial job at the printer and sends the document again', async () => {
+    printer.reportDocumentSent();
+    ledger.add(offer('j8'));
+    await runner.run('j8', printer, control());
+    // The crash window: the printer has a job of that name, the document never fully went out.
+    db.prepare(
+      "UPDATE jobs SET state = 'submitting', printer_job_id = NULL, document_sent = 0 WHERE job_id = 'j8'",
+    ).run();
+    await runner.run('j8', printer, control());
+    expect(printer.cancelled).toEqual(['1']);
+    expect(printer.submitted.map((j) => j.jobName)).toEqual([printerJobName('j8'), printerJobName('j8')]);
+    expect(ledger.get('j8')).toMatchObject({ state: 'completed', printerJobId: '2', documentSent: true });
   });
 
   const loopFor = (claim: (o: JobOffer) => Promise<boolean> = async () => true) =>

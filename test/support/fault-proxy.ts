@@ -1,0 +1,133 @@
+/**
+ * A loopback TCP proxy that fires a fault at an exact point of a conversation: it forwards bytes
+ * both ways and, when an armed trigger matches, calls `fire` (the test SIGKILLs a process there)
+ * and holds back whatever that connection still carries. Kill points are therefore chosen by
+ * what is on the wire (the Nth Print-Job, the Nth event batch), not by timing. One trigger is
+ * armed at a time; close() ends every connection.
+ */
+import { createServer, type Server, type Socket, connect } from 'node:net';
+
+/** Where in a matched request/response exchange the fault fires. */
+export type FirePoint =
+  /** After `afterBytes` of the request went through (the rest never arrives). */
+  | { at: 'request'; afterBytes: number }
+  /** When the answer arrives, before the client sees any of it (the server acted, the client never learns). */
+  | { at: 'response' }
+  /** After `afterBytes` of the answer reached the client (a partial download). */
+  | { at: 'response-partial'; afterBytes: number };
+
+/** A fault to fire on the (skip + 1)-th request whose first bytes match `request`. */
+export interface Trigger {
+  name: string;
+  request: RegExp;
+  point: FirePoint;
+  skip: number;
+  fire: () => void;
+}
+
+interface Exchange {
+  trigger: Trigger;
+  requestBytes: number;
+  responseBytes: number;
+}
+
+/** The proxy; `port` is where clients connect. */
+export class FaultProxy {
+  private server: Server | undefined;
+  private trigger: Trigger | undefined;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+  /** Names of the triggers that fired, in order. */
+  readonly fired: string[] = [];
+
+  constructor(
+    private readonly targetPort: number,
+    private readonly targetHost = '127.0.0.1',
+  ) {}
+
+  async start(port = 0): Promise<void> {
+    this.server = createServer((client) => this.accept(client));
+    await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
+    const address = this.server.address();
+    this.port = typeof address === 'object' && address ? address.port : 0;
+  }
+
+  /** Arms one trigger (replacing any armed one). */
+  arm(trigger: Trigger): void {
+    this.trigger = { ...trigger };
+  }
+
+  /** Whether a trigger is armed and has not fired yet. */
+  armed(): boolean {
+    return this.trigger !== undefined;
+  }
+
+  disarm(): void {
+    this.trigger = undefined;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private accept(client: Socket): void {
+    const server = connect(this.targetPort, this.targetHost);
+    this.sockets.add(client).add(server);
+    let exchange: Exchange | undefined;
+    let frozen = false;
+    const end = () => {
+      client.destroy();
+      server.destroy();
+      this.sockets.delete(client);
+      this.sockets.delete(server);
+    };
+    client.on('error', end).on('close', end);
+    server.on('error', end).on('close', end);
+    client.on('data', (chunk: Buffer) => {
+      if (frozen) return;
+      const trigger = this.trigger;
+      if (exchange?.trigger !== trigger) exchange = undefined;
+      if (!exchange && trigger && trigger.request.test(chunk.toString('latin1'))) {
+        if (trigger.skip > 0) trigger.skip--;
+        else exchange = { trigger, requestBytes: 0, responseBytes: 0 };
+      }
+      if (exchange && trigger?.point.at === 'request') {
+        const room = trigger.point.afterBytes - exchange.requestBytes;
+        if (room < chunk.length) {
+          server.write(chunk.subarray(0, Math.max(0, room)));
+          frozen = this.fire(trigger);
+          return;
+        }
+        exchange.requestBytes += chunk.length;
+      }
+      server.write(chunk);
+    });
+    server.on('data', (chunk: Buffer) => {
+      if (frozen) return;
+      const trigger = this.trigger;
+      if (exchange?.trigger !== trigger) exchange = undefined;
+      if (exchange && trigger?.point.at === 'response') {
+        frozen = this.fire(trigger);
+        return;
+      }
+      if (exchange && trigger?.point.at === 'response-partial') {
+        const room = trigger.point.afterBytes - exchange.responseBytes;
+        if (room < chunk.length) {
+          client.write(chunk.subarray(0, Math.max(0, room)));
+          frozen = this.fire(trigger);
+          return;
+        }
+        exchange.responseBytes += chunk.length;
+      }
+      client.write(chunk);
+    });
+  }
+
+  private fire(trigger: Trigger): true {
+    this.trigger = undefined;
+    this.fired.push(trigger.name);
+    trigger.fire();
+    return true;
+  }
+}
