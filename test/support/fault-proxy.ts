@@ -9,10 +9,15 @@ import { createServer, type Server, type Socket, connect } from 'node:net';
 
 /** Where in a matched request/response exchange the fault fires. */
 export type FirePoint =
-  /** After `afterBytes` of the request went through (the rest never arrives). */
+  /**
+   * Once `afterBytes` of the request went through: the client is killed mid-request. What it had
+   * already written is still delivered, as its kernel would; anything after its death never is.
+   */
   | { at: 'request'; afterBytes: number }
   /** When the answer arrives, before the client sees any of it (the server acted, the client never learns). */
   | { at: 'response' }
+  /** Right after the first chunk of the answer reached the client (the client got its acknowledgement). */
+  | { at: 'response-sent' }
   /** After `afterBytes` of the answer reached the client (a partial download). */
   | { at: 'response-partial'; afterBytes: number };
 
@@ -92,16 +97,16 @@ export class FaultProxy {
         if (trigger.skip > 0) trigger.skip--;
         else exchange = { trigger, requestBytes: 0, responseBytes: 0 };
       }
-      if (exchange && trigger?.point.at === 'request') {
-        const room = trigger.point.afterBytes - exchange.requestBytes;
-        if (room < chunk.length) {
-          server.write(chunk.subarray(0, Math.max(0, room)));
-          frozen = this.fire(trigger);
-          return;
-        }
-        exchange.requestBytes += chunk.length;
-      }
       server.write(chunk);
+      if (exchange && trigger?.point.at === 'request') {
+        exchange.requestBytes += chunk.length;
+        // Whatever the client wrote before it died is still delivered (its kernel flushes the
+        // socket), so the request side stays open: only the answer is never seen.
+        if (exchange.requestBytes >= trigger.point.afterBytes) {
+          this.fire(trigger);
+          exchange = undefined;
+        }
+      }
     });
     server.on('data', (chunk: Buffer) => {
       if (frozen) return;
@@ -109,6 +114,13 @@ export class FaultProxy {
       if (exchange?.trigger !== trigger) exchange = undefined;
       if (exchange && trigger?.point.at === 'response') {
         frozen = this.fire(trigger);
+        return;
+      }
+      if (exchange && trigger?.point.at === 'response-sent') {
+        this.trigger = undefined;
+        client.write(chunk, () => {
+          frozen = this.fire(trigger);
+        });
         return;
       }
       if (exchange && trigger?.point.at === 'response-partial') {

@@ -73,17 +73,41 @@ async function open(
 /** Handles a message from the agent: pong keeps the channel alive, status updates printers. */
 function onMessage(context: EmulatorContext, connector: ConnectorRecord, text: string): void {
   context.hub.alive(connector.id);
-  let message: AgentMessage;
-  try {
-    message = JSON.parse(text) as AgentMessage;
-  } catch {
-    context.logger.debug({ connector: connector.id }, 'channel: ignoring a message that is not JSON');
+  const message = parseAgentMessage(text);
+  if (!message) {
+    context.logger.debug(
+      { connector: connector.id },
+      'channel: ignoring a message that is not an agent message',
+    );
     return;
   }
   if (message.type === 'pong') {
     context.connectors.seen(connector.id);
-  } else if (message.type === 'status' && Array.isArray(message.printers)) {
+  } else {
     for (const p of message.printers)
       context.printers.setStatusFromConnector(connector, p.printer_id, p.status);
   }
+}
+
+/**
+ * The agent message in `text`, or undefined for anything else (not JSON, not an object, an
+ * unknown type, a status without a printer list). Status entries that are not objects are
+ * dropped; setStatusFromConnector checks the rest. A message never throws out of the socket's
+ * handler: that would end the process.
+ */
+export function parseAgentMessage(text: string): AgentMessage | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const message = value as { type?: unknown; t?: unknown; printers?: unknown };
+  if (message.type === 'pong') return { type: 'pong', t: typeof message.t === 'number' ? message.t : 0 };
+  if (message.type !== 'status' || !Array.isArray(message.printers)) return undefined;
+  const printers = message.printers.filter(
+    (p): p is { printer_id: string; status: 'Online' | 'Offline' } => typeof p === 'object' && p !== null,
+  );
+  return { type: 'status', printers };
 }

@@ -120,16 +120,16 @@ export async function exchange(
       req.end();
       return;
     }
-    pipeline(createReadStream(options.documentPath), req).then(
-      () => options.onDocumentSent?.(),
-      (error) => {
-        // The printer may answer (busy, format not supported) and close before taking the whole
-        // document; then the response wins and this write error is noise.
-        setImmediate(() => {
-          if (!responded) fail(mapRequestError(error, options, where));
-        });
-      },
-    );
+    // 'finish': the whole request went to the operating system. (pipeline() settles only once
+    // the exchange is over, after the answer: too late to tell a cut document from a whole one.)
+    if (options.onDocumentSent) req.once('finish', options.onDocumentSent);
+    pipeline(createReadStream(options.documentPath), req).catch((error) => {
+      // The printer may answer (busy, format not supported) and close before taking the whole
+      // document; then the response wins and this write error is noise.
+      setImmediate(() => {
+        if (!responded) fail(mapRequestError(error, options, where));
+      });
+    });
   });
 }
 

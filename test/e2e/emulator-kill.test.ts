@@ -1,0 +1,229 @@
+/**
+ * Proof under faults: the emulator, a real `printrelay emulator` process on a database file, is
+ * SIGKILLed mid-run and started again on the same database and port, at points where a client
+ * has just been told "done": right after an app's upload was acknowledged, right after a Print
+ * answered its job id, right after the agent got the answer to an event batch. Apps retry what
+ * was not acknowledged; the agent (a real process) rides out the outages. Afterwards: every job
+ * the cloud accepted ends with Status 0 and was printed once, every acknowledged upload could be
+ * printed, and the cloud holds exactly the events the agent produced for each job.
+ */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient } from '../../src/client/http-base.js';
+import { fetchPasswordToken } from '../../src/client/oauth-client.js';
+import { SfapiClient } from '../../src/client/sfapi-client.js';
+import { DEMO } from '../../src/config/load-config.js';
+import { sleep } from '../../src/lib/abort.js';
+import { isRetryable } from '../../src/lib/errors.js';
+import { CliProcess } from '../integration/cli-process.js';
+import { FaultProxy } from '../support/fault-proxy.js';
+import { type RunningIppEvePrinter, startIppEvePrinter } from '../support/ippeveprinter.js';
+import { freePort, peersAvailable } from '../support/peers.js';
+import {
+  finalStatuses,
+  PRINTER_NAME,
+  printerIdOf,
+  printsPerJob,
+  writeAgentConfig,
+  writeDocument,
+} from './fault-rig.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+
+const JOBS = Number(process.env.FAULT_EMULATOR_JOBS ?? 60);
+const DOCUMENT_BYTES = 24 * 1024;
+type KillPoint = 'upload-acknowledged' | 'print-acknowledged' | 'events-acknowledged';
+const SCHEDULE: readonly KillPoint[] = [
+  'upload-acknowledged',
+  'print-acknowledged',
+  'events-acknowledged',
+  'upload-acknowledged',
+  'print-acknowledged',
+  'events-acknowledged',
+];
+
+const enabled = peersAvailable('ippeveprinter');
+
+describe.skipIf(!enabled)(`emulator SIGKILLed ${SCHEDULE.length} times during ${JOBS} jobs`, () => {
+  let dir: string;
+  let port: number;
+  let printer: RunningIppEvePrinter;
+  let emulator: CliProcess;
+  let agent: CliProcess | undefined;
+  let proxy: FaultProxy;
+  let http: HttpClient | undefined;
+
+  const startEmulator = async () => {
+    const args = ['emulator', '--listen', `127.0.0.1:${port}`, '--data-dir', join(dir, 'emulator')];
+    const started = new CliProcess([...args, '--db', join(dir, 'emulator.db')], {
+      PRINTRELAY_LOG_LEVEL: 'warn',
+    });
+    await started.waitFor(/listening on/);
+    return started;
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'emulator-kill-'));
+    port = await freePort();
+    printer = await startIppEvePrinter({ name: PRINTER_NAME });
+    emulator = await startEmulator();
+    proxy = new FaultProxy(port);
+    await proxy.start();
+    writeAgentConfig(join(dir, 'agent.yaml'), `http://127.0.0.1:${proxy.port}`, printer.port);
+  });
+
+  afterAll(async () => {
+    await http?.close();
+    await agent?.stop();
+    await emulator?.stop();
+    await proxy?.close();
+    await printer?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('loses no accepted job, upload or event', async () => {
+    const base = `http://127.0.0.1:${port}`;
+    agent = new CliProcess(['agent', '--config', join(dir, 'agent.yaml'), '--data-dir', join(dir, 'agent')]);
+    await agent.waitFor(/agent running/);
+    const settings = { authUrl: base, clientId: DEMO.client.id, clientSecret: DEMO.client.secret };
+    const token = await fetchPasswordToken(settings, DEMO.user.email, DEMO.user.password, 'printing');
+    http = new HttpClient({
+      baseUrl: base,
+      timeoutMs: 10_000,
+      tokens: { token: async () => token.access_token, invalidate: () => {} },
+    });
+    const sfapi = new SfapiClient(http);
+    const printerId = await printerIdOf(sfapi);
+
+    let armed: KillPoint | undefined;
+    let restarting: Promise<void> | undefined;
+    const kills: KillPoint[] = [];
+    let killed: () => void = () => {};
+    /** SIGKILL, then the same command on the same database and port. */
+    const crash = (point: KillPoint) => {
+      armed = undefined;
+      const dying = emulator;
+      dying.signal('SIGKILL');
+      restarting = (async () => {
+        await dying.exited;
+        kills.push(point);
+        emulator = await startEmulator();
+        restarting = undefined;
+        killed();
+      })();
+    };
+    const retrying = async <T>(step: () => Promise<T>): Promise<T> => {
+      for (;;) {
+        try {
+          return await step();
+        } catch (error) {
+          if (!isRetryable(error)) throw error;
+          await (restarting ?? sleep(50));
+        }
+      }
+    };
+
+    const accepted: string[] = [];
+    const uploadsAcknowledged: string[] = [];
+    const lostUploads: string[] = [];
+    let submitted = 0;
+    const submitOne = async (n: number) => {
+      const file = writeDocument(dir, n, DOCUMENT_BYTES);
+      const { fileid, sasUri } = await retrying(() => sfapi.prepareUpload());
+      await retrying(() => sfapi.upload(sasUri, file, () => {}));
+      uploadsAcknowledged.push(fileid);
+      if (armed === 'upload-acknowledged') crash(armed);
+      try {
+        const { jobid } = await retrying(() =>
+          sfapi.print({ fileid, type: 'txt', printerid: printerId, alias: `d${n}.txt` }),
+        );
+        accepted.push(jobid);
+        if (armed === 'print-acknowledged') crash(armed);
+      } catch (error) {
+        lostUploads.push(`${fileid}: ${(error as Error).message}`);
+      }
+    };
+    let schedulingDone = false;
+    const lane = async () => {
+      while (submitted < JOBS || !schedulingDone) await submitOne(submitted++);
+    };
+    const lanes = Promise.all([lane(), lane(), lane()]);
+
+    for (const point of SCHEDULE) {
+      const done = new Promise<void>((resolve) => {
+        killed = resolve;
+      });
+      if (point === 'events-acknowledged') {
+        proxy.arm({
+          name: point,
+          request: /^POST \/connector\/v1\/events/,
+          point: { at: 'response-sent' },
+          skip: 2,
+          fire: () => crash(point),
+        });
+      } else {
+        armed = point;
+      }
+      await done;
+    }
+    schedulingDone = true;
+    await lanes;
+
+    const statuses = await finalStatuses(sfapi, accepted, 120_000);
+    await agent.stop();
+    const prints = printsPerJob(printer.spoolDir, DOCUMENT_BYTES);
+    const events = eventCounts(join(dir, 'agent', 'agent.db'), join(dir, 'emulator.db'), accepted);
+    const notDone = accepted.filter((id) => statuses.get(id) !== 0);
+    const notOnce = accepted.filter((id) => prints.get(id)?.whole !== 1);
+    console.info(
+      `emulator kill proof: jobs accepted=${accepted.length} kills=${kills.length} (${kills.join(', ')}) ` +
+        `uploads acknowledged=${uploadsAcknowledged.length} lost uploads=${lostUploads.length} ` +
+        `final-status-0=${accepted.length - notDone.length} printed-once=${accepted.length - notOnce.length} ` +
+        `events produced=${events.produced} stored=${events.stored} undelivered=${events.undelivered}`,
+    );
+    expect(kills).toEqual(SCHEDULE);
+    expect(accepted.length).toBeGreaterThanOrEqual(JOBS);
+    expect(lostUploads).toEqual([]);
+    expect(notDone).toEqual([]);
+    expect(notOnce).toEqual([]);
+    expect(events.mismatched).toEqual([]);
+    expect(events.undelivered).toBe(0);
+    expect(events.stored).toBe(events.produced);
+  }, 300_000);
+});
+
+/**
+ * Per job, the events the agent produced (its last seq) against the distinct events the cloud
+ * stored (seq 1..n, each once); `undelivered` counts what is still in the agent's outbox.
+ */
+function eventCounts(agentDbPath: string, cloudDbPath: string, jobIds: string[]) {
+  const agentDb = new Database(agentDbPath, { readonly: true });
+  const cloudDb = new Database(cloudDbPath, { readonly: true });
+  try {
+    let produced = 0;
+    let stored = 0;
+    const mismatched: string[] = [];
+    for (const id of jobIds) {
+      const mine = (
+        agentDb.prepare('SELECT last_seq FROM event_seq WHERE job_id = ?').get(id) as
+          | { last_seq: number }
+          | undefined
+      )?.last_seq;
+      const theirs = cloudDb
+        .prepare(
+          'SELECT COUNT(DISTINCT seq) AS n, MIN(seq) AS lo, MAX(seq) AS hi FROM job_events WHERE job_id = ?',
+        )
+        .get(id) as { n: number; lo: number; hi: number };
+      produced += mine ?? 0;
+      stored += theirs.n;
+      if (mine === undefined || theirs.n !== mine || theirs.lo !== 1 || theirs.hi !== mine)
+        mismatched.push(`${id}: agent ${mine} events, cloud ${theirs.n} (seq ${theirs.lo}..${theirs.hi})`);
+    }
+    const undelivered = (agentDb.prepare('SELECT COUNT(*) AS n FROM outbox').get() as { n: number }).n;
+    return { produced, stored, mismatched, undelivered };
+  } finally {
+    agentDb.close();
+    cloudDb.close();
+  }
+}
