@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { packageVersion } from '../lib/package-version.js';
+import { DatabaseUnreadableError, EXIT_DATABASE_UNREADABLE } from '../lib/database-unreadable.js';
 import { CliError } from './cli-runtime.js';
 import { registerAgentCommand } from './commands/agent.js';
 import { registerConfigCommand } from './commands/config.js';
@@ -56,6 +57,10 @@ function reportError(error: unknown): number {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
     return 1;
+  }
+  if (error instanceof DatabaseUnreadableError) {
+    process.stderr.write(`error: ${error.message}\n`);
+    return EXIT_DATABASE_UNREADABLE;
   }
   if (error instanceof CliError) {
     process.stderr.write(`error: ${error.message}\n`);

@@ -3,6 +3,7 @@
  * the identity, printer, job ledger and outbox tables. One database per data directory.
  */
 import Database from 'better-sqlite3';
+import { openingDatabase } from '../lib/database-unreadable.js';
 import { reuseStatements } from '../lib/sqlite-statements.js';
 
 /** An open agent database (better-sqlite3); closed by whoever opened it. */
@@ -67,12 +68,19 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * pending migrations in one transaction each. The caller closes it with `db.close()`.
  */
 export function openAgentDatabase(path: string): AgentDatabase {
-  const db = reuseStatements(new Database(path));
-  if (path !== ':memory:') db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  migrate(db);
-  return db;
+  return openingDatabase(path, 'agent', () => {
+    const db = reuseStatements(new Database(path));
+    try {
+      if (path !== ':memory:') db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      migrate(db);
+      return db;
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  });
 }
 
 /** Applies every migration newer than the database's user_version. */

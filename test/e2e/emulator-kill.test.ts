@@ -31,7 +31,7 @@ import {
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-const JOBS = Number(process.env.FAULT_EMULATOR_JOBS ?? 60);
+const JOBS = Number(process.env.FAULT_EMULATOR_JOBS ?? 30);
 const DOCUMENT_BYTES = 24 * 1024;
 type KillPoint = 'upload-acknowledged' | 'print-acknowledged' | 'events-acknowledged';
 const SCHEDULE: readonly KillPoint[] = [
@@ -159,7 +159,7 @@ describe.skipIf(!enabled)(`emulator SIGKILLed ${SCHEDULE.length} times during ${
           name: point,
           request: /^POST \/connector\/v1\/events/,
           point: { at: 'response-sent' },
-          skip: 2,
+          skip: 0,
           fire: () => crash(point),
         });
       } else {

@@ -3,6 +3,7 @@
  * runner. The caller of `openEmulatorDatabase` owns the handle and closes it with `db.close()`.
  */
 import Database from 'better-sqlite3';
+import { openingDatabase } from '../../lib/database-unreadable.js';
 import { reuseStatements } from '../../lib/sqlite-statements.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
@@ -11,13 +12,20 @@ export type EmulatorDatabase = Database.Database;
 
 /** Opens (creating when missing) the database at `path` and applies pending migrations. */
 export function openEmulatorDatabase(path: string): EmulatorDatabase {
-  const db = reuseStatements(new Database(path));
-  if (path !== ':memory:') db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  runMigrations(db, MIGRATIONS);
-  return db;
+  return openingDatabase(path, 'emulator', () => {
+    const db = reuseStatements(new Database(path));
+    try {
+      if (path !== ':memory:') db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      db.pragma('busy_timeout = 5000');
+      runMigrations(db, MIGRATIONS);
+      return db;
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  });
 }
 
 /** The highest migration version applied to `db` (0 for an empty database). */
