@@ -76,7 +76,8 @@ export function parsePrinterInput(body: unknown, mode: PrinterWriteMode): Printe
   const errors: ValidationError[] = [];
   const input: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(body)) {
-    const parser = PARSERS[field];
+    // Own keys only: a field named __proto__ or constructor must not find Object's members.
+    const parser = Object.hasOwn(PARSERS, field) ? PARSERS[field] : undefined;
     if (parser) input[parser.key] = parser.parse(value, errors);
     else if (!READ_ONLY.has(field)) errors.push(new ValidationError(field, 'unknown field'));
   }

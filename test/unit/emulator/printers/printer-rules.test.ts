@@ -53,6 +53,21 @@ describe('parsePrinterInput', () => {
     );
   });
 
+  // Found by fuzzing: a form body with these keys found Object's members and answered 500.
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    'names %s as an unknown field',
+    (field) => {
+      const body = JSON.parse(`{"${field}": "x"}`) as Record<string, unknown>;
+      let caught: ValidationErrors | undefined;
+      try {
+        parsePrinterInput(body, 'patch');
+      } catch (error) {
+        caught = error as ValidationErrors;
+      }
+      expect(caught?.errors.map((e) => e.message)).toEqual([`${field}: unknown field`]);
+    },
+  );
+
   it('rejects a body that is not an object', () => {
     expect(fields([], 'patch')).toEqual(['body']);
   });
