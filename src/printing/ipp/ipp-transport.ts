@@ -120,10 +120,12 @@ export async function exchange(
       req.end();
       return;
     }
-    // 'finish': the whole request went to the operating system. (pipeline() settles only once
-    // the exchange is over, after the answer: too late to tell a cut document from a whole one.)
-    if (options.onDocumentSent) req.once('finish', options.onDocumentSent);
-    pipeline(createReadStream(options.documentPath), req).catch((error) => {
+    // The document's last bytes were handed to the connection when the file has been read to its
+    // end (each chunk is written as it is read; on an uncongested socket that write reaches the
+    // OS at once). 'finish' and pipeline() settle later, leaving a wider gap for a crash.
+    const source = createReadStream(options.documentPath);
+    if (options.onDocumentSent) source.once('end', options.onDocumentSent);
+    pipeline(source, req).catch((error) => {
       // The printer may answer (busy, format not supported) and close before taking the whole
       // document; then the response wins and this write error is noise.
       setImmediate(() => {
