@@ -32,11 +32,10 @@ const DOCUMENT_BYTES = 96 * 1024;
 
 type KillPoint = 'download' | 'ipp-send' | 'printer-accepted' | 'event-send';
 /**
- * ipp-send runs only with FAULT_MID_SEND=1: a document of this size is in the kernel's socket
- * buffers at once, so a kill "mid-send" lands in the moment between the kernel having the whole
- * document and the agent recording that, where ippeveprinter (which prints truncated documents,
- * has no Release-Job and reports no job-k-octets) leaves no way to tell a whole copy from a cut
- * one: it printed one job twice in one run of 48/8. See docs/operations.md, "Recovery".
+ * ipp-send runs only with FAULT_MID_SEND=1: a kill in the middle of a Print-Job leaves a partial
+ * copy at a printer that prints cut documents (ippeveprinter does: no Release-Job, no
+ * job-k-octets). After the restart the agent finds that job by name and watches it; it never
+ * sends the document again (see docs/operations.md, "Recovery").
  */
 const POINTS: readonly KillPoint[] =
   process.env.FAULT_MID_SEND === '1'

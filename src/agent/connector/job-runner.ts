@@ -241,13 +241,13 @@ export class JobRunner {
     }
     const found = await backend.findJobByName(printerJobName(job.jobId), stop);
     if (found && backend.reportsDocumentSent && !job.documentSent) {
-      // The printer took the request but the document was cut short: what it holds is partial.
+      // The crash may have cut the document short, or come in the instant after its last bytes
+      // went out: the two cannot be told apart, and sending again could print it twice. The job
+      // is watched as the printer has it; the log says it may be partial.
       log.warn(
         { printerJobId: found.printerJobId },
-        'the printer holds only part of the interrupted document; cancelling it there and sending again',
+        'the printer may hold only part of the interrupted document; watching it, not sending it again',
       );
-      await backend.cancel(found.printerJobId, stop);
-      return this.deps.ledger.move(job.jobId, 'spooled', { nextRetryAt: this.deps.clock.now() });
     }
     if (found) {
       log.info({ printerJobId: found.printerJobId }, 'found the interrupted job at the printer; watching it');
