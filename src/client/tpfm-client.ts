@@ -145,9 +145,13 @@ export class TpfmClient {
     await this.text('SetJobProperties', { ...query, ModifiedDate: props.modifiedDate }, user);
   }
 
-  /** CreateLocalJob; returns X-FMP-JobId. */
-  async createLocalJob(user: string, params: CreateLocalJobParams): Promise<string> {
-    const response = await this.send('CreateLocalJob', localJobQuery(params), user);
+  /**
+   * CreateLocalJob; returns X-FMP-JobId. `idempotencyKey` goes in an Idempotency-Key header: a
+   * service that honours it (the emulator does) answers a resend with the job it already made.
+   */
+  async createLocalJob(user: string, params: CreateLocalJobParams, idempotencyKey?: string): Promise<string> {
+    const extra = idempotencyKey ? { 'idempotency-key': idempotencyKey } : undefined;
+    const response = await this.send('CreateLocalJob', localJobQuery(params), user, extra);
     await response.body.dump();
     const jobId = header(response, TPFM_HEADERS.jobId);
     if (!jobId) throw new PrintRelayError('tpfm_protocol', 'CreateLocalJob: response has no X-FMP-JobId');
@@ -209,8 +213,13 @@ export class TpfmClient {
   }
 
   /** A request whose non-zero X-FMP-Return is thrown as TpfmCommandError. */
-  private async send(command: TpfmCommand, query: Query, user: string | undefined): Promise<Response> {
-    const response = await this.request(command, query, user);
+  private async send(
+    command: TpfmCommand,
+    query: Query,
+    user: string | undefined,
+    extraHeaders?: Record<string, string>,
+  ): Promise<Response> {
+    const response = await this.request(command, query, user, undefined, extraHeaders);
     const fields = readErrorFields(response.headers);
     if (fields.code !== undefined && fields.code !== 0) {
       await response.body.dump();
@@ -219,7 +228,13 @@ export class TpfmClient {
     return response;
   }
 
-  private async request(command: TpfmCommand, query: Query, user: string | undefined, signal?: AbortSignal) {
+  private async request(
+    command: TpfmCommand,
+    query: Query,
+    user: string | undefined,
+    signal?: AbortSignal,
+    extraHeaders?: Record<string, string>,
+  ) {
     const url = new URL('/TPFM/', this.options.baseUrl);
     url.searchParams.set('Cmd', command);
     for (const [key, value] of Object.entries(query)) {
@@ -228,6 +243,7 @@ export class TpfmClient {
     const headers: Record<string, string> = {
       [TPFM_HEADERS.langId]: this.options.lang ?? 'en',
       [TPFM_HEADERS.userAgent]: this.options.userAgent,
+      ...extraHeaders,
     };
     if (user !== undefined) {
       headers.authorization = `Basic ${Buffer.from(`${user}:${this.options.password}`, 'utf8').toString('base64')}`;

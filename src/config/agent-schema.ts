@@ -3,7 +3,9 @@
  * The JSON Schema in config/agent.schema.json is generated from it (npm run schemas).
  */
 import { type Static, Type as T } from '@sinclair/typebox';
+import { CopyEventsSchema, copyJobsIssues } from './copy-jobs-schema.js';
 import { ReleaseStationSchema } from './release-station-schema.js';
+import type { SchemaIssue } from './schema-validator.js';
 
 const PrinterEntry = T.Object(
   {
@@ -217,6 +219,7 @@ export const AgentConfigSchema = T.Object(
       description:
         'Card readers at pull printers: a swipe releases the held jobs of the card holder through the pull service (/TPFM/).',
     }),
+    copy_events: T.Optional(CopyEventsSchema),
   },
   { additionalProperties: false },
 );
@@ -228,3 +231,17 @@ export type AgentReleaseStationConfig = AgentConfig['release_stations'][number];
 export type AgentDiscoveryConfig = AgentConfig['discovery'];
 export type AgentSyncConfig = AgentConfig['sync'];
 export type AgentControlConfig = AgentConfig['control'];
+
+/** Rules across fields of a schema-valid agent config (copy-job sources and their settings). */
+export function agentRuleIssues(config: AgentConfig): SchemaIssue[] {
+  return config.release_stations.flatMap((station, i) =>
+    station.copy_jobs
+      ? copyJobsIssues(station.copy_jobs, config.copy_events !== undefined).map((issue) => ({
+          path: ['release_stations', i, 'copy_jobs', ...issue.path],
+          rule: issue.rule,
+          // A missing field is pointed at through its parent; a listed source at its value.
+          anchor: typeof issue.path.at(-1) === 'number' ? ('value' as const) : ('parent-key' as const),
+        }))
+      : [],
+  );
+}

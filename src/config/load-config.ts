@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { TSchema } from '@sinclair/typebox';
 import { LineCounter, parseDocument } from 'yaml';
-import { type AgentConfig, AgentConfigSchema } from './agent-schema.js';
+import { type AgentConfig, AgentConfigSchema, agentRuleIssues } from './agent-schema.js';
 import { ConfigError, type ConfigIssue, fieldName } from './config-error.js';
 import { type EmulatorSeed, EmulatorSeedSchema } from './emulator-seed-schema.js';
 import { type AppliedOverride, applyEnvOverrides } from './env-overrides.js';
@@ -31,10 +31,16 @@ interface Kind {
   schema: TSchema;
   envOverrides: boolean;
   validator?: SchemaValidator;
+  /** Rules across fields, checked once the schema passed. */
+  rules?: (data: unknown) => SchemaIssue[];
 }
 
 const kinds: Record<ConfigKind, Kind> = {
-  agent: { schema: AgentConfigSchema, envOverrides: true },
+  agent: {
+    schema: AgentConfigSchema,
+    envOverrides: true,
+    rules: (data) => agentRuleIssues(data as AgentConfig),
+  },
   emulator: { schema: EmulatorSeedSchema, envOverrides: false },
 };
 
@@ -129,6 +135,7 @@ function parseConfig(kind: Kind, text: string, fileName: string, options: LoadOp
     issues.push(place({ path: p.path, rule: p.rule, anchor: 'value' }));
   kind.validator ??= new SchemaValidator(kind.schema);
   for (const issue of kind.validator.check(data)) issues.push(place(issue));
+  if (issues.length === 0) for (const issue of kind.rules?.(data) ?? []) issues.push(place(issue));
   if (issues.length > 0) throw new ConfigError(sortIssues(issues));
   return data;
 

@@ -4,6 +4,7 @@
  * `releaseStationDefaults` fills defaults for code that builds a station directly.
  */
 import { type Static, Type as T } from '@sinclair/typebox';
+import { CopyJobsSchema } from './copy-jobs-schema.js';
 
 /** How a swipe releases jobs. */
 export const RELEASE_MODES = ['all', 'choose', 'while-present'] as const;
@@ -40,6 +41,7 @@ export const ReleaseStationSchema = T.Object(
     ),
     idle_timeout_s: T.Integer({ minimum: 5, maximum: 3600, default: 60, description: 'Idle session end.' }),
     lang: T.String({ default: 'en', pattern: '^[a-z]{2}$', description: 'X-Lang-ID for error texts.' }),
+    copy_jobs: T.Optional(CopyJobsSchema),
   },
   { additionalProperties: false },
 );

@@ -58,6 +58,27 @@ const MIGRATIONS: readonly string[] = [
   // Whether the current Print-Job attempt sent the whole document. Rows older than the column
   // count as sent (what the agent assumed before it recorded this).
   `ALTER TABLE jobs ADD COLUMN document_sent INTEGER NOT NULL DEFAULT 1;`,
+  `ALTER TABLE outbox ADD COLUMN kind TEXT NOT NULL DEFAULT 'job-event';
+   CREATE INDEX outbox_kind_head ON outbox(kind, next_attempt_at);
+   CREATE INDEX outbox_record ON outbox(job_id, seq);
+   CREATE TABLE local_jobs (
+     record_id TEXT PRIMARY KEY,
+     station TEXT NOT NULL,
+     printer TEXT NOT NULL,
+     user_id TEXT NOT NULL,
+     source TEXT NOT NULL,
+     fields_json TEXT NOT NULL,
+     status TEXT NOT NULL,
+     cloud_job_id TEXT,
+     delivered_json TEXT,
+     delivered_status TEXT,
+     delivered_at INTEGER,
+     tracking TEXT,
+     started_at INTEGER NOT NULL,
+     ended_at INTEGER,
+     updated_at INTEGER NOT NULL
+   );
+   CREATE INDEX local_jobs_user ON local_jobs(user_id, started_at);`,
 ];
 
 /** The schema version a fully migrated database has. */

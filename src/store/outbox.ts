@@ -1,14 +1,51 @@
 /**
- * The outbox: job events the cloud must receive. Each event gets a UUID and the job's next seq
- * when added; delivery is in seq order per job (the head of a job blocks its later events),
- * failed deliveries are retried with backoff, and nothing is ever dropped: a row leaves the
- * table only when the cloud acknowledged it.
+ * The outbox: every record the cloud must receive, in one table. Rows have a kind: job events
+ * (`job-event`, delivered over the connector channel) and local copy-job operations
+ * (`local-job`, delivered with /TPFM/ CreateLocalJob / UpdateLocalJob, see local-job-outbox.ts).
+ * Each row gets a UUID and its record's next seq when added; delivery is in seq order per record
+ * (the head of a record blocks its later rows), failed deliveries are retried with jittered
+ * backoff, and nothing is ever dropped: a row leaves the table only when the cloud acknowledged
+ * it. stats() tells depth, oldest age and the last error of every kind.
  */
 import { randomUUID } from 'node:crypto';
 import { type BackoffPolicy, backoffDelay } from '../lib/backoff.js';
 import type { Clock } from '../lib/clock.js';
 import { type JobEvent, MAX_EVENT_BATCH } from '../protocol/connector-channel.js';
 import type { AgentDatabase } from './agent-db.js';
+
+/** Kinds of outbox rows. */
+export type OutboxKind = 'job-event' | 'local-job';
+
+/** Undelivered rows of one kind: how many, how old the oldest is, the last failure. */
+export interface OutboxKindStats {
+  depth: number;
+  /** Age in ms of the oldest undelivered row; 0 when empty. */
+  oldestAgeMs: number;
+  /** Rows that failed at least once. */
+  retrying: number;
+  /** The newest delivery error among undelivered rows, if any. */
+  lastError?: string;
+}
+
+/** The outbox as a status view shows it: totals and per kind. */
+export interface OutboxStats extends OutboxKindStats {
+  /** Creation time (epoch ms) of the oldest undelivered row, any kind. */
+  oldestCreatedAt: number | undefined;
+  byKind: Record<OutboxKind, OutboxKindStats>;
+}
+
+/** A row of any kind as stored: its record key, seq, id and body. */
+export interface OutboxRecordRow {
+  id: number;
+  key: string;
+  seq: number;
+  rowId: string;
+  body: unknown;
+  attempts: number;
+  nextAttemptAt: number;
+  createdAt: number;
+  lastError?: string;
+}
 
 /** The fields of an event its producer chooses; id, seq and time are added by the outbox. */
 export type NewJobEvent = Omit<JobEvent, 'event_id' | 'seq' | 'at'>;
@@ -25,10 +62,16 @@ export interface PendingEvent {
 interface OutboxRow {
   id: number;
   job_id: string;
+  seq: number;
+  event_id: string;
   body_json: string;
   attempts: number;
   next_attempt_at: number;
+  created_at: number;
+  last_error: string | null;
 }
+
+const JOB_EVENT: OutboxKind = 'job-event';
 
 /** Durable, ordered event queue; the database is owned by the caller. */
 export class Outbox {
@@ -41,8 +84,21 @@ export class Outbox {
 
   /** Appends an event for `jobId` with the job's next seq; returns the stored event. */
   add(jobId: string, event: NewJobEvent): JobEvent {
+    return this.append(JOB_EVENT, jobId, (seq, rowId, now) => ({
+      event_id: rowId,
+      seq,
+      at: new Date(now).toISOString(),
+      ...event,
+    })) as JobEvent;
+  }
+
+  /**
+   * Appends a row of `kind` for record `key` with the record's next seq, in one transaction;
+   * `body` builds the stored JSON from the seq, the row's UUID and the time. Returns the body.
+   */
+  append(kind: OutboxKind, key: string, body: (seq: number, rowId: string, now: number) => unknown): unknown {
     return this.db.transaction(() => {
-      const row = this.db.prepare('SELECT last_seq FROM event_seq WHERE job_id = ?').get(jobId) as
+      const row = this.db.prepare('SELECT last_seq FROM event_seq WHERE job_id = ?').get(key) as
         | { last_seq: number }
         | undefined;
       const seq = (row?.last_seq ?? 0) + 1;
@@ -50,17 +106,89 @@ export class Outbox {
         .prepare(
           'INSERT INTO event_seq (job_id, last_seq) VALUES (?, ?) ON CONFLICT(job_id) DO UPDATE SET last_seq = excluded.last_seq',
         )
-        .run(jobId, seq);
+        .run(key, seq);
       const now = this.clock.now();
-      const full: JobEvent = { event_id: randomUUID(), seq, at: new Date(now).toISOString(), ...event };
+      const rowId = randomUUID();
+      const full = body(seq, rowId, now);
       this.db
         .prepare(
-          `INSERT INTO outbox (job_id, seq, event_id, body_json, next_attempt_at, created_at)
-           VALUES (?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO outbox (kind, job_id, seq, event_id, body_json, next_attempt_at, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(jobId, seq, full.event_id, JSON.stringify(full), now, now);
+        .run(kind, key, seq, rowId, JSON.stringify(full), now, now);
       return full;
     })();
+  }
+
+  /** Keys of the records of `kind` whose head row is due now, oldest head first. */
+  dueKeys(kind: OutboxKind, limit = 50): string[] {
+    const rows = this.db
+      .prepare(
+        `SELECT o.job_id FROM outbox o
+         WHERE o.kind = ? AND o.seq = (SELECT MIN(seq) FROM outbox WHERE job_id = o.job_id)
+           AND o.next_attempt_at <= ?
+         ORDER BY o.id LIMIT ?`,
+      )
+      .all(kind, this.clock.now(), limit) as { job_id: string }[];
+    return rows.map((r) => r.job_id);
+  }
+
+  /** Every undelivered row of record `key` in seq order, any kind. */
+  rowsOf(key: string): OutboxRecordRow[] {
+    const rows = this.db
+      .prepare('SELECT * FROM outbox WHERE job_id = ? ORDER BY seq')
+      .all(key) as OutboxRow[];
+    return rows.map((r) => ({
+      id: r.id,
+      key: r.job_id,
+      seq: r.seq,
+      rowId: r.event_id,
+      body: JSON.parse(r.body_json) as unknown,
+      attempts: r.attempts,
+      nextAttemptAt: r.next_attempt_at,
+      createdAt: r.created_at,
+      ...(r.last_error ? { lastError: r.last_error } : {}),
+    }));
+  }
+
+  /** Depth, oldest row and age, last error, in all and per kind, in one query (status, metrics). */
+  stats(): OutboxStats {
+    const rows = this.db
+      .prepare(
+        `SELECT kind, COUNT(*) AS depth, MIN(created_at) AS oldest, SUM(attempts > 0) AS retrying,
+           (SELECT last_error FROM outbox i WHERE i.kind = o.kind AND i.last_error IS NOT NULL
+            ORDER BY i.next_attempt_at DESC, i.id DESC LIMIT 1) AS last_error
+         FROM outbox o GROUP BY kind`,
+      )
+      .all() as {
+      kind: OutboxKind;
+      depth: number;
+      oldest: number;
+      retrying: number;
+      last_error: string | null;
+    }[];
+    const now = this.clock.now();
+    const empty = (): OutboxKindStats => ({ depth: 0, oldestAgeMs: 0, retrying: 0 });
+    const byKind: Record<OutboxKind, OutboxKindStats> = { 'job-event': empty(), 'local-job': empty() };
+    const oldest = rows.length > 0 ? Math.min(...rows.map((r) => r.oldest)) : undefined;
+    for (const r of rows) {
+      byKind[r.kind] = {
+        depth: r.depth,
+        oldestAgeMs: Math.max(0, now - r.oldest),
+        retrying: r.retrying,
+        ...(r.last_error ? { lastError: r.last_error } : {}),
+      };
+    }
+    const all = Object.values(byKind);
+    const withError = all.filter((k) => k.lastError).sort((a, b) => b.oldestAgeMs - a.oldestAgeMs);
+    return {
+      depth: all.reduce((n, k) => n + k.depth, 0),
+      oldestCreatedAt: oldest,
+      oldestAgeMs: Math.max(...all.map((k) => k.oldestAgeMs)),
+      retrying: all.reduce((n, k) => n + k.retrying, 0),
+      ...(withError[0]?.lastError ? { lastError: withError[0].lastError } : {}),
+      byKind,
+    };
   }
 
   /** The head event of each job whose next attempt is due now, oldest first. */
@@ -68,7 +196,8 @@ export class Outbox {
     const rows = this.db
       .prepare(
         `SELECT o.* FROM outbox o
-         WHERE o.seq = (SELECT MIN(seq) FROM outbox WHERE job_id = o.job_id) AND o.next_attempt_at <= ?
+         WHERE o.kind = 'job-event' AND o.seq = (SELECT MIN(seq) FROM outbox WHERE job_id = o.job_id)
+           AND o.next_attempt_at <= ?
          ORDER BY o.id LIMIT ?`,
       )
       .all(this.clock.now(), limit) as OutboxRow[];
@@ -92,8 +221,8 @@ export class Outbox {
       .prepare(
         `WITH heads AS (
            SELECT o.job_id, o.id AS head_id FROM outbox o
-           WHERE o.seq = (SELECT MIN(seq) FROM outbox WHERE job_id = o.job_id) AND o.next_attempt_at <= ?
-             AND o.job_id NOT IN (SELECT value FROM json_each(?))
+           WHERE o.kind = 'job-event' AND o.seq = (SELECT MIN(seq) FROM outbox WHERE job_id = o.job_id)
+             AND o.next_attempt_at <= ? AND o.job_id NOT IN (SELECT value FROM json_each(?))
            ORDER BY o.id LIMIT ?
          )
          SELECT o.*, COUNT(*) OVER (PARTITION BY o.job_id) AS pending
@@ -112,14 +241,14 @@ export class Outbox {
     return batch;
   }
 
-  /** Epoch ms of the earliest next attempt among heads, or undefined when empty. */
-  nextDueAt(): number | undefined {
+  /** Epoch ms of the earliest next attempt among heads of `kind`, or undefined when none. */
+  nextDueAt(kind: OutboxKind = JOB_EVENT): number | undefined {
     const row = this.db
       .prepare(
         `SELECT MIN(o.next_attempt_at) AS t FROM outbox o
-         WHERE o.seq = (SELECT MIN(seq) FROM outbox WHERE job_id = o.job_id)`,
+         WHERE o.kind = ? AND o.seq = (SELECT MIN(seq) FROM outbox WHERE job_id = o.job_id)`,
       )
-      .get() as { t: number | null };
+      .get(kind) as { t: number | null };
     return row.t ?? undefined;
   }
 
@@ -156,18 +285,9 @@ export class Outbox {
       .run(this.clock.now() + delay, error, id);
   }
 
-  /** Number of events not yet delivered. */
+  /** Number of rows not yet delivered (every kind). */
   size(): number {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM outbox').get() as { n: number }).n;
-  }
-
-  /** Pending events and the creation time (epoch ms) of the oldest, in one query (status, metrics). */
-  stats(): { depth: number; oldestCreatedAt: number | undefined } {
-    const row = this.db.prepare('SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM outbox').get() as {
-      n: number;
-      oldest: number | null;
-    };
-    return { depth: row.n, oldestCreatedAt: row.oldest ?? undefined };
   }
 
   /** Every pending event of one job in seq order (for status views and tests). */

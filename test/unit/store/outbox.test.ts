@@ -155,4 +155,34 @@ describe('Outbox', () => {
     expect(outbox.dueBatch()).toEqual([]);
     expect(outbox.size()).toBe(2);
   });
+
+  it('keeps local-job rows in the same table, apart from job-event delivery, and reports stats per kind', () => {
+    outbox.add('a', { kind: 'received' });
+    clock.advance(1000);
+    outbox.append('local-job', 'copy:1', (seq, rowId, now) => ({ op: 'create', seq, rowId, now }));
+    outbox.append('local-job', 'copy:1', () => ({ op: 'finish' }));
+    expect(outbox.dueBatch().map((r) => r.jobId)).toEqual(['a']);
+    expect(outbox.dueKeys('local-job')).toEqual(['copy:1']);
+    const rows = outbox.rowsOf('copy:1');
+    expect(rows.map((r) => [r.seq, (r.body as { op: string }).op])).toEqual([
+      [1, 'create'],
+      [2, 'finish'],
+    ]);
+    expect(rows[0]!.body).toEqual({ op: 'create', seq: 1, rowId: rows[0]!.rowId, now: clock.now() });
+    outbox.failed(rows[0]!.id, 'ECONNREFUSED 127.0.0.1:9');
+    clock.advance(50);
+    expect(outbox.dueKeys('local-job')).toEqual([]);
+    expect(outbox.nextDueAt('local-job')).toBe(clock.now() + 50);
+    expect(outbox.stats()).toEqual({
+      depth: 3,
+      oldestCreatedAt: clock.now() - 1050,
+      oldestAgeMs: 1050,
+      retrying: 1,
+      lastError: 'ECONNREFUSED 127.0.0.1:9',
+      byKind: {
+        'job-event': { depth: 1, oldestAgeMs: 1050, retrying: 0 },
+        'local-job': { depth: 2, oldestAgeMs: 50, retrying: 1, lastError: 'ECONNREFUSED 127.0.0.1:9' },
+      },
+    });
+  });
 });
