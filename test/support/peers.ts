@@ -22,7 +22,7 @@ export function which(program: string): string | undefined {
 export function peersAvailable(...programs: string[]): boolean {
   const missing = programs.filter((p) => !which(p));
   if (missing.length === 0) return true;
-  const message = `missing peer(s): ${missing.join(', ')} (install: apt-get install cups cups-ipp-utils socat dbus chromium curl systemd openssl)`;
+  const message = `missing peer(s): ${missing.join(', ')} (install: apt-get install cups cups-ipp-utils socat dbus chromium curl systemd openssl snmpd snmp)`;
   if (process.env.CI === 'true') throw new Error(`${message}; CI requires every peer`);
   console.warn(`skipping: ${message}`);
   return false;
