@@ -1,7 +1,7 @@
 /**
  * The agent's lifecycle. Constructors only assign; start(signal) brings the parts up in order —
  * store, tokens and cloud client, connector registration, printers, outbox delivery, job loop,
- * job feed — checking the signal between phases; stop() takes them down in reverse, letting
+ * job feed, copy-job accounting, release stations — checking the signal between phases; stop() takes them down in reverse, letting
  * in-flight jobs finish their Print-Job and leaving the rest resumable in the ledger.
  */
 import { mkdirSync } from 'node:fs';
@@ -28,13 +28,15 @@ import { type AgentDatabase, openAgentDatabase } from '../store/agent-db.js';
 import { acquireDataDirLock, type DataDirLock } from '../store/data-dir-lock.js';
 import { IdentityStore } from '../store/identity-store.js';
 import { JobLedger } from '../store/job-ledger.js';
-import { type NewJobEvent, Outbox } from '../store/outbox.js';
+import type { LocalJobRecord } from '../store/local-job-store.js';
+import { type NewJobEvent, Outbox, type OutboxStats } from '../store/outbox.js';
 import { SyncStateStore } from '../store/sync-state-store.js';
 import { readHostFacts } from './connector/identity.js';
 import { JobFeed } from './connector/job-feed.js';
 import { JobLoop } from './connector/job-loop.js';
 import { JobRunner } from './connector/job-runner.js';
 import { OutboxSender } from './connector/outbox-sender.js';
+import { CopyJobs, type CopyJobsDeps } from './copyjobs/copy-jobs.js';
 import { PrinterSync } from './connector/printer-sync.js';
 import { PrinterSyncClient } from './connector/printer-sync-client.js';
 import { syncDiscoverers } from './connector/printer-sync-discovery.js';
@@ -68,6 +70,8 @@ export interface AgentDeps {
   notifier?: ServiceNotifier;
   /** Keep retrying an unreachable cloud at start-up instead of failing; default false. */
   retryStartup?: boolean;
+  /** Called with every copy session that recorded copies (tests, status pages). */
+  onCopyRecorded?: CopyJobsDeps['onRecorded'];
 }
 
 /** The parts that exist while the agent runs. */
@@ -92,6 +96,7 @@ interface Running {
   /** Admin overrides for tickets: the job runner calls `overrides.apply(printerId, ticket)` before submit. */
   overrides?: TicketOverrides;
   stations?: ReleaseStations;
+  copies?: CopyJobs;
 }
 
 /** The pairing asks for the same scopes (client/pairing-client.ts). */
@@ -123,6 +128,24 @@ export class Agent {
   /** Registered printers after start(), by config name. */
   printers(): RegisteredPrinter[] {
     return [...(this.running?.printers.values() ?? [])];
+  }
+
+  /**
+   * The outbox: undelivered records (job events and copy-job operations) with the oldest age and
+   * the last delivery error, in all and per kind; undefined before start(). For `printrelay status`.
+   */
+  outboxStats(): OutboxStats | undefined {
+    return this.running?.outbox.stats();
+  }
+
+  /** Copy jobs recorded at this agent's release stations, newest first (empty before start()). */
+  copyJobs(options: { userId?: string; limit?: number } = {}): LocalJobRecord[] {
+    return this.running?.copies?.recent(options) ?? [];
+  }
+
+  /** Base URL of the copy-events endpoint for device apps (undefined without `copy_events`). */
+  get copyEventsUrl(): string | undefined {
+    return this.running?.copies?.eventsUrl;
   }
 
   /** The configured release stations and their state (empty before start()). */
@@ -268,18 +291,28 @@ export class Agent {
     throwIfAborted(signal);
     r.feed = this.makeFeed(r as Running, channel, tokens);
     r.feed.start();
-    r.stations = this.makeStations(r.control);
+    r.copies = new CopyJobs({
+      config,
+      db: r.db,
+      outbox: r.outbox,
+      clock: this.clock,
+      logger,
+      ...(this.deps.onCopyRecorded ? { onRecorded: this.deps.onCopyRecorded } : {}),
+    });
+    await r.copies.start();
+    r.stations = this.makeStations(r.control, r.copies);
     await r.stations.start();
     this.running = r as Running;
   }
 
   /** Release stations never fail the agent: their start() logs and retries on its own. */
-  private makeStations(control: AgentControl): ReleaseStations {
+  private makeStations(control: AgentControl, copies: CopyJobs): ReleaseStations {
     const { config, logger, release } = this.deps;
     return new ReleaseStations({
       ...release,
       onSwipe: (station, outcome) => control.swipe(station, outcome),
       configs: config.release_stations,
+      copies: (station, stationLogger, ui) => copies.stationCopies(station, stationLogger, ui),
       logger: logger.child({ part: 'release' }),
       clock: this.clock,
       redactor: this.deps.redactor ?? new Redactor(),
@@ -391,6 +424,8 @@ export class Agent {
 
   private async tearDown(r: Partial<Running> & Pick<Running, 'db' | 'lock' | 'control'>): Promise<void> {
     await r.stations?.stop();
+    // Undelivered copy-job operations stay in the outbox for the next start.
+    await r.copies?.stop();
     await r.feed?.stop();
     await r.loop?.stop();
     if (r.sender) {

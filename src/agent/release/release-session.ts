@@ -41,6 +41,13 @@ export interface SessionSummary {
   cancelled: string[];
 }
 
+/** Where released jobs are reported, so copy accounting does not count their pages. */
+export interface ReleaseCopies {
+  releaseStarted(): void;
+  /** The job ended having printed `pages` (0 when it printed nothing). */
+  releaseEnded(pages: number): void;
+}
+
 interface SessionDeps {
   settings: ReleaseStationSettings;
   client: ReleaseClient;
@@ -49,6 +56,7 @@ interface SessionDeps {
   logger: Logger;
   redactor: Redactor;
   card: string;
+  copies?: ReleaseCopies;
 }
 
 /** See the file comment. */
@@ -149,7 +157,19 @@ export class ReleaseSession {
     return choice.print;
   }
 
+  /** Releases one job; copy accounting hears of it from start to end, with its printed pages. */
   private async print(job: TpfmJob): Promise<void> {
+    const { copies } = this.deps;
+    copies?.releaseStarted();
+    const printed = { pages: 0 };
+    try {
+      await this.printTracked(job, printed);
+    } finally {
+      copies?.releaseEnded(printed.pages);
+    }
+  }
+
+  private async printTracked(job: TpfmJob, printed: { pages: number }): Promise<void> {
     const { client, settings, ui, card } = this.deps;
     const signal = this.controller.signal;
     ui.message('info', `Releasing ${jobTitle(job)}`);
@@ -169,6 +189,7 @@ export class ReleaseSession {
     try {
       for await (const event of run) {
         this.touch();
+        if (event.kind === 'pages') printed.pages = Math.max(printed.pages, event.page);
         ui.progress(job, event);
       }
       this.record(job, await run.result());

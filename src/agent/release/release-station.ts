@@ -4,7 +4,10 @@
  * all at once, chosen on the terminal (only when X-FMP-Visible allows it), or one after another
  * while the card is present (removal cancels the running print by its ProcId). A session with no
  * activity for the idle timeout ends. Card numbers are registered with the Redactor and only
- * ever logged masked. The station starts and stops the reader it is given.
+ * ever logged masked. With copy accounting (`copies`), a card also starts a copy session that
+ * its removal (or the tracker's own timeout) ends, and released jobs are reported to it so their
+ * pages are not recorded as copies. The station starts and stops the reader it is given, and
+ * stops the copy accounting.
  */
 import type { Clock } from '../../lib/clock.js';
 import { ValidationError, errorMessage } from '../../lib/errors.js';
@@ -14,10 +17,24 @@ import type { CardEvent, CardReader } from '../../cardreader/card-reader.js';
 import { applyTransforms, parseTransformChain, type TransformStep } from '../../cardreader/transform.js';
 import type { ReleaseStationSettings } from './release-settings.js';
 import type { ReleaseUi } from './release-ui.js';
-import { type ReleaseClient, ReleaseSession, type SessionSummary } from './release-session.js';
+import {
+  type ReleaseClient,
+  type ReleaseCopies,
+  ReleaseSession,
+  type SessionSummary,
+} from './release-session.js';
 
 export type { ReleaseClient, PrintRunLike, SessionSummary } from './release-session.js';
 export type { ReleaseStationSettings } from './release-settings.js';
+
+/** Copy accounting as the station drives it (copyjobs' CopyTracker fits). */
+export interface StationCopies extends ReleaseCopies {
+  /** A card (user id after conversion) is at the device. */
+  cardPresent(user: string): Promise<void>;
+  /** The card left the reader. */
+  cardRemoved(): Promise<unknown>;
+  stop(): Promise<void>;
+}
 
 /** What a station is given. */
 export interface ReleaseStationDeps {
@@ -30,6 +47,8 @@ export interface ReleaseStationDeps {
   redactor: Redactor;
   /** Told about every card read (metrics); never given the card number. */
   onSwipe?: (outcome: 'session' | 'busy' | 'unreadable') => void;
+  /** Copy-job accounting of this station, when configured. */
+  copies?: StationCopies;
 }
 
 /** See the file comment. */
@@ -58,12 +77,13 @@ export class ReleaseStation {
     this.deps.logger.info({ mode: settings.mode, printer: settings.printer }, 'release station ready');
   }
 
-  /** Ends a running session (cancelling its print), then stops the reader. */
+  /** Ends a running session (cancelling its print), stops the reader, then the copy accounting. */
   async stop(): Promise<void> {
     this.session?.end('stopped');
     await this.running;
     this.unsubscribe?.();
     await this.deps.reader.stop();
+    await this.deps.copies?.stop();
   }
 
   /** Adds a listener for finished sessions; returns its remover. */
@@ -74,7 +94,7 @@ export class ReleaseStation {
 
   private onReaderEvent(event: CardEvent): void {
     if (event.type === 'card') this.onCard(event.raw);
-    else if (event.type === 'removed') this.session?.cardRemoved();
+    else if (event.type === 'removed') this.cardRemoved();
     else if (event.type === 'disconnected') this.deps.ui.message('error', 'Card reader disconnected');
     else this.deps.logger.debug('card reader connected');
   }
@@ -105,9 +125,22 @@ export class ReleaseStation {
     this.begin(card);
   }
 
+  private cardRemoved(): void {
+    this.session?.cardRemoved();
+    this.deps.copies?.cardRemoved().catch((error: unknown) => this.copyFailure(error));
+  }
+
+  private copyFailure(error: unknown): void {
+    this.deps.logger.error(
+      { reason: this.deps.redactor.scrubString(errorMessage(error)) },
+      'copy accounting failed',
+    );
+  }
+
   private begin(card: string): void {
     const id = ++this.sessions;
     const logger = this.deps.logger.child({ session: id });
+    this.deps.copies?.cardPresent(card).catch((error: unknown) => this.copyFailure(error));
     const session = new ReleaseSession({ ...this.deps, logger, card });
     this.session = session;
     this.running = session.run().then((summary) => {

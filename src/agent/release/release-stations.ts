@@ -20,7 +20,7 @@ import type { ReleaseStationConfig } from '../../config/release-station-schema.j
 import { isDeepStrictEqual } from 'node:util';
 import type { SessionSummary } from './release-session.js';
 import type { JobChoice, ReleaseUi } from './release-ui.js';
-import { type BuiltStation, createReleaseStation } from './station-factory.js';
+import { type BuiltStation, createReleaseStation, type StationCopiesFactory } from './station-factory.js';
 
 /** A station's state as the agent reports it. */
 export interface StationStatus {
@@ -47,6 +47,8 @@ export interface ReleaseStationsDeps {
   readerOverrides?: Pick<CardReaderContext, 'hidOpen' | 'serialFactory' | 'keyboardInput'>;
   /** Retry of stations that failed to start; default 1 s doubling up to 60 s. */
   retry?: BackoffPolicy;
+  /** Builds each station's copy accounting (agent/copyjobs); default none. */
+  copies?: StationCopiesFactory;
   /** Called after every finished release session (tests, status pages). */
   onSessionEnd?: (station: string, summary: SessionSummary) => void;
   /** Called for every card read at a station (metrics; no card number). */
@@ -161,6 +163,7 @@ export class ReleaseStations {
         profiles: this.profiles,
         onSwipe: (outcome) => this.deps.onSwipe?.(config.name, outcome),
         ...(this.deps.readerOverrides ? { readerOverrides: this.deps.readerOverrides } : {}),
+        ...(this.deps.copies ? { copies: this.deps.copies } : {}),
       });
     } catch (error) {
       this.fail(slot, errorMessage(error), false);

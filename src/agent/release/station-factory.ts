@@ -15,7 +15,7 @@ import type { Logger } from '../../log/logger.js';
 import type { Redactor } from '../../log/redaction.js';
 import { CardRegistrationClient } from './card-registration.js';
 import type { ReleaseStationConfig } from '../../config/release-station-schema.js';
-import { ReleaseStation } from './release-station.js';
+import { ReleaseStation, type StationCopies } from './release-station.js';
 import type { ReleaseUi } from './release-ui.js';
 
 /** What building a station needs besides its entry. */
@@ -30,7 +30,16 @@ export interface StationFactoryDeps {
   userAgent?: string;
   /** Told about every card read (metrics). */
   onSwipe?: (outcome: 'session' | 'busy' | 'unreadable') => void;
+  /** Builds the station's copy accounting (undefined: none configured). */
+  copies?: StationCopiesFactory;
 }
+
+/** Builds copy accounting for a station from its entry, logger and UI. */
+export type StationCopiesFactory = (
+  config: ReleaseStationConfig,
+  logger: Logger,
+  ui: ReleaseUi,
+) => StationCopies | undefined;
 
 /** A station and the client it owns. */
 export interface BuiltStation {
@@ -72,6 +81,7 @@ export function createReleaseStation(config: ReleaseStationConfig, deps: Station
     logger,
     redactor: deps.redactor,
     ...(deps.onSwipe ? { onSwipe: deps.onSwipe } : {}),
+    copies: deps.copies?.(config, logger, deps.ui),
   });
   return { station, client };
 }
