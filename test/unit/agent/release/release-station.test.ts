@@ -7,6 +7,7 @@ import {
   type ReleaseClient,
   ReleaseStation,
   type SessionSummary,
+  type StationCopies,
 } from '../../../../src/agent/release/release-station.js';
 import type { JobChoice, ReleaseUi } from '../../../../src/agent/release/release-ui.js';
 import { sendSwipe, SocketCardReader } from '../../../../src/cardreader/socket/socket-reader.js';
@@ -118,7 +119,33 @@ class FakeUi implements ReleaseUi {
 const logLines: string[] = [];
 const stations: ReleaseStation[] = [];
 
-async function setup(mode: ReleaseMode, client: FakeClient, ui = new FakeUi(), clock = new ManualClock()) {
+/** Records what the station tells copy accounting. */
+class FakeCopies implements StationCopies {
+  calls: string[] = [];
+  async cardPresent(user: string): Promise<void> {
+    this.calls.push(`present ${user}`);
+  }
+  async cardRemoved(): Promise<void> {
+    this.calls.push('removed');
+  }
+  releaseStarted(): void {
+    this.calls.push('release started');
+  }
+  releaseEnded(pages: number): void {
+    this.calls.push(`release ended ${pages}`);
+  }
+  async stop(): Promise<void> {
+    this.calls.push('stop');
+  }
+}
+
+async function setup(
+  mode: ReleaseMode,
+  client: FakeClient,
+  ui = new FakeUi(),
+  clock = new ManualClock(),
+  copies?: StationCopies,
+) {
   const redactor = new Redactor();
   const logger = createLogger({
     level: 'debug',
@@ -141,6 +168,7 @@ async function setup(mode: ReleaseMode, client: FakeClient, ui = new FakeUi(), c
     ui,
     logger,
     redactor,
+    ...(copies ? { copies } : {}),
   });
   stations.push(station);
   const ended: SessionSummary[] = [];
@@ -272,5 +300,28 @@ describe('ReleaseStation', () => {
     await sendSwipe(uri, RAW_CARD);
     expect(await end).toMatchObject({ reason: 'no-jobs' });
     expect(ui.messages.at(-1)).toBe('info: No jobs waiting');
+  });
+});
+
+describe('copy accounting hooks', () => {
+  it('starts copies on the converted card, reports released pages, ends on removal and stops with the station', async () => {
+    const copies = new FakeCopies();
+    const client = new FakeClient({ jobs: [job(1), job(2)], visible: true });
+    const { station, uri, nextEnd } = await setup('all', client, new FakeUi(), new ManualClock(), copies);
+    const ended = nextEnd();
+    await sendSwipe(uri, RAW_CARD);
+    await ended;
+    await sendSwipe(uri, 'remove');
+    await expect.poll(() => copies.calls.length).toBe(6);
+    await station.stop();
+    expect(copies.calls).toEqual([
+      `present ${CARD}`,
+      'release started',
+      'release ended 2',
+      'release started',
+      'release ended 2',
+      'removed',
+      'stop',
+    ]);
   });
 });
