@@ -21,6 +21,8 @@ export interface LocalJobRecord {
   fields: LocalJobFields;
   createdAt: number;
   updatedAt: number;
+  /** Idempotency-Key of the CreateLocalJob that made it, when one was sent. */
+  idempotencyKey?: string;
 }
 
 interface LocalRow {
@@ -33,6 +35,7 @@ interface LocalRow {
   fields_json: string;
   created_at: number;
   updated_at: number;
+  idempotency_key: string | null;
 }
 
 /** Reads and writes local jobs. */
@@ -44,7 +47,7 @@ export class LocalJobRepo {
     this.db
       .prepare(
         `INSERT INTO local_jobs (id, organization_id, user_id, printer_id, type, state, fields_json, created_at,
-           updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           updated_at, idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         job.id,
@@ -56,24 +59,32 @@ export class LocalJobRepo {
         JSON.stringify(job.fields),
         job.createdAt,
         job.updatedAt,
+        job.idempotencyKey ?? null,
       );
   }
 
   /** A local job by id. */
   findById(id: string): LocalJobRecord | undefined {
     const r = this.db.prepare('SELECT * FROM local_jobs WHERE id = ?').get(id) as LocalRow | undefined;
-    if (!r) return undefined;
-    return {
-      id: r.id,
-      organizationId: r.organization_id,
-      userId: r.user_id,
-      printerId: r.printer_id,
-      type: r.type,
-      state: r.state as LocalJobState,
-      fields: JSON.parse(r.fields_json) as LocalJobFields,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-    };
+    return r && toRecord(r);
+  }
+
+  /** The id of the user's job made with this Idempotency-Key, if any. */
+  findByKey(userId: string, key: string): string | undefined {
+    const row = this.db
+      .prepare('SELECT id FROM local_jobs WHERE user_id = ? AND idempotency_key = ?')
+      .get(userId, key) as { id: string } | undefined;
+    return row?.id;
+  }
+
+  /** Local jobs of one printer of an organization, newest first. */
+  listByPrinter(organizationId: string, printerId: string, limit: number): LocalJobRecord[] {
+    const rows = this.db
+      .prepare(
+        'SELECT * FROM local_jobs WHERE organization_id = ? AND printer_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?',
+      )
+      .all(organizationId, printerId, limit) as LocalRow[];
+    return rows.map(toRecord);
   }
 
   /** Saves state, fields and the time of the change. */
@@ -87,4 +98,19 @@ export class LocalJobRepo {
   close(id: string): void {
     this.db.prepare("UPDATE local_jobs SET state = 'closed' WHERE id = ?").run(id);
   }
+}
+
+function toRecord(r: LocalRow): LocalJobRecord {
+  return {
+    id: r.id,
+    organizationId: r.organization_id,
+    userId: r.user_id,
+    printerId: r.printer_id,
+    type: r.type,
+    state: r.state as LocalJobState,
+    fields: JSON.parse(r.fields_json) as LocalJobFields,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    ...(r.idempotency_key ? { idempotencyKey: r.idempotency_key } : {}),
+  };
 }

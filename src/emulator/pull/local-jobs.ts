@@ -39,12 +39,24 @@ export class LocalJobService {
     this.repo = new LocalJobRepo(store.db);
   }
 
-  /** Records a new local job of the user on the printer; returns its id (X-FMP-JobId). */
+  /**
+   * Records a new local job of the user on the printer; returns its id (X-FMP-JobId). A resend
+   * with the same Idempotency-Key (an extension of ours; the spec has none) answers the job the
+   * first request made and applies its parameters to it as UpdateLocalJob would (a client that
+   * lost the first answer resends what it knows now); a job no longer Pending stays as it is.
+   */
   create(
     user: { id: string; organizationId: string },
     printerId: string,
     params: CreateLocalJobParams,
+    idempotencyKey?: string,
   ): string {
+    const earlier = idempotencyKey ? this.repo.findByKey(user.id, idempotencyKey) : undefined;
+    if (earlier) {
+      const { Printer: _p, Type: _t, ...fields } = params;
+      this.update(user.id, { JobId: earlier, ...fields });
+      return earlier;
+    }
     const id = randomUUID();
     const now = this.clock.now();
     const { Printer: _printer, Type: type, ...fields } = params;
@@ -58,6 +70,7 @@ export class LocalJobService {
       fields: withoutStatus(fields),
       createdAt: now,
       updatedAt: now,
+      ...(idempotencyKey ? { idempotencyKey } : {}),
     });
     this.logger.info({ localJob: id, state: params.Status ?? 'Pending' }, 'local job created');
     return id;
@@ -75,6 +88,13 @@ export class LocalJobService {
     this.repo.save(job.id, next, { ...job.fields, ...withoutStatus(fields) }, this.clock.now());
     this.logger.info({ localJob: job.id, state: next }, 'local job updated');
     return 'updated';
+  }
+
+  /** The organization's local jobs on one printer, newest first, with the inactivity rule applied. */
+  listForPrinter(organizationId: string, printerId: string, limit = 100): LocalJobRecord[] {
+    return this.repo
+      .listByPrinter(organizationId, printerId, limit)
+      .map((job) => ({ ...job, state: this.currentState(job) }));
   }
 
   /** A job as stored, with the inactivity rule applied (for tests and reports). */

@@ -6,6 +6,8 @@
  *  - POST /printing/v1/printers/<id>/pull_printing_pairing/ {code}: admin only; the code a
  *    release station shows becomes the printer's pull-printing password (the station then
  *    authenticates with it), making the printer a pull printer,
+ *  - GET /printing/v1/printers/<id>/local_jobs: admin only; the copy jobs devices recorded at
+ *    the printer with CreateLocalJob / UpdateLocalJob, newest first (state after the 24 h rule),
  *  - POST /v1/users/me/cards/claim/ {code}: the bearer token's user claims a registration code,
  *  - the portal claim page (portal-routes.ts).
  */
@@ -51,6 +53,24 @@ export async function pullPrintingRoutes(
     context.store.printerSettings.setPullPrintingPassword(org, printer.name, code);
     logger.info({ printer: printer.name }, 'release station paired');
     return { printer_id: printer.id, pull_printing: true };
+  });
+
+  // Copy jobs devices recorded at the printer (CreateLocalJob / UpdateLocalJob): an admin read.
+  app.get<IdParams>('/printing/v1/printers/:id/local_jobs', anyToken, async (request) => {
+    if (!request.auth.roles.includes('admin')) throw forbidden('reading local jobs needs the admin role');
+    const org = request.auth.organizationId;
+    const printer = context.printers.findById(org, request.params.id);
+    if (!printer) throw new NotFoundError(`printer ${request.params.id}`);
+    const jobs = services.localJobs.listForPrinter(org, printer.id).map((job) => ({
+      id: job.id,
+      user_id: job.userId,
+      type: job.type,
+      state: job.state,
+      fields: job.fields,
+      created_at: new Date(job.createdAt).toISOString(),
+      updated_at: new Date(job.updatedAt).toISOString(),
+    }));
+    return { printer_id: printer.id, local_jobs: jobs };
   });
 
   app.post(

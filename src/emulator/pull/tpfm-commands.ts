@@ -31,6 +31,8 @@ export interface TpfmCall {
   /** The card number or user id given as Basic user (secret: never log it). */
   userName?: string;
   user?: User;
+  /** Idempotency-Key request header (our extension for CreateLocalJob resends). */
+  idempotencyKey?: string;
 }
 
 /** Body and extra headers of a successful command. */
@@ -162,7 +164,7 @@ export function createLocalJob(s: TpfmServices, call: TpfmCall): TpfmResult {
   const user = requireUser(call);
   const params = localJobParams(() => parseCreateLocalJob(call.query));
   const printer = namedPrinter(s, call)!;
-  const id = s.localJobs.create(user, printer.id, params);
+  const id = s.localJobs.create(user, printer.id, params, call.idempotencyKey);
   return { body: '', headers: { [TPFM_HEADERS.jobId]: id } };
 }
 

@@ -81,6 +81,8 @@ async function handle(
     if (!header(request, name)) throw new TpfmFailure(11, `the request header ${name} is required`);
   }
   const call: TpfmCall = { command, query: req.query, langId: req.langId, baseUrl: req.base };
+  const idempotencyKey = header(request, 'idempotency-key')?.trim();
+  if (idempotencyKey) call.idempotencyKey = idempotencyKey.slice(0, 200);
   const rule = TPFM_COMMANDS[command].auth;
   if (rule !== 'none') {
     const auth = s.auth.authenticate(request.headers.authorization, req.query['Printer']);

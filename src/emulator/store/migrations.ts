@@ -403,4 +403,12 @@ export const MIGRATIONS: readonly Migration[] = [
         created_at INTEGER NOT NULL
       );`,
   },
+  {
+    version: 16,
+    name: 'local jobs remember the Idempotency-Key of their CreateLocalJob, so a resend answers the same job',
+    sql: `ALTER TABLE local_jobs ADD COLUMN idempotency_key TEXT;
+      CREATE UNIQUE INDEX local_jobs_idempotency ON local_jobs(user_id, idempotency_key)
+        WHERE idempotency_key IS NOT NULL;
+      CREATE INDEX local_jobs_printer ON local_jobs(organization_id, printer_id, created_at);`,
+  },
 ];
