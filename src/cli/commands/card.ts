@@ -1,7 +1,8 @@
 /**
  * `printrelay card probe --reader URI [--transform STEP ...]`: waits for one swipe and prints
  * every conversion of it side by side, so IT can pick the site's chain; `--value RAW` probes a
- * number typed in instead. `printrelay card profiles` lists the shipped reader profiles. The
+ * number typed in instead. `printrelay card profiles` lists the shipped reader profiles;
+ * `printrelay card copies` the copy jobs the agent recorded (card-copies.ts). The
  * numbers are printed on the terminal on purpose (this is the tool to find them); they are not logged.
  */
 import type { Command } from 'commander';
@@ -11,6 +12,7 @@ import { defaultCardReaderRegistry, profileForUri } from '../../cardreader/reade
 import { type ProbeRow, parseTransformChain, probeConversions } from '../../cardreader/transform.js';
 import { systemClock } from '../../lib/clock.js';
 import { addLogOptions, CliError, createCliLogger, type LogFlags } from '../cli-runtime.js';
+import { type CopiesFlags, runCardCopies } from './card-copies.js';
 
 interface ProbeFlags extends LogFlags {
   reader?: string;
@@ -18,7 +20,7 @@ interface ProbeFlags extends LogFlags {
   transform: string[];
 }
 
-/** Registers `card` with its subcommands `probe` and `profiles`. */
+/** Registers `card` with its subcommands `probe`, `profiles` and `copies`. */
 export function registerCardCommand(program: Command): void {
   const card = program.command('card').description('card readers: find the card-number format');
   const probe = card
@@ -28,6 +30,13 @@ export function registerCardCommand(program: Command): void {
     .option('--value <raw>', 'probe this raw number instead of reading a card')
     .option('--transform <step>', 'also show this chain (repeat the option for more steps)', collect, []);
   addLogOptions(probe).action(async (flags: ProbeFlags) => runProbe(flags));
+  card
+    .command('copies')
+    .description('list the copy jobs recorded at the release stations, newest first')
+    .requiredOption('--data-dir <dir>', "the agent's data directory")
+    .option('--card <number>', 'only this card (the converted user id)')
+    .option('--limit <n>', 'at most this many', '20')
+    .action((flags: CopiesFlags) => runCardCopies(flags));
   card
     .command('profiles')
     .description('list the reader profiles shipped in drivers/cardreaders')
