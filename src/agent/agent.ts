@@ -298,6 +298,7 @@ export class Agent {
       clock: this.clock,
       logger,
       ...(this.deps.onCopyRecorded ? { onRecorded: this.deps.onCopyRecorded } : {}),
+      ...(this.deps.redactor ? { redactor: this.deps.redactor } : {}),
     });
     await r.copies.start();
     r.stations = this.makeStations(r.control, r.copies);

@@ -8,9 +8,11 @@
  */
 import { TpfmClient } from '../../client/tpfm-client.js';
 import type { AgentConfig } from '../../config/agent-schema.js';
+import type { CopyJobsConfig } from '../../config/copy-jobs-schema.js';
 import type { ReleaseStationConfig } from '../../config/release-station-schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
+import type { Redactor } from '../../log/redaction.js';
 import type { AgentDatabase } from '../../store/agent-db.js';
 import { type LocalJobRecord, LocalJobStore } from '../../store/local-job-store.js';
 import type { Outbox } from '../../store/outbox.js';
@@ -33,6 +35,8 @@ export interface CopyJobsDeps {
   logger: Logger;
   /** Called with every session that recorded copies. */
   onRecorded?: (station: string, outcome: CopyOutcome) => void;
+  /** The logger's redactor: SNMP communities and keys are registered with it. */
+  redactor?: Redactor;
 }
 
 /** See the file comment. */
@@ -106,6 +110,7 @@ export class CopyJobs {
   stationCopies(config: ReleaseStationConfig, logger: Logger, ui: CopyUi): CopyTracker | undefined {
     const copy = config.copy_jobs;
     if (!copy) return undefined;
+    this.registerSecrets(copy);
     const sources: CounterSource[] = copy.sources.map((kind) => {
       if (kind === 'snmp' && copy.snmp) return new SnmpCounterSource(copy.snmp);
       if (kind === 'ipp' && copy.ipp_uri) return new IppCounterSource(copy.ipp_uri, logger);
@@ -127,6 +132,19 @@ export class CopyJobs {
     });
     this.trackers.set(config.name, tracker);
     return tracker;
+  }
+
+  /** SNMP secrets never reach a log line (the default community `public` is no secret). */
+  private registerSecrets(copy: CopyJobsConfig): void {
+    const { snmp } = copy;
+    if (!snmp || !this.deps.redactor) return;
+    for (const secret of [
+      snmp.community === 'public' ? undefined : snmp.community,
+      snmp.auth_key,
+      snmp.priv_key,
+    ]) {
+      if (secret) this.deps.redactor.add(secret);
+    }
   }
 
   private stationConfig(name: string): ReleaseStationConfig | undefined {
