@@ -160,6 +160,16 @@ export class LocalJobStore {
     this.db.prepare('UPDATE local_jobs SET delivered_at = 0 WHERE record_id = ?').run(recordId);
   }
 
+  /** Ids of records whose session never ended (the agent stopped or crashed during it). */
+  unfinished(): string[] {
+    const rows = this.db
+      .prepare('SELECT record_id FROM local_jobs WHERE ended_at IS NULL ORDER BY rowid')
+      .all() as {
+      record_id: string;
+    }[];
+    return rows.map((r) => r.record_id);
+  }
+
   /** One record, or undefined. */
   get(recordId: string): LocalJobRecord | undefined {
     const row = this.db.prepare('SELECT * FROM local_jobs WHERE record_id = ?').get(recordId) as

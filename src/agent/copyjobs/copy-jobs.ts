@@ -65,8 +65,19 @@ export class CopyJobs {
     return this.endpointUrl;
   }
 
-  /** Starts delivery (records kept from earlier runs go first) and the endpoint. */
+  /**
+   * Ends the sessions an earlier run left open (the agent stopped or crashed during them: their
+   * pages up to then are the copies, Succeeded), then starts delivery (records kept from earlier
+   * runs go first) and the endpoint.
+   */
   async start(): Promise<void> {
+    for (const recordId of this.store.unfinished()) {
+      this.store.finish(recordId, 'Succeeded', {});
+      this.deps.logger.warn(
+        { record: recordId },
+        'copy session of an earlier run ended with the pages it had seen',
+      );
+    }
     this.sender.start();
     const events = this.deps.config.copy_events;
     if (!events) return;

@@ -55,4 +55,37 @@ describe('CopyJobs.stationCopies', () => {
     await tracker!.stop();
     await copies.stop();
   });
+
+  it('ends, at start, the sessions an earlier run left open, and queues their final state', async () => {
+    db = openAgentDatabase(':memory:');
+    const clock = new ManualClock();
+    const config = parseAgentConfig(yaml, 'agent.yaml', { env: {} });
+    const outbox = new Outbox(db, clock, { initialMs: 1, maxMs: 1, factor: 1, jitter: 0 });
+    const first = new CopyJobs({ config, db, outbox, clock, logger: silentLogger() });
+    const open = first.store.open({
+      station: 'front',
+      printer: 'P',
+      userId: 'u',
+      source: 'snmp',
+      fields: { TotalPrintedPages: 3 },
+    });
+    const done = first.store.open({
+      station: 'front',
+      printer: 'P',
+      userId: 'u',
+      source: 'snmp',
+      fields: { TotalPrintedPages: 1 },
+    });
+    first.store.finish(done, 'Failed', {});
+    const second = new CopyJobs({ config, db, outbox, clock, logger: silentLogger() });
+    await second.start();
+    await second.stop();
+    expect(second.store.get(open)).toMatchObject({ status: 'Succeeded', endedAt: clock.now() });
+    expect(second.store.get(done)?.status).toBe('Failed');
+    expect(
+      outbox
+        .rowsOf(open)
+        .map((r) => (r.body as { op: string; status?: string }).status ?? (r.body as { op: string }).op),
+    ).toEqual(['create', 'Succeeded']);
+  });
 });
