@@ -9,7 +9,7 @@
  * start() listens, stop() closes.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../lib/clock.js';
 import { ValidationErrors } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
@@ -45,24 +45,24 @@ const MAX_TRACKED = 10_000;
 
 /** See the file comment. */
 export class CopyEventsEndpoint {
-  private readonly app: FastifyInstance;
+  private app: FastifyInstance | undefined;
   private readonly key = randomBytes(32);
   private readonly failures = new Map<string, Failures>();
 
-  constructor(private readonly deps: CopyEventsEndpointDeps) {
+  constructor(private readonly deps: CopyEventsEndpointDeps) {}
+
+  /** Listens; resolves with the base URL (http://host:port). Fastify loads only here (agents without the endpoint stay light). */
+  async start(): Promise<string> {
+    const { default: Fastify } = await import('fastify');
     this.app = Fastify({ logger: false, bodyLimit: 4096 });
     this.app.post('/copy-events/:station', (request, reply) => this.handle(request, reply));
-  }
-
-  /** Listens; resolves with the base URL (http://host:port). */
-  async start(): Promise<string> {
     const address = await this.app.listen({ host: this.deps.host, port: this.deps.port });
     this.deps.logger.info({ address }, 'copy events endpoint listening');
     return address;
   }
 
   async stop(): Promise<void> {
-    await this.app.close();
+    await this.app?.close();
   }
 
   private async handle(request: FastifyRequest, reply: FastifyReply) {
