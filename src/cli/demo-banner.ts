@@ -53,6 +53,8 @@ export function demoBanner(info: DemoInfo): string {
     `  User               ${DEMO.user.email} / ${DEMO.user.password}   (card ${DEMO.user.card})`,
     `  Pull printing      printer "${DEMO.printer.name}", device password ${DEMO.printer.pullPrintingPassword}`,
     `  Other organization ${DEMO.otherAdmin.email} / ${DEMO.otherAdmin.password}   ("${DEMO.otherOrganization}")`,
+    `  Partner            ${DEMO.partner.admin.email} / ${DEMO.partner.admin.password}   (client ${DEMO.partner.client.id} / ${DEMO.partner.client.secret}; manages "${DEMO.organization}" and "${DEMO.otherOrganization}")`,
+    `  Mail outbox        ${info.url}/_emulator/mail   (invitation e-mails; nothing is sent)`,
     '',
     'Print a file from another terminal:',
     `  node bin/printrelay.js print README.md --printer "${DEMO.printer.name}" --url ${info.url}`,

@@ -14,6 +14,11 @@ export const DEMO = {
   printer: { name: 'Demo Printer', pullPrintingPassword: 'demo-device' },
   otherOrganization: 'Other Org',
   otherAdmin: { email: 'admin@other.test', password: 'other-admin' },
+  partner: {
+    organization: 'Demo Partner',
+    admin: { email: 'partner@partner.test', password: 'demo-partner' },
+    client: { id: 'partner-app', secret: 'partner-secret' },
+  },
 } as const;
 
 const ALL_GRANTS: EmulatorSeed['organizations'][number]['oauth_clients'][number]['grant_types'] = [
@@ -66,6 +71,8 @@ export function defaultEmulatorSeed(): EmulatorSeed {
           },
         ],
         printers: [{ name: DEMO.printer.name, pull_printing_password: DEMO.printer.pullPrintingPassword }],
+        partner: false,
+        manages: [],
       },
       {
         name: DEMO.otherOrganization,
@@ -82,6 +89,39 @@ export function defaultEmulatorSeed(): EmulatorSeed {
         ],
         oauth_clients: [],
         printers: [],
+        partner: false,
+        manages: [],
+      },
+      {
+        name: DEMO.partner.organization,
+        users: [
+          {
+            email: DEMO.partner.admin.email,
+            password: DEMO.partner.admin.password,
+            first_name: 'Paula',
+            last_name: 'Partner',
+            roles: ['admin', 'user'],
+            pull_printing_enabled: false,
+            cards: [],
+          },
+        ],
+        oauth_clients: [
+          {
+            client_id: DEMO.partner.client.id,
+            client_secret: DEMO.partner.client.secret,
+            name: 'Partner App',
+            external_description: 'The partner tool of the demo: manages Demo Org and Other Org.',
+            client_type: 'confidential',
+            grant_types: ['password', 'refresh_token', 'client_credentials'],
+            redirect_urls: [],
+            allowed_scopes: [],
+            tenant_mode: 'single',
+            protected: false,
+          },
+        ],
+        printers: [],
+        partner: true,
+        manages: [DEMO.organization, DEMO.otherOrganization],
       },
     ],
   };

@@ -76,6 +76,15 @@ const SeedOrganization = T.Object(
       default: [],
       description: 'Settings applied when a connector registers a printer of that name.',
     }),
+    partner: T.Boolean({
+      default: false,
+      description:
+        'A partner account: its admins use the partner API; its OAuth clients are partner-scoped (hidden from the client API).',
+    }),
+    manages: T.Array(T.String({ minLength: 1 }), {
+      default: [],
+      description: 'Names of the organizations of this seed that this partner manages.',
+    }),
   },
   { additionalProperties: false },
 );

@@ -35,6 +35,13 @@ import { printingGroupRoutes } from './groups/group-routes.js';
 import { pullPrintingRoutes } from './pull/pull-printing-routes.js';
 import { sfapiRoutes } from './sfapi/sfapi-routes.js';
 import { usersMeRoutes } from './accounts/users-me-routes.js';
+import { accountUserRoutes } from './accounts/account-user-routes.js';
+import { AccountUserService } from './accounts/account-user-service.js';
+import { MembershipService } from './accounts/membership-service.js';
+import { InvitationService } from './accounts/invitation-service.js';
+import { MailOutbox } from './accounts/mail-outbox.js';
+import { invitationRoutes } from './accounts/invitation-routes.js';
+import { mailRoutes } from './accounts/mail-routes.js';
 import { AssignmentService } from './groups/assignment-service.js';
 import { AuthorizationCodeService } from './oauth/authorization-codes.js';
 import { startPrinterParts } from './printers/capability-service.js';
@@ -134,6 +141,9 @@ async function registerRoutes(app: FastifyInstance, context: EmulatorContext): P
   await app.register(oauthRevokeRoutes, { context });
   await app.register(oauthClientRoutes, { context });
   await app.register(usersMeRoutes, { context });
+  await app.register(accountUserRoutes, { context });
+  await app.register(invitationRoutes, { context });
+  await app.register(mailRoutes, { context });
   await app.register(openidRoutes, { context });
   await app.register(printerRoutes, { context });
   // Capabilities, connectors and drivers of the admin API.
@@ -176,6 +186,8 @@ async function createContext(
     await files.start();
     const fetcher = new UrlFetcher({ files, logger: logger.child({ part: 'sfapi' }) });
     const pull = await startPullServices({ store, jobs, files, clock, logger, dataDir: options.dataDir });
+    const memberships = new MembershipService(store, clock, logger);
+    const mail = new MailOutbox(store.db, clock);
     const context: EmulatorContext = {
       store,
       logger,
@@ -199,6 +211,10 @@ async function createContext(
       pull,
       sessions: new SessionService(store, clock),
       webhooks: webhookParts.service,
+      memberships,
+      accountUsers: new AccountUserService(store, memberships, logger),
+      invitations: new InvitationService(store, memberships, mail, clock, logger),
+      mail,
     };
     return { context, webhookParts };
   } catch (error) {

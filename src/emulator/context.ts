@@ -6,6 +6,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../log/logger.js';
+import type { AccountUserService } from './accounts/account-user-service.js';
+import type { InvitationService } from './accounts/invitation-service.js';
+import type { MailOutbox } from './accounts/mail-outbox.js';
+import type { MembershipService } from './accounts/membership-service.js';
 import type { AssignmentService } from './groups/assignment-service.js';
 import type { AuthorizationCodeService } from './oauth/authorization-codes.js';
 import type { CapabilityService } from './printers/capability-service.js';
@@ -66,6 +70,14 @@ export interface EmulatorContext {
   sessions: SessionService;
   /** Webhook endpoints, settings, failed events and retries (/webhooks/). */
   webhooks: WebhookService;
+  /** Memberships of users in organizations and their rules (last admin, last membership). */
+  memberships: MembershipService;
+  /** Account users of an organization (/v1/users/). */
+  accountUsers: AccountUserService;
+  /** Invitations and their acceptance page. */
+  invitations: InvitationService;
+  /** The mail outbox (GET /_emulator/mail); nothing is sent. */
+  mail: MailOutbox;
 }
 
 /** Options every emulator route plugin is registered with. */

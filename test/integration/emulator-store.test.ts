@@ -44,8 +44,14 @@ describe('seed', () => {
     expect(applySeed(store, defaultEmulatorSeed(), 2)).toBe(false);
     expect(store.organizations.list().map((o) => o.name)).toEqual([
       DEMO.organization,
+      DEMO.partner.organization,
       DEMO.otherOrganization,
     ]);
+    const partner = store.organizations.findByName(DEMO.partner.organization)!;
+    expect(partner.isPartner).toBe(true);
+    expect(store.organizations.findByName(DEMO.organization)!.managedBy).toBe(partner.id);
+    expect(store.organizations.findByName(DEMO.otherOrganization)!.managedBy).toBe(partner.id);
+    expect(store.clients.findById(DEMO.partner.client.id)?.partnerScoped).toBe(true);
     const row = store.db.prepare('SELECT password_hash FROM users WHERE email = ?').get(DEMO.user.email) as {
       password_hash: string;
     };
@@ -89,7 +95,7 @@ describe('restart', () => {
       const keys = (await call(second.baseUrl, 'GET', '/.well-known/jwks.json', undefined)).body.keys;
       expect(keys.map((k: { kid: string }) => k.kid)).toEqual([kid]);
       expect((await call(second.baseUrl, 'GET', '/printing/v1/printers', token)).status).toBe(200);
-      expect(second.emulator.app.emulator.store.organizations.count()).toBe(2);
+      expect(second.emulator.app.emulator.store.organizations.count()).toBe(3);
     } finally {
       await second.close();
     }

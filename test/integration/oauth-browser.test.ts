@@ -6,7 +6,8 @@
  */
 import { type Server, createServer } from 'node:http';
 import * as oauth from 'oauth4webapi';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, peersAvailable } from '../support/peers.js';
 import {
@@ -20,17 +21,6 @@ import {
   userToken,
 } from './emulator-oauth-harness.js';
 
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 const haveChromium = peersAvailable('chromium');
 
 describe.skipIf(!haveChromium)('OAuth pages in headless Chromium', () => {
@@ -41,7 +31,7 @@ describe.skipIf(!haveChromium)('OAuth pages in headless Chromium', () => {
 
   beforeAll(async () => {
     h = await startOAuthHarness();
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
     // The "app": a loopback callback page, as a desktop app would listen on.
     const port = await freePort();
     app = createServer((_req, res) => res.end('<!doctype html><title>App</title><p>signed in</p>'));

@@ -30,6 +30,15 @@ export interface NewUser {
   lastName: string;
   roles: UserRole[];
   pullPrintingEnabled: boolean;
+  /** A chosen id (an invitation announces the id of the user it will create); default random. */
+  id?: string;
+}
+
+/** Fields of an account user that PATCH may change. */
+export interface UserChanges {
+  email?: string;
+  firstName?: string;
+  lastName?: string;
 }
 
 interface UserRow {
@@ -61,9 +70,9 @@ function toUser(r: UserRow): User {
 export class UserRepo {
   constructor(private readonly db: EmulatorDatabase) {}
 
-  /** Inserts a user, hashing the password with scrypt. */
+  /** Inserts a user (and its membership of its home organization), hashing the password with scrypt. */
   create(input: NewUser, now: number): User {
-    const id = randomUUID();
+    const id = input.id ?? randomUUID();
     this.db
       .prepare(
         `INSERT INTO users (id, organization_id, email, password_hash, first_name, last_name, roles,
@@ -80,7 +89,39 @@ export class UserRepo {
         input.pullPrintingEnabled ? 1 : 0,
         now,
       );
+    this.db
+      .prepare('INSERT INTO memberships (user_id, organization_id, roles, created_at) VALUES (?, ?, ?, ?)')
+      .run(id, input.organizationId, JSON.stringify(input.roles), now);
     return this.findById(id)!;
+  }
+
+  /** Changes e-mail and names (only the fields given). */
+  update(id: string, changes: UserChanges): void {
+    const columns: [string, string | undefined][] = [
+      ['email', changes.email],
+      ['first_name', changes.firstName],
+      ['last_name', changes.lastName],
+    ];
+    for (const [column, value] of columns) {
+      if (value !== undefined) this.db.prepare(`UPDATE users SET ${column} = ? WHERE id = ?`).run(value, id);
+    }
+  }
+
+  /** Sets the roles of the user's home organization (kept equal to that membership's roles). */
+  setHomeRoles(id: string, roles: UserRole[]): void {
+    this.db.prepare('UPDATE users SET roles = ? WHERE id = ?').run(JSON.stringify(roles), id);
+  }
+
+  /** Moves the user's home to another organization it is a member of, with its roles there. */
+  setHome(id: string, organizationId: string, roles: UserRole[]): void {
+    this.db
+      .prepare('UPDATE users SET organization_id = ?, roles = ? WHERE id = ?')
+      .run(organizationId, JSON.stringify(roles), id);
+  }
+
+  /** Deletes the user; its memberships, cards and group memberships go with it. */
+  delete(id: string): void {
+    this.db.prepare('DELETE FROM users WHERE id = ?').run(id);
   }
 
   findById(id: string): User | undefined {

@@ -7,23 +7,11 @@ import { requireScopes } from '../http/bearer-auth.js';
 import { invalidToken } from '../http/http-errors.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
 import type { User } from './user-repo.js';
+import { accountUserResource } from './account-user-service.js';
 
-/** The account-user resource of a stored user. */
+/** The account-user resource of a stored user, with its home organization. */
 export function accountUser(user: User): Record<string, unknown> {
-  return {
-    id: user.id,
-    email: user.email,
-    first_name: user.firstName,
-    last_name: user.lastName,
-    display_name: `${user.firstName} ${user.lastName}`.trim(),
-    date_joined: new Date(user.createdAt).toISOString(),
-    cloud_profile: null,
-    id_profile: null,
-    user_invitations: null,
-    roles: user.roles,
-    is_verified: true,
-    organization_id: user.organizationId,
-  };
+  return { ...accountUserResource(user), organization_id: user.organizationId };
 }
 
 /** Registers GET /v1/users/me/. */

@@ -96,4 +96,21 @@ export class RefreshTokenRepo {
       .prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL')
       .run(now, clientId);
   }
+
+  /** Revokes a user's tokens for one organization (the user left it or was deleted). */
+  revokeUserInOrganization(userId: string, organizationId: string, now: number): void {
+    this.db
+      .prepare(
+        `UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND organization_id = ?
+         AND revoked_at IS NULL`,
+      )
+      .run(now, userId, organizationId);
+  }
+
+  /** Revokes every token issued for an organization (it is being deleted). */
+  revokeOrganization(organizationId: string, now: number): void {
+    this.db
+      .prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE organization_id = ? AND revoked_at IS NULL')
+      .run(now, organizationId);
+  }
 }

@@ -7,6 +7,8 @@ import { ConnectorRepo } from '../connectors/connector-repo.js';
 import { type EmulatorDatabase, openEmulatorDatabase } from './database.js';
 import { GroupRepo } from '../groups/group-repo.js';
 import { JobRepo } from '../jobs/job-repo.js';
+import { InvitationRepo } from '../accounts/invitation-repo.js';
+import { MembershipRepo } from '../accounts/membership-repo.js';
 import { OAuthClientRepo } from '../clients/oauth-client-repo.js';
 import { OrganizationRepo } from '../accounts/organization-repo.js';
 import { PrinterRepo } from '../printers/printer-repo.js';
@@ -41,6 +43,10 @@ export class EmulatorStore {
   readonly webhookEndpoints: WebhookEndpointRepo;
   /** Webhook events, the delivery queue and retry-all runs. */
   readonly webhookDeliveries: WebhookDeliveryRepo;
+  /** Users' memberships of organizations. */
+  readonly memberships: MembershipRepo;
+  /** Invitations to organizations. */
+  readonly invitations: InvitationRepo;
 
   constructor(readonly db: EmulatorDatabase) {
     this.organizations = new OrganizationRepo(db);
@@ -58,6 +64,8 @@ export class EmulatorStore {
     this.printingUsers = new PrintingUserRepo(db);
     this.webhookEndpoints = new WebhookEndpointRepo(db);
     this.webhookDeliveries = new WebhookDeliveryRepo(db);
+    this.memberships = new MembershipRepo(db);
+    this.invitations = new InvitationRepo(db);
   }
 
   /** Runs `fn` in one transaction. */

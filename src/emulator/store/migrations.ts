@@ -411,4 +411,48 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE idempotency_key IS NOT NULL;
       CREATE INDEX local_jobs_printer ON local_jobs(organization_id, printer_id, created_at);`,
   },
+  {
+    version: 17,
+    name: 'accounts and partners: memberships, invitations, mail outbox, managed organizations',
+    sql: `
+      ALTER TABLE organizations ADD COLUMN currency_code TEXT NOT NULL DEFAULT 'EUR';
+      ALTER TABLE organizations ADD COLUMN is_partner INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE organizations ADD COLUMN managed_by TEXT REFERENCES organizations(id) ON DELETE SET NULL;
+      ALTER TABLE organizations ADD COLUMN owner_user_id TEXT;
+      CREATE TABLE memberships (
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        roles TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (user_id, organization_id)
+      );
+      CREATE INDEX memberships_org ON memberships(organization_id, created_at);
+      INSERT INTO memberships (user_id, organization_id, roles, created_at)
+        SELECT id, organization_id, roles, created_at FROM users;
+      CREATE TABLE invitations (
+        id TEXT PRIMARY KEY,
+        organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        email TEXT NOT NULL COLLATE NOCASE,
+        first_name TEXT NOT NULL DEFAULT '',
+        last_name TEXT NOT NULL DEFAULT '',
+        preferred_language TEXT NOT NULL DEFAULT 'en',
+        roles TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        expire_at INTEGER NOT NULL,
+        accepted_at INTEGER,
+        accepted_user_id TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX invitations_org ON invitations(organization_id, created_at);
+      CREATE TABLE mail_outbox (
+        id TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL UNIQUE,
+        recipient TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        body TEXT NOT NULL,
+        link TEXT,
+        created_at INTEGER NOT NULL
+      );`,
+  },
 ];

@@ -11,12 +11,13 @@ export function applySeed(store: EmulatorStore, seed: EmulatorSeed, now: number)
   if (store.organizations.count() > 0) return false;
   store.transaction(() => {
     for (const org of seed.organizations) seedOrganization(store, org, now);
+    for (const org of seed.organizations) seedManagedOrganizations(store, org);
   });
   return true;
 }
 
 function seedOrganization(store: EmulatorStore, seed: SeedOrganization, now: number): void {
-  const org = store.organizations.create(seed.name, now);
+  const org = store.organizations.create(seed.name, now, { isPartner: seed.partner });
   for (const u of seed.users) {
     const user = store.users.create(
       {
@@ -46,11 +47,25 @@ function seedOrganization(store: EmulatorStore, seed: SeedOrganization, now: num
         allowedScopes: c.allowed_scopes,
         tenantMode: c.tenant_mode,
         protected: c.protected,
+        partnerScoped: seed.partner,
       },
       now,
     );
   }
   for (const p of seed.printers) {
     store.printerSettings.setPullPrintingPassword(org.id, p.name, p.pull_printing_password ?? null);
+  }
+}
+
+/** Links a partner to the organizations it manages (named in `manages`; each must be in the seed). */
+function seedManagedOrganizations(store: EmulatorStore, seed: SeedOrganization): void {
+  if (seed.manages.length === 0) return;
+  if (!seed.partner) throw new Error(`seed: organization "${seed.name}" lists manages but is not a partner`);
+  const partner = store.organizations.findByName(seed.name)!;
+  for (const name of seed.manages) {
+    const managed = store.organizations.findByName(name);
+    if (!managed)
+      throw new Error(`seed: partner "${seed.name}" manages "${name}", which the seed does not hold`);
+    store.organizations.setManagedBy(managed.id, partner.id);
   }
 }

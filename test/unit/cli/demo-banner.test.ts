@@ -24,6 +24,10 @@ describe('demoBanner', () => {
       '04A1B2C3D4',
       'demo-device',
       'admin@other.test / other-admin',
+      'partner@partner.test / demo-partner',
+      'client partner-app / partner-secret',
+      'manages "Demo Org" and "Other Org"',
+      'http://127.0.0.1:8080/_emulator/mail',
     ]) {
       expect(banner).toContain(text);
     }

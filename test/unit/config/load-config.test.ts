@@ -264,7 +264,7 @@ describe('emulator seed', () => {
     const seed = parseEmulatorSeed('organizations:\n  - name: O\n', 's.yaml', { env: {} });
     expect(seed).toEqual({
       version: 1,
-      organizations: [{ name: 'O', users: [], oauth_clients: [], printers: [] }],
+      organizations: [{ name: 'O', users: [], oauth_clients: [], printers: [], partner: false, manages: [] }],
     });
     const issues = checkConfig(
       'emulator',

@@ -1,0 +1,123 @@
+/**
+ * Invitations of the caller's organization ({auth_url}, admin only, `account` scope):
+ *   POST  /v1/userinvitations/        email, expire_date (required) -> 201 invitation, link mailed
+ *   GET   /v1/userinvitations/        paginated invitations, oldest first
+ *   PATCH /v1/userinvitations/<id>/   optional email, expire_date -> resent with a fresh link
+ * and the browser page of the mailed link:
+ *   GET  /accounts/invitation?token=  the acceptance form (404/410 page when not usable)
+ *   POST /accounts/invitation         form fields token, first_name, last_name, password
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GoneError, NotFoundError, ValidationError } from '../../lib/errors.js';
+import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
+import type { EmulatorRoutePlugin } from '../context.js';
+import { requireScopes } from '../http/bearer-auth.js';
+import { envelope, parsePage, requestBaseUrl } from '../http/pagination.js';
+import {
+  renderInvitationAccepted,
+  renderInvitationForm,
+  renderInvitationUnusable,
+} from '../web/invitation-page.js';
+import { requireAccountAdmin } from './account-user-routes.js';
+import {
+  type AcceptanceForm,
+  INVITATION_PAGE_PATH,
+  type InvitationService,
+  MIN_PASSWORD_LENGTH,
+} from './invitation-service.js';
+
+type IdParams = { Params: { id: string } };
+
+/** Registers the invitation API and the acceptance page. */
+export const invitationRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+  const { invitations, publicUrl } = context;
+  const auth = { preHandler: [requireScopes(REQUIRED_SCOPE.account), requireAccountAdmin('invitations')] };
+  const base = (request: FastifyRequest) => requestBaseUrl(request, publicUrl);
+
+  app.post('/v1/userinvitations', auth, async (request, reply) => {
+    const invitee = invitations.parseNew(request.body);
+    const inv = invitations.invite(request.auth.organizationId, invitee, base(request));
+    return reply.status(201).send(invitations.resource(inv));
+  });
+
+  app.get('/v1/userinvitations', auth, async (request) => {
+    const page = parsePage(request.query as Record<string, unknown>);
+    const { count, results } = invitations.list(request.auth.organizationId, page.limit, page.offset);
+    return envelope(request, publicUrl, page, count, results);
+  });
+
+  app.patch<IdParams>('/v1/userinvitations/:id', auth, async (request) => {
+    const inv = invitations.resend(
+      request.auth.organizationId,
+      request.params.id,
+      request.body ?? {},
+      base(request),
+    );
+    return invitations.resource(inv);
+  });
+
+  app.get(INVITATION_PAGE_PATH, async (request, reply) => {
+    const token = (request.query as Record<string, unknown>)['token'];
+    return showForm(reply, invitations, typeof token === 'string' ? token : '', undefined);
+  });
+
+  app.post(INVITATION_PAGE_PATH, async (request, reply) => {
+    const form = (request.body ?? {}) as Record<string, string | undefined>;
+    const token = form['token'] ?? '';
+    const input: AcceptanceForm = {
+      firstName: form['first_name'],
+      lastName: form['last_name'],
+      password: form['password'],
+    };
+    try {
+      const view = invitations.view(token);
+      const user = invitations.accept(token, input);
+      return page(reply, 200, renderInvitationAccepted(view.organizationName, user.email));
+    } catch (error) {
+      if (error instanceof ValidationError)
+        return showForm(reply.status(400), invitations, token, error.message, input);
+      if (error instanceof GoneError || error instanceof NotFoundError)
+        return showForm(reply, invitations, token, undefined);
+      throw error;
+    }
+  });
+};
+
+function showForm(
+  reply: FastifyReply,
+  invitations: InvitationService,
+  token: string,
+  error: string | undefined,
+  typed: AcceptanceForm = {},
+) {
+  try {
+    const { invitation, organizationName, existingUser } = invitations.view(token);
+    const status = invitations.status(invitation);
+    if (status !== 'OPEN') throw new GoneError(`This invitation is ${status.toLowerCase()}.`);
+    const html = renderInvitationForm({
+      action: INVITATION_PAGE_PATH,
+      token,
+      organizationName,
+      email: invitation.email,
+      existingAccount: existingUser !== undefined,
+      firstName: typed.firstName ?? invitation.firstName,
+      lastName: typed.lastName ?? invitation.lastName,
+      minPasswordLength: MIN_PASSWORD_LENGTH,
+      ...(error === undefined ? {} : { error }),
+    });
+    return page(reply, reply.statusCode, html);
+  } catch (failure) {
+    if (failure instanceof NotFoundError)
+      return page(
+        reply,
+        404,
+        renderInvitationUnusable('This invitation link is not valid (unknown, or replaced by a newer one).'),
+      );
+    if (failure instanceof GoneError) return page(reply, 410, renderInvitationUnusable(failure.message));
+    throw failure;
+  }
+}
+
+function page(reply: FastifyReply, status: number, body: string) {
+  return reply.status(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body);
+}
