@@ -42,6 +42,9 @@ import { InvitationService } from './accounts/invitation-service.js';
 import { MailOutbox } from './accounts/mail-outbox.js';
 import { invitationRoutes } from './accounts/invitation-routes.js';
 import { mailRoutes } from './accounts/mail-routes.js';
+import { partnerRoutes } from './partner/partner-routes.js';
+import { PartnerMemberService } from './partner/partner-member-service.js';
+import { PartnerOrganizationService } from './partner/partner-organization-service.js';
 import { AssignmentService } from './groups/assignment-service.js';
 import { AuthorizationCodeService } from './oauth/authorization-codes.js';
 import { startPrinterParts } from './printers/capability-service.js';
@@ -144,6 +147,7 @@ async function registerRoutes(app: FastifyInstance, context: EmulatorContext): P
   await app.register(accountUserRoutes, { context });
   await app.register(invitationRoutes, { context });
   await app.register(mailRoutes, { context });
+  await app.register(partnerRoutes, { context });
   await app.register(openidRoutes, { context });
   await app.register(printerRoutes, { context });
   // Capabilities, connectors and drivers of the admin API.
@@ -188,6 +192,16 @@ async function createContext(
     const pull = await startPullServices({ store, jobs, files, clock, logger, dataDir: options.dataDir });
     const memberships = new MembershipService(store, clock, logger);
     const mail = new MailOutbox(store.db, clock);
+    const invitations = new InvitationService(store, memberships, mail, clock, logger);
+    const oauthClients = new OAuthClientService(store, clock, logger);
+    const partnerOrganizations = new PartnerOrganizationService(
+      store,
+      memberships,
+      invitations,
+      oauthClients,
+      clock,
+      logger,
+    );
     const context: EmulatorContext = {
       store,
       logger,
@@ -202,7 +216,7 @@ async function createContext(
       ...printerParts,
       pairings: new PairingService(store, tokens, clock, logger),
       authorizationCodes: new AuthorizationCodeService(store, tokens, clock, logger),
-      oauthClients: new OAuthClientService(store, clock, logger),
+      oauthClients,
       groups,
       assignments,
       files,
@@ -213,8 +227,10 @@ async function createContext(
       webhooks: webhookParts.service,
       memberships,
       accountUsers: new AccountUserService(store, memberships, logger),
-      invitations: new InvitationService(store, memberships, mail, clock, logger),
+      invitations,
       mail,
+      partnerOrganizations,
+      partnerMembers: new PartnerMemberService(store, memberships, partnerOrganizations),
     };
     return { context, webhookParts };
   } catch (error) {

@@ -10,6 +10,8 @@ import type { AccountUserService } from './accounts/account-user-service.js';
 import type { InvitationService } from './accounts/invitation-service.js';
 import type { MailOutbox } from './accounts/mail-outbox.js';
 import type { MembershipService } from './accounts/membership-service.js';
+import type { PartnerMemberService } from './partner/partner-member-service.js';
+import type { PartnerOrganizationService } from './partner/partner-organization-service.js';
 import type { AssignmentService } from './groups/assignment-service.js';
 import type { AuthorizationCodeService } from './oauth/authorization-codes.js';
 import type { CapabilityService } from './printers/capability-service.js';
@@ -78,6 +80,10 @@ export interface EmulatorContext {
   invitations: InvitationService;
   /** The mail outbox (GET /_emulator/mail); nothing is sent. */
   mail: MailOutbox;
+  /** The partner API's organizations. */
+  partnerOrganizations: PartnerOrganizationService;
+  /** The partner API's members and memberships. */
+  partnerMembers: PartnerMemberService;
 }
 
 /** Options every emulator route plugin is registered with. */

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultEmulatorSeed } from '../../src/config/demo-seed.js';
 import { openEmulatorDatabase, runMigrations, schemaVersion } from '../../src/emulator/store/database.js';
@@ -72,6 +73,40 @@ describe('seed', () => {
       ),
     ).toBe(true);
     store.close();
+  });
+
+  it('refuses manages on a non-partner or naming an organization the seed lacks, seeding nothing', () => {
+    const notPartner = defaultEmulatorSeed();
+    notPartner.organizations[1]!.manages = [DEMO.organization];
+    const store = openEmulatorStore(':memory:');
+    expect(() => applySeed(store, notPartner, 1)).toThrow(
+      'seed: organization "Other Org" lists manages but is not a partner',
+    );
+    const unknown = defaultEmulatorSeed();
+    unknown.organizations[2]!.manages = ['Nowhere Org'];
+    expect(() => applySeed(store, unknown, 1)).toThrow(
+      'seed: partner "Demo Partner" manages "Nowhere Org", which the seed does not hold',
+    );
+    expect(store.organizations.count()).toBe(0);
+    store.close();
+  });
+
+  it('migration 12 gives every existing user a membership of its organization', () => {
+    const db = new Database(':memory:');
+    runMigrations(
+      db,
+      MIGRATIONS.filter((m) => m.version < 12),
+    );
+    db.prepare("INSERT INTO organizations (id, name, created_at) VALUES ('o1', 'Old Org', 1)").run();
+    db.prepare(
+      `INSERT INTO users (id, organization_id, email, password_hash, roles, created_at)
+       VALUES ('u1', 'o1', 'old@old.test', 'x', '["admin","user"]', 5)`,
+    ).run();
+    runMigrations(db, MIGRATIONS);
+    expect(db.prepare('SELECT * FROM memberships').all()).toEqual([
+      { user_id: 'u1', organization_id: 'o1', roles: '["admin","user"]', created_at: 5 },
+    ]);
+    db.close();
   });
 
   it('hashes with a salt and verifies in constant time', () => {

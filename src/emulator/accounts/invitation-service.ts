@@ -225,6 +225,7 @@ export class InvitationService {
         lastName,
         roles: inv.roles,
         pullPrintingEnabled: true,
+        preferredLanguage: inv.preferredLanguage,
       },
       this.clock.now(),
     );

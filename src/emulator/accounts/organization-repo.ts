@@ -122,8 +122,16 @@ export class OrganizationRepo {
     this.db.prepare('UPDATE organizations SET name = ? WHERE id = ?').run(name, id);
   }
 
-  /** Deletes the row; foreign keys remove what belongs to it. */
+  /**
+   * Deletes the organization: first the records that name it without a foreign key (jobs and
+   * their events, stored-file records, refresh tokens, the client-creation log), then the row,
+   * whose foreign keys remove printers, connectors, groups, clients, invitations, memberships,
+   * cards and pull-printing state. Run inside the caller's transaction.
+   */
   delete(id: string): void {
+    for (const table of ['jobs', 'stored_files', 'refresh_tokens', 'oauth_client_creations']) {
+      this.db.prepare(`DELETE FROM ${table} WHERE organization_id = ?`).run(id);
+    }
     this.db.prepare('DELETE FROM organizations WHERE id = ?').run(id);
   }
 

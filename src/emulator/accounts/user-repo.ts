@@ -18,6 +18,8 @@ export interface User {
   lastName: string;
   roles: UserRole[];
   pullPrintingEnabled: boolean;
+  /** en or de (partner invitations set it). */
+  preferredLanguage: string;
   createdAt: number;
 }
 
@@ -32,6 +34,8 @@ export interface NewUser {
   pullPrintingEnabled: boolean;
   /** A chosen id (an invitation announces the id of the user it will create); default random. */
   id?: string;
+  /** Default en. */
+  preferredLanguage?: string;
 }
 
 /** Fields of an account user that PATCH may change. */
@@ -50,6 +54,7 @@ interface UserRow {
   last_name: string;
   roles: string;
   pull_printing_enabled: number;
+  preferred_language: string;
   created_at: number;
 }
 
@@ -62,6 +67,7 @@ function toUser(r: UserRow): User {
     lastName: r.last_name,
     roles: JSON.parse(r.roles) as UserRole[],
     pullPrintingEnabled: r.pull_printing_enabled === 1,
+    preferredLanguage: r.preferred_language,
     createdAt: r.created_at,
   };
 }
@@ -76,7 +82,7 @@ export class UserRepo {
     this.db
       .prepare(
         `INSERT INTO users (id, organization_id, email, password_hash, first_name, last_name, roles,
-           pull_printing_enabled, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           pull_printing_enabled, created_at, preferred_language) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         id,
@@ -88,6 +94,7 @@ export class UserRepo {
         JSON.stringify(input.roles),
         input.pullPrintingEnabled ? 1 : 0,
         now,
+        input.preferredLanguage ?? 'en',
       );
     this.db
       .prepare('INSERT INTO memberships (user_id, organization_id, roles, created_at) VALUES (?, ?, ?, ?)')

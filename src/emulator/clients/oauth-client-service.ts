@@ -143,8 +143,7 @@ export class OAuthClientService {
 
   /**
    * The organization-delete rule: an organization that owns a live multi-tenant client cannot be
-   * deleted (409 tenant_mode_multi_clients_exist). The emulator cannot delete organizations yet;
-   * the future delete route calls this first.
+   * deleted (409 tenant_mode_multi_clients_exist). The partner API's delete calls this first.
    */
   assertOrganizationDeletable(organizationId: string): void {
     if (this.store.clients.hasLiveMultiTenant(organizationId)) {

@@ -419,6 +419,7 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE organizations ADD COLUMN is_partner INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE organizations ADD COLUMN managed_by TEXT REFERENCES organizations(id) ON DELETE SET NULL;
       ALTER TABLE organizations ADD COLUMN owner_user_id TEXT;
+      ALTER TABLE users ADD COLUMN preferred_language TEXT NOT NULL DEFAULT 'en';
       CREATE TABLE memberships (
         user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
         organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,

@@ -1,0 +1,104 @@
+/**
+ * The partner API ({auth_url}/partner/v1/), for admins of a partner account (token with the
+ * `account` scope; any other caller 403):
+ *   POST/GET            /partner/v1/organizations/
+ *   GET/PATCH/DELETE    /partner/v1/organizations/<organization_id>
+ *   GET/POST            /partner/v1/organizations/<organization_id>/members/        (expand=user)
+ *   GET/PATCH/DELETE    /partner/v1/organizations/<organization_id>/members/<user_id>
+ *   GET                 /partner/v1/users/<user_id>/memberships/                    (expand=organization)
+ *   GET                 /partner/v1/users/<user_id>/memberships/<organization_id>/
+ * Organizations the partner does not manage answer 404.
+ */
+import type { FastifyRequest } from 'fastify';
+import { ForbiddenError } from '../../lib/errors.js';
+import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
+import type { EmulatorRoutePlugin } from '../context.js';
+import { requireScopes } from '../http/bearer-auth.js';
+import { envelope, parsePage, requestBaseUrl } from '../http/pagination.js';
+import { parseExpand } from './partner-member-service.js';
+import { organizationResource } from './partner-organization-service.js';
+
+type OrgParams = { Params: { orgId: string } };
+type MemberParams = { Params: { orgId: string; userId: string } };
+type UserParams = { Params: { userId: string } };
+
+const ORGS = '/partner/v1/organizations';
+
+/** Registers the partner routes. */
+export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+  const { partnerOrganizations: orgs, partnerMembers: members, publicUrl } = context;
+  const auth = { preHandler: [requireScopes(REQUIRED_SCOPE.account), requirePartner] };
+  const query = (request: FastifyRequest) => request.query as Record<string, unknown>;
+  const partner = (request: FastifyRequest) => request.auth.organizationId;
+
+  app.post(ORGS, auth, async (request, reply) =>
+    reply.status(201).send(orgs.create(partner(request), request.body, requestBaseUrl(request, publicUrl))),
+  );
+  app.get(ORGS, auth, async (request) => {
+    const page = parsePage(query(request));
+    const { count, results } = orgs.list(partner(request), page.limit, page.offset);
+    return envelope(request, publicUrl, page, count, results);
+  });
+  app.get<OrgParams>(`${ORGS}/:orgId`, auth, async (request) =>
+    organizationResource(orgs.managed(partner(request), request.params.orgId)),
+  );
+  app.patch<OrgParams>(`${ORGS}/:orgId`, auth, async (request) =>
+    orgs.rename(partner(request), request.params.orgId, request.body ?? {}),
+  );
+  app.delete<OrgParams>(`${ORGS}/:orgId`, auth, async (request, reply) => {
+    orgs.delete(partner(request), request.params.orgId);
+    return reply.status(204).send();
+  });
+
+  app.get<OrgParams>(`${ORGS}/:orgId/members`, auth, async (request) => {
+    const page = parsePage(query(request));
+    const expand = parseExpand(query(request)['expand'], 'user');
+    const { count, results } = members.list(
+      partner(request),
+      request.params.orgId,
+      expand,
+      page.limit,
+      page.offset,
+    );
+    return envelope(request, publicUrl, page, count, results);
+  });
+  app.post<OrgParams>(`${ORGS}/:orgId/members`, auth, async (request, reply) =>
+    reply.status(201).send(members.add(partner(request), request.params.orgId, request.body)),
+  );
+  app.get<MemberParams>(`${ORGS}/:orgId/members/:userId`, auth, async (request) => {
+    const expand = parseExpand(query(request)['expand'], 'user');
+    return members.get(partner(request), request.params.orgId, request.params.userId, expand);
+  });
+  app.patch<MemberParams>(`${ORGS}/:orgId/members/:userId`, auth, async (request) =>
+    members.setRoles(partner(request), request.params.orgId, request.params.userId, request.body ?? {}),
+  );
+  app.delete<MemberParams>(`${ORGS}/:orgId/members/:userId`, auth, async (request, reply) => {
+    members.remove(partner(request), request.params.orgId, request.params.userId);
+    return reply.status(204).send();
+  });
+
+  app.get<UserParams>('/partner/v1/users/:userId/memberships', auth, async (request) => {
+    const page = parsePage(query(request));
+    const expand = parseExpand(query(request)['expand'], 'organization');
+    const { count, results } = members.listOfUser(
+      partner(request),
+      request.params.userId,
+      expand,
+      page.limit,
+      page.offset,
+    );
+    return envelope(request, publicUrl, page, count, results);
+  });
+  app.get<MemberParams>('/partner/v1/users/:userId/memberships/:orgId', auth, async (request) => {
+    const expand = parseExpand(query(request)['expand'], 'organization');
+    return members.getOfUser(partner(request), request.params.userId, request.params.orgId, expand);
+  });
+};
+
+/** 403 unless the caller is an admin (a user, not a client) of a partner account. */
+async function requirePartner(request: FastifyRequest): Promise<void> {
+  const { kind, roles, organizationId } = request.auth;
+  const org = request.server.emulator.store.organizations.findById(organizationId);
+  if (kind !== 'user' || !roles.includes('admin') || !org?.isPartner)
+    throw new ForbiddenError('the partner API needs a token of an admin of a partner account');
+}
