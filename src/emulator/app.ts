@@ -16,6 +16,7 @@ import { type Clock, systemClock } from '../lib/clock.js';
 import type { Logger } from '../log/logger.js';
 import type { EmulatorContext } from './context.js';
 import { installErrorHandlers } from './http/error-handler.js';
+import { registerOpenApi } from './http/openapi.js';
 import { PathOnlyLogController } from './http/request-log.js';
 import { assignmentRoutes } from './groups/assignment-routes.js';
 import { connectorChannelRoutes } from './connectors/connector-channel-routes.js';
@@ -117,6 +118,7 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
   // Signs the sign-in pages' session cookie; a new secret per start (sessions do not survive restarts).
   await app.register(cookie, { secret: randomBytes(32).toString('base64url') });
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
+  await registerOpenApi(app);
   await registerRoutes(app, context);
   // Release long polls and close channels first, so in-flight requests finish before the store closes.
   app.addHook('preClose', async () => {

@@ -14,6 +14,7 @@ import type { WebhookOptions } from '../../src/emulator/webhooks/webhook-parts.j
 import { ManualClock } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { ConnectorRegistration } from '../../src/protocol/connector-channel.js';
+import { checkResponseAgainstOpenApi } from '../support/openapi-responses.js';
 
 export { DEMO };
 
@@ -127,11 +128,9 @@ export async function call<T = any>(
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.body.text();
-  return {
-    status: res.statusCode,
-    headers: res.headers,
-    body: (text === '' ? undefined : JSON.parse(text)) as T,
-  };
+  const parsed = text === '' ? undefined : JSON.parse(text);
+  await checkResponseAgainstOpenApi(baseUrl, method, path, res.statusCode, parsed);
+  return { status: res.statusCode, headers: res.headers, body: parsed as T };
 }
 
 /**

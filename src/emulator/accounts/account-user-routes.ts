@@ -13,6 +13,7 @@ import { requireScopes } from '../http/bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
 import type { AccountCaller } from './account-user-service.js';
+import { accountUserSchemas } from './account-schemas.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -39,22 +40,26 @@ export const accountUserRoutes: EmulatorRoutePlugin = async (app, { context }) =
   const { accountUsers, publicUrl } = context;
   const auth = { preHandler: requireScopes(REQUIRED_SCOPE.account) };
 
-  app.get('/v1/users', auth, async (request) => {
+  app.get('/v1/users', { ...auth, schema: accountUserSchemas.list }, async (request) => {
     const page = parsePage(request.query as Record<string, unknown>, { pageNumbers: true });
     const { count, results } = accountUsers.list(accountCaller(request), page.limit, page.offset);
     return envelope(request, publicUrl, page, count, results);
   });
 
-  app.get<IdParams>('/v1/users/:id', auth, async (request) =>
+  app.get<IdParams>('/v1/users/:id', { ...auth, schema: accountUserSchemas.get }, async (request) =>
     accountUsers.get(accountCaller(request), request.params.id),
   );
 
-  app.patch<IdParams>('/v1/users/:id', auth, async (request) =>
+  app.patch<IdParams>('/v1/users/:id', { ...auth, schema: accountUserSchemas.patch }, async (request) =>
     accountUsers.patch(accountCaller(request), request.params.id, request.body ?? {}),
   );
 
-  app.delete<IdParams>('/v1/users/:id', auth, async (request, reply) => {
-    accountUsers.remove(accountCaller(request), request.params.id);
-    return reply.status(204).send();
-  });
+  app.delete<IdParams>(
+    '/v1/users/:id',
+    { ...auth, schema: accountUserSchemas.delete },
+    async (request, reply) => {
+      accountUsers.remove(accountCaller(request), request.params.id);
+      return reply.status(204).send();
+    },
+  );
 };

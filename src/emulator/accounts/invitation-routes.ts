@@ -19,6 +19,7 @@ import {
   renderInvitationUnusable,
 } from '../web/invitation-page.js';
 import { requireAccountAdmin } from './account-user-routes.js';
+import { invitationSchemas } from './account-schemas.js';
 import {
   type AcceptanceForm,
   INVITATION_PAGE_PATH,
@@ -34,27 +35,31 @@ export const invitationRoutes: EmulatorRoutePlugin = async (app, { context }) =>
   const auth = { preHandler: [requireScopes(REQUIRED_SCOPE.account), requireAccountAdmin('invitations')] };
   const base = (request: FastifyRequest) => requestBaseUrl(request, publicUrl);
 
-  app.post('/v1/userinvitations', auth, async (request, reply) => {
+  app.post('/v1/userinvitations', { ...auth, schema: invitationSchemas.create }, async (request, reply) => {
     const invitee = invitations.parseNew(request.body);
     const inv = invitations.invite(request.auth.organizationId, invitee, base(request));
     return reply.status(201).send(invitations.resource(inv));
   });
 
-  app.get('/v1/userinvitations', auth, async (request) => {
+  app.get('/v1/userinvitations', { ...auth, schema: invitationSchemas.list }, async (request) => {
     const page = parsePage(request.query as Record<string, unknown>);
     const { count, results } = invitations.list(request.auth.organizationId, page.limit, page.offset);
     return envelope(request, publicUrl, page, count, results);
   });
 
-  app.patch<IdParams>('/v1/userinvitations/:id', auth, async (request) => {
-    const inv = invitations.resend(
-      request.auth.organizationId,
-      request.params.id,
-      request.body ?? {},
-      base(request),
-    );
-    return invitations.resource(inv);
-  });
+  app.patch<IdParams>(
+    '/v1/userinvitations/:id',
+    { ...auth, schema: invitationSchemas.resend },
+    async (request) => {
+      const inv = invitations.resend(
+        request.auth.organizationId,
+        request.params.id,
+        request.body ?? {},
+        base(request),
+      );
+      return invitations.resource(inv);
+    },
+  );
 
   app.get(INVITATION_PAGE_PATH, async (request, reply) => {
     const token = (request.query as Record<string, unknown>)['token'];

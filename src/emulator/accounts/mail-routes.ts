@@ -9,6 +9,7 @@ import type { EmulatorRoutePlugin } from '../context.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { renderMailPage } from '../web/mail-page.js';
 import type { Mail } from './mail-outbox.js';
+import { mailSchema } from './account-schemas.js';
 
 /** The wire form of a mail. */
 export function mailResource(mail: Mail): Record<string, unknown> {
@@ -30,7 +31,7 @@ function wantsHtml(request: FastifyRequest): boolean {
 /** Registers the outbox route. */
 export const mailRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   const { mail, publicUrl } = context;
-  app.get('/_emulator/mail', async (request, reply) => {
+  app.get('/_emulator/mail', { schema: mailSchema }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const to = typeof query['to'] === 'string' && query['to'] !== '' ? query['to'] : undefined;
     const page = parsePage(query);

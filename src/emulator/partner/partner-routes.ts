@@ -17,6 +17,7 @@ import { requireScopes } from '../http/bearer-auth.js';
 import { envelope, parsePage, requestBaseUrl } from '../http/pagination.js';
 import { parseExpand } from './partner-member-service.js';
 import { organizationResource } from './partner-organization-service.js';
+import { partnerSchemas } from './partner-schemas.js';
 
 type OrgParams = { Params: { orgId: string } };
 type MemberParams = { Params: { orgId: string; userId: string } };
@@ -31,68 +32,100 @@ export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   const query = (request: FastifyRequest) => request.query as Record<string, unknown>;
   const partner = (request: FastifyRequest) => request.auth.organizationId;
 
-  app.post(ORGS, auth, async (request, reply) =>
+  app.post(ORGS, { ...auth, schema: partnerSchemas.createOrganization }, async (request, reply) =>
     reply.status(201).send(orgs.create(partner(request), request.body, requestBaseUrl(request, publicUrl))),
   );
-  app.get(ORGS, auth, async (request) => {
+  app.get(ORGS, { ...auth, schema: partnerSchemas.listOrganizations }, async (request) => {
     const page = parsePage(query(request));
     const { count, results } = orgs.list(partner(request), page.limit, page.offset);
     return envelope(request, publicUrl, page, count, results);
   });
-  app.get<OrgParams>(`${ORGS}/:orgId`, auth, async (request) =>
+  app.get<OrgParams>(`${ORGS}/:orgId`, { ...auth, schema: partnerSchemas.getOrganization }, async (request) =>
     organizationResource(orgs.managed(partner(request), request.params.orgId)),
   );
-  app.patch<OrgParams>(`${ORGS}/:orgId`, auth, async (request) =>
-    orgs.rename(partner(request), request.params.orgId, request.body ?? {}),
+  app.patch<OrgParams>(
+    `${ORGS}/:orgId`,
+    { ...auth, schema: partnerSchemas.renameOrganization },
+    async (request) => orgs.rename(partner(request), request.params.orgId, request.body ?? {}),
   );
-  app.delete<OrgParams>(`${ORGS}/:orgId`, auth, async (request, reply) => {
-    orgs.delete(partner(request), request.params.orgId);
-    return reply.status(204).send();
-  });
+  app.delete<OrgParams>(
+    `${ORGS}/:orgId`,
+    { ...auth, schema: partnerSchemas.deleteOrganization },
+    async (request, reply) => {
+      orgs.delete(partner(request), request.params.orgId);
+      return reply.status(204).send();
+    },
+  );
 
-  app.get<OrgParams>(`${ORGS}/:orgId/members`, auth, async (request) => {
-    const page = parsePage(query(request));
-    const expand = parseExpand(query(request)['expand'], 'user');
-    const { count, results } = members.list(
-      partner(request),
-      request.params.orgId,
-      expand,
-      page.limit,
-      page.offset,
-    );
-    return envelope(request, publicUrl, page, count, results);
-  });
-  app.post<OrgParams>(`${ORGS}/:orgId/members`, auth, async (request, reply) =>
-    reply.status(201).send(members.add(partner(request), request.params.orgId, request.body)),
+  app.get<OrgParams>(
+    `${ORGS}/:orgId/members`,
+    { ...auth, schema: partnerSchemas.listMembers },
+    async (request) => {
+      const page = parsePage(query(request));
+      const expand = parseExpand(query(request)['expand'], 'user');
+      const { count, results } = members.list(
+        partner(request),
+        request.params.orgId,
+        expand,
+        page.limit,
+        page.offset,
+      );
+      return envelope(request, publicUrl, page, count, results);
+    },
   );
-  app.get<MemberParams>(`${ORGS}/:orgId/members/:userId`, auth, async (request) => {
-    const expand = parseExpand(query(request)['expand'], 'user');
-    return members.get(partner(request), request.params.orgId, request.params.userId, expand);
-  });
-  app.patch<MemberParams>(`${ORGS}/:orgId/members/:userId`, auth, async (request) =>
-    members.setRoles(partner(request), request.params.orgId, request.params.userId, request.body ?? {}),
+  app.post<OrgParams>(
+    `${ORGS}/:orgId/members`,
+    { ...auth, schema: partnerSchemas.addMember },
+    async (request, reply) =>
+      reply.status(201).send(members.add(partner(request), request.params.orgId, request.body)),
   );
-  app.delete<MemberParams>(`${ORGS}/:orgId/members/:userId`, auth, async (request, reply) => {
-    members.remove(partner(request), request.params.orgId, request.params.userId);
-    return reply.status(204).send();
-  });
+  app.get<MemberParams>(
+    `${ORGS}/:orgId/members/:userId`,
+    { ...auth, schema: partnerSchemas.getMember },
+    async (request) => {
+      const expand = parseExpand(query(request)['expand'], 'user');
+      return members.get(partner(request), request.params.orgId, request.params.userId, expand);
+    },
+  );
+  app.patch<MemberParams>(
+    `${ORGS}/:orgId/members/:userId`,
+    { ...auth, schema: partnerSchemas.patchMember },
+    async (request) =>
+      members.setRoles(partner(request), request.params.orgId, request.params.userId, request.body ?? {}),
+  );
+  app.delete<MemberParams>(
+    `${ORGS}/:orgId/members/:userId`,
+    { ...auth, schema: partnerSchemas.deleteMember },
+    async (request, reply) => {
+      members.remove(partner(request), request.params.orgId, request.params.userId);
+      return reply.status(204).send();
+    },
+  );
 
-  app.get<UserParams>('/partner/v1/users/:userId/memberships', auth, async (request) => {
-    const page = parsePage(query(request));
-    const expand = parseExpand(query(request)['expand'], 'organization');
-    const { count, results } = members.listOfUser(
-      partner(request),
-      request.params.userId,
-      expand,
-      page.limit,
-      page.offset,
-    );
-    return envelope(request, publicUrl, page, count, results);
-  });
-  app.get<MemberParams>('/partner/v1/users/:userId/memberships/:orgId', auth, async (request) => {
-    const expand = parseExpand(query(request)['expand'], 'organization');
-    return members.getOfUser(partner(request), request.params.userId, request.params.orgId, expand);
-  });
+  app.get<UserParams>(
+    '/partner/v1/users/:userId/memberships',
+    { ...auth, schema: partnerSchemas.listMemberships },
+    async (request) => {
+      const page = parsePage(query(request));
+      const expand = parseExpand(query(request)['expand'], 'organization');
+      const { count, results } = members.listOfUser(
+        partner(request),
+        request.params.userId,
+        expand,
+        page.limit,
+        page.offset,
+      );
+      return envelope(request, publicUrl, page, count, results);
+    },
+  );
+  app.get<MemberParams>(
+    '/partner/v1/users/:userId/memberships/:orgId',
+    { ...auth, schema: partnerSchemas.getMembership },
+    async (request) => {
+      const expand = parseExpand(query(request)['expand'], 'organization');
+      return members.getOfUser(partner(request), request.params.userId, request.params.orgId, expand);
+    },
+  );
 };
 
 /** 403 unless the caller is an admin (a user, not a client) of a partner account. */

@@ -1,0 +1,101 @@
+/**
+ * Route schemas of the account API (/v1/users/, /v1/userinvitations/) and the mail outbox:
+ * they shape the OpenAPI document and the serialized responses. Pure data.
+ */
+import { Type as T } from '@sinclair/typebox';
+import { DateTime, Nullable, Roles, Uuid, errorResponses, pageOf } from '../http/schemas.js';
+
+/** The account user resource. */
+export const AccountUserSchema = T.Object(
+  {
+    id: Uuid,
+    email: T.String(),
+    first_name: T.String(),
+    last_name: T.String(),
+    display_name: T.String(),
+    date_joined: DateTime,
+    cloud_profile: T.Null(),
+    id_profile: T.Null(),
+    user_invitations: T.Null(),
+    roles: Roles,
+    is_verified: T.Boolean(),
+  },
+  { additionalProperties: false },
+);
+
+/** The invitation resource. */
+export const InvitationSchema = T.Object(
+  {
+    id: Uuid,
+    updated: DateTime,
+    email: T.String(),
+    expire_date: DateTime,
+    delivery_status: T.Literal('SENT'),
+    invitation_status: T.Union([T.Literal('OPEN'), T.Literal('ACCEPTED'), T.Literal('EXPIRED')]),
+  },
+  { additionalProperties: false },
+);
+
+const MailSchema = T.Object(
+  {
+    id: Uuid,
+    to: T.String(),
+    subject: T.String(),
+    body: T.String(),
+    link: Nullable(T.String({ format: 'uri' })),
+    created: DateTime,
+  },
+  { additionalProperties: false },
+);
+
+const IdParams = T.Object({ id: T.String() });
+const PageQuery = T.Object({
+  limit: T.Optional(T.String({ description: '1 to 1000, default 20' })),
+  offset: T.Optional(T.String({ description: 'from 0' })),
+});
+const PageNumberQuery = T.Object({
+  ...PageQuery.properties,
+  page: T.Optional(T.String({ description: 'from 1 (when limit and offset are absent)' })),
+  per_page: T.Optional(T.String({ description: '1 to 1000' })),
+});
+const security = [{ bearer: [] }];
+const users = { tags: ['account users'], security };
+const invitations = { tags: ['invitations'], security };
+
+/** Schemas of the account-user routes. */
+export const accountUserSchemas = {
+  list: {
+    ...users,
+    querystring: PageNumberQuery,
+    response: { 200: pageOf(AccountUserSchema), ...errorResponses(400, 401, 403) },
+  },
+  get: { ...users, params: IdParams, response: { 200: AccountUserSchema, ...errorResponses(401, 403, 404) } },
+  patch: {
+    ...users,
+    params: IdParams,
+    response: { 200: AccountUserSchema, ...errorResponses(400, 401, 403, 404, 409) },
+  },
+  delete: { ...users, params: IdParams, response: { 204: T.Null(), ...errorResponses(401, 403, 404, 409) } },
+};
+
+/** Schemas of the invitation routes. */
+export const invitationSchemas = {
+  create: { ...invitations, response: { 201: InvitationSchema, ...errorResponses(400, 401, 403, 409) } },
+  list: {
+    ...invitations,
+    querystring: PageQuery,
+    response: { 200: pageOf(InvitationSchema), ...errorResponses(400, 401, 403) },
+  },
+  resend: {
+    ...invitations,
+    params: IdParams,
+    response: { 200: InvitationSchema, ...errorResponses(400, 401, 403, 404, 409) },
+  },
+};
+
+/** Schema of GET /_emulator/mail (JSON form). */
+export const mailSchema = {
+  tags: ['emulator'],
+  querystring: T.Object({ ...PageQuery.properties, to: T.Optional(T.String()) }),
+  response: { 200: pageOf(MailSchema), ...errorResponses(400) },
+};

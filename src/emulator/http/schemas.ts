@@ -1,0 +1,52 @@
+/**
+ * JSON Schemas shared by route definitions (and so by the OpenAPI document): the one error
+ * body, the paginated list envelope and the standard error responses. Pure data.
+ */
+import { type TSchema, Type as T } from '@sinclair/typebox';
+
+/** The one error body of every JSON error (docs/emulator.md "Errors"). */
+export const ErrorBodySchema = T.Object(
+  {
+    error: T.String({ description: 'stable error code' }),
+    message: T.String({ description: 'a sentence for people; never a secret' }),
+    field: T.Optional(T.String({ description: 'the input at fault' })),
+    rule: T.Optional(T.String({ description: 'the rule it broke' })),
+    error_description: T.Optional(T.String({ description: 'OAuth errors (RFC 6749/6750)' })),
+    errors: T.Optional(
+      T.Array(
+        T.Object(
+          { error: T.String(), message: T.String(), field: T.String(), rule: T.String() },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Error responses by status, for a route's `response` schema. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorBodySchema]));
+}
+
+/** The paginated list envelope `{ count, next, previous, results }` of `item`. */
+export function pageOf(item: TSchema): TSchema {
+  return T.Object(
+    {
+      count: T.Integer({ minimum: 0 }),
+      next: T.Union([T.String({ format: 'uri' }), T.Null()]),
+      previous: T.Union([T.String({ format: 'uri' }), T.Null()]),
+      results: T.Array(item),
+    },
+    { additionalProperties: false },
+  );
+}
+
+/** A UUID string. */
+export const Uuid = T.String({ format: 'uuid' });
+/** An ISO 8601 date-time string. */
+export const DateTime = T.String({ format: 'date-time' });
+/** Roles of a user in an organization. */
+export const Roles = T.Array(T.Union([T.Literal('admin'), T.Literal('user')]));
+/** A nullable value. */
+export const Nullable = (schema: TSchema) => T.Union([schema, T.Null()]);

@@ -1,0 +1,87 @@
+/**
+ * The response check of the test harness: every JSON response a test receives through the
+ * harness's `call()` is validated against the emulator's own /openapi.json (JSON Schema 2020-12,
+ * formats checked), so the document cannot drift from behaviour. A route or status without a
+ * response schema in the document is not checked (docs/emulator.md lists the covered routes).
+ * The document is fetched once per base URL and cached; a server without /openapi.json is not checked.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { request } from 'undici';
+
+interface Operation {
+  responses?: Record<string, { content?: Record<string, { schema?: object }> }>;
+}
+type PathItem = Record<string, Operation>;
+interface Route {
+  pattern: RegExp;
+  params: number;
+  item: PathItem;
+}
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv);
+const routesByBase = new Map<string, Promise<Route[]>>();
+const validators = new WeakMap<object, ValidateFunction>();
+
+/** Statistics for the coverage test: how many responses were validated, and how many not. */
+export const responseCheckStats = { validated: 0, unchecked: 0 };
+
+/** Throws when `body` does not match the document's schema for this method, path and status. */
+export async function checkResponseAgainstOpenApi(
+  baseUrl: string,
+  method: string,
+  path: string,
+  status: number,
+  body: unknown,
+): Promise<void> {
+  const pathname = new URL(path, 'http://x').pathname;
+  if (body === undefined || pathname === '/openapi.json') return;
+  const schema = schemaFor(await routes(baseUrl), method, pathname, status);
+  if (!schema) {
+    responseCheckStats.unchecked += 1;
+    return;
+  }
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    validators.set(schema, validate);
+  }
+  responseCheckStats.validated += 1;
+  if (!validate(body))
+    throw new Error(
+      `${method} ${pathname} ${status}: the response does not match /openapi.json: ${ajv.errorsText(validate.errors)}\n` +
+        JSON.stringify(body).slice(0, 500),
+    );
+}
+
+function schemaFor(all: Route[], method: string, pathname: string, status: number): object | undefined {
+  const trimmed = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
+  const matches = all.filter((r) => r.pattern.test(trimmed)).sort((a, b) => a.params - b.params);
+  const operation = matches[0]?.item[method.toLowerCase()];
+  return operation?.responses?.[String(status)]?.content?.['application/json']?.schema;
+}
+
+function routes(baseUrl: string): Promise<Route[]> {
+  let loaded = routesByBase.get(baseUrl);
+  if (!loaded) {
+    loaded = fetchRoutes(baseUrl);
+    routesByBase.set(baseUrl, loaded);
+  }
+  return loaded;
+}
+
+async function fetchRoutes(baseUrl: string): Promise<Route[]> {
+  const res = await request(`${baseUrl}/openapi.json`);
+  // A server that is not the emulator (no document) gets no checks.
+  if (res.statusCode !== 200) {
+    await res.body.dump();
+    return [];
+  }
+  const doc = (await res.body.json()) as { paths: Record<string, PathItem> };
+  return Object.entries(doc.paths).map(([template, item]) => {
+    const trimmed = template.length > 1 ? template.replace(/\/+$/, '') : template;
+    const source = trimmed.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+    return { pattern: new RegExp(`^${source}$`, 'i'), params: (template.match(/\{/g) ?? []).length, item };
+  });
+}
