@@ -148,6 +148,11 @@ export class Agent {
     return this.running?.copies?.eventsUrl;
   }
 
+  /** Why printers are not registered or not up to date after the last printer sync. */
+  printerProblems(): string[] {
+    return this.running?.sync?.problems().map((p) => p.error) ?? [];
+  }
+
   /** The configured release stations and their state (empty before start()). */
   releaseStations(): StationStatus[] {
     return this.running?.stations?.status() ?? [];

@@ -30,6 +30,9 @@ export interface DemoReleaseInfo {
   problem?: string;
 }
 
+/** The sample document the banner's and README's print commands use (relative to the checkout). */
+export const SAMPLE_DOCUMENT = 'docs/sample.pdf';
+
 /** The reader `printrelay swipe` sends to when no --reader is given. */
 export const DEFAULT_SWIPE_READER = 'socket://127.0.0.1:4711';
 
@@ -57,7 +60,7 @@ export function demoBanner(info: DemoInfo): string {
     `  Mail outbox        ${info.url}/_emulator/mail   (invitation e-mails; nothing is sent)`,
     '',
     'Print a file from another terminal:',
-    `  node bin/printrelay.js print README.md --printer "${DEMO.printer.name}" --url ${info.url}`,
+    `  node bin/printrelay.js print ${SAMPLE_DOCUMENT} --printer "${DEMO.printer.name}" --url ${info.url}`,
     '',
     'Or as an app would, with curl (copy and paste into bash):',
     ...curlSequence(info).map((line) => `  ${line}`),
@@ -98,7 +101,7 @@ export function pullPrintingLines(url: string, release: DemoReleaseInfo): string
   return [
     'Pull printing: hold a job in the queue, then release it with a card swipe:',
     `  Release station    "${release.printer}", reader ${release.reader} (${state})`,
-    `  node bin/printrelay.js print README.md --printer "${release.queue}" --url ${url} --timeout 3`,
+    `  node bin/printrelay.js print ${SAMPLE_DOCUMENT} --printer "${release.queue}" --url ${url} --timeout 3`,
     '  # the job waits in the queue (print stops waiting after 3 s) until the card is swiped:',
     `  ${swipe}`,
     '',

@@ -14,6 +14,7 @@ import { createServer } from 'node:net';
 import type { Writable } from 'node:stream';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
+import type { RegisteredPrinter } from '../agent/connector/registration.js';
 import type { StationStatus } from '../agent/release/release-stations.js';
 import type { AgentConfig } from '../config/agent-schema.js';
 import { DEMO, defaultEmulatorSeed, parseAgentConfig } from '../config/load-config.js';
@@ -75,7 +76,9 @@ export class DemoStack {
     await this.pairAgent(config, join(dataDir, 'agent'), signal);
     const agent = await this.startAgent(config, join(dataDir, 'agent'), signal);
     const clock = this.options.clock ?? systemClock;
-    const printerId = await waitForPrinter(url, this.options.readyTimeoutMs ?? 60_000, clock, signal);
+    const served = servedDemoPrinter(agent.printers(), agent.printerProblems(), dataDir);
+    const wait = { timeoutMs: this.options.readyTimeoutMs ?? 60_000, clock, signal };
+    const printerId = await waitForPrinter(url, served, wait);
     return { url, printerUri, printerId, printedDir, dataDir, release: releaseInfo(agent.releaseStations()) };
   }
 
@@ -236,21 +239,41 @@ export function demoAgentConfig(url: string, printerUri: string, release?: DemoR
   return parseAgentConfig(stringify(raw), '<demo agent configuration>', { env });
 }
 
-/** Polls GetPrinter as the demo user until the demo printer is listed; returns its cloud id. */
+/**
+ * The cloud id of the demo printer the agent registered and serves; a CliError saying what
+ * went wrong and how to fix it when the agent could not register it.
+ */
+function servedDemoPrinter(printers: RegisteredPrinter[], problems: string[], dataDir: string): string {
+  const served = printers.find((p) => p.config.name === DEMO.printer.name);
+  if (served) return served.cloudId;
+  const why = problems.length > 0 ? problems.join('; ') : 'the printer sync registered no printer';
+  throw new CliError(
+    `the agent could not register "${DEMO.printer.name}": ${why}. ` +
+      `Fix: start the demo with a fresh --data-dir (this one is ${dataDir}), ` +
+      'or see "Printer identity" in docs/configuration.md',
+  );
+}
+
+/**
+ * Polls GetPrinter as the demo user until the printer the agent serves (`cloudId`) is listed
+ * under the demo name; returns its cloud id.
+ */
 async function waitForPrinter(
   url: string,
-  timeoutMs: number,
-  clock: Clock,
-  signal?: AbortSignal,
+  cloudId: string,
+  wait: { timeoutMs: number; clock: Clock; signal?: AbortSignal | undefined },
 ): Promise<string> {
+  const { timeoutMs, clock, signal } = wait;
   const deadline = clock.now() + timeoutMs;
   let lastProblem = 'not listed yet';
   while (clock.now() < deadline) {
     throwIfAborted(signal);
     try {
       const id = await findDemoPrinter(url);
-      if (id) return id;
-      lastProblem = `"${DEMO.printer.name}" not listed by GetPrinter yet`;
+      if (id === cloudId) return id;
+      lastProblem = id
+        ? `GetPrinter lists "${DEMO.printer.name}" as ${id}, but the agent serves ${cloudId}`
+        : `"${DEMO.printer.name}" not listed by GetPrinter yet`;
     } catch (error) {
       lastProblem = errorMessage(error);
     }

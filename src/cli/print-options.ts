@@ -4,7 +4,7 @@
  */
 import { extname } from 'node:path';
 import { desktopPapers, paperById, paperByPwgName } from '../protocol/paper-sizes.js';
-import { isSupportedExtension } from '../protocol/sfapi-configuration.js';
+import { isSupportedExtension, SUPPORTED_FILE_EXTENSIONS } from '../protocol/sfapi-configuration.js';
 import { CliError, parseIntegerOption } from './cli-runtime.js';
 
 /** The print options as commander hands them over (all strings or booleans). */
@@ -60,11 +60,30 @@ export function printOptionFields(fileName: string, flags: PrintFlags): PrintOpt
   return fields;
 }
 
+/** Plain-text extensions the service does not list: such files are sent as `txt`. */
+export const TEXT_EXTENSIONS: readonly string[] = [
+  'md',
+  'markdown',
+  'text',
+  'json',
+  'yaml',
+  'yml',
+  'ini',
+  'conf',
+];
+
 function fileType(fileName: string, override?: string): string {
-  const type = (override ?? extname(fileName).slice(1)).toLowerCase();
-  if (!type) throw new CliError(`--type: the file has no extension; name its type, for example --type pdf`);
-  if (!isSupportedExtension(type))
-    throw new CliError(`--type: "${type}" is not a file type the service accepts`);
+  const given = (override ?? extname(fileName).slice(1)).toLowerCase();
+  if (!given) throw new CliError(`--type: the file has no extension; name its type, for example --type pdf`);
+  const type = TEXT_EXTENSIONS.includes(given) ? 'txt' : given;
+  if (!isSupportedExtension(type)) {
+    const source = override === undefined ? `the extension ".${given}"` : `"${given}"`;
+    throw new CliError(
+      `--type: ${source} is not a file type the service accepts; accepted: ` +
+        `${SUPPORTED_FILE_EXTENSIONS.join(', ')} (plain text: ${TEXT_EXTENSIONS.join(', ')}); ` +
+        'name the type of the content with --type, for example --type pdf',
+    );
+  }
   return type;
 }
 

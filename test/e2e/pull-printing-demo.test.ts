@@ -59,7 +59,7 @@ describe('the demo release station', () => {
     expect(info.release).toMatchObject({ printer: DEMO.printer.name, queue: QUEUE_PRINTER, running: true });
     expect(info.release?.reader).toMatch(/^socket:\/\/127\.0\.0\.1:\d+$/);
     const banner = demoBanner(info);
-    expect(banner).toContain(`print README.md --printer "${QUEUE_PRINTER}" --url ${info.url}`);
+    expect(banner).toContain(`print docs/sample.pdf --printer "${QUEUE_PRINTER}" --url ${info.url}`);
     expect(banner).toContain(`swipe ${DEMO.user.card} --reader ${info.release?.reader}`);
   });
 

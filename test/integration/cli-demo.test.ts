@@ -149,3 +149,53 @@ describe('printrelay demo on a taken port', () => {
     expect(result.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
   });
 });
+
+/** Runs one line of a banner with bash in the checkout, as a user pasting it would. */
+async function runBannerLine(line: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const checkout = join(import.meta.dirname, '..', '..');
+  return new Promise((resolve) => {
+    execFile('bash', ['-c', line], { cwd: checkout }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** The banner line that prints to "Demo Printer" with printrelay print, without its indent. */
+function bannerPrintLine(banner: string): string {
+  const line = banner.split('\n').find((l) => /^\s+node bin\/printrelay\.js print .*"Demo Printer"/.test(l));
+  if (!line) throw new Error(`no print line in the banner:\n${banner}`);
+  return line.trim();
+}
+
+describe('printrelay demo restarted on the same data directory', () => {
+  const restartDir = mkdtempSync(join(tmpdir(), 'printrelay-restart-'));
+  afterAll(() => rmSync(restartDir, { recursive: true, force: true }));
+
+  it('is ready again and the banner print command prints the sample document (Status 0)', async () => {
+    const data = join(restartDir, 'demo');
+    const first = new CliProcess(['demo', '--port', '0', '--data-dir', data]);
+    await first.waitFor(/^ready\b/m);
+    const firstId = (await first.waitFor(/cloud id (\S+)\)/))[1];
+    expect(await first.stop()).toBe(0);
+
+    const second = new CliProcess(['demo', '--port', '0', '--data-dir', data]);
+    try {
+      await second.waitFor(/^ready\b/m);
+      expect((await second.waitFor(/cloud id (\S+)\)/))[1]).toBe(firstId);
+      const line = bannerPrintLine(second.stdout);
+      expect(line).toMatch(
+        /^node bin\/printrelay\.js print docs\/sample\.pdf --printer "Demo Printer" --url /,
+      );
+      const result = await runBannerLine(line);
+      expect(result.stderr).toContain('status 0 PRINTED|COMPLETE| pages 2/2');
+      expect(result).toMatchObject({ code: 0 });
+      expect(result.stdout).toMatch(/^printed: job \S+, 2 page\(s\)\n$/);
+      const sample = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'sample.pdf'));
+      const printed = readdirSync(join(data, 'printed')).map((f) => readFileSync(join(data, 'printed', f)));
+      expect(printed.some((bytes) => bytes.equals(sample))).toBe(true);
+      expect(second.stdout).not.toContain('must be unique');
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+  }, 120_000);
+});

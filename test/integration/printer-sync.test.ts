@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PrinterSyncClient } from '../../src/agent/connector/printer-sync-client.js';
 import type { CloudPrinter } from '../../src/agent/connector/sync-types.js';
-import { silentLogger } from '../../src/log/logger.js';
+import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { VirtualPrinter } from '../../src/printing/virtual/virtual-printer.js';
 import { freePort } from '../support/peers.js';
 import { SettableDiscoverer, type SyncRig, startSyncRig } from '../support/sync-rig.js';
@@ -151,6 +151,77 @@ describe('printer sync with the emulator and virtual IPP printers', () => {
     expect(after.tp_id).toBe(before.tp_id);
     expect(rig.counter.writes().map((w) => w.method)).toEqual(['PATCH']);
     expect(rig.store.load().printers.find((r) => r.cloudId === before.id)?.uri).toBe(moved);
+  });
+
+  it('keeps the cloud printer of a configured printer that comes back on another port with another uuid', async () => {
+    const sync = rig.makeSync({ printers: [{ name: 'Moving', uri: uris[4] as string, enabled: true }] });
+    await sync.runNow();
+    const before = (await byName('Moving')) as CloudPrinter;
+    const replacement = new VirtualPrinter({
+      name: 'Moving again',
+      outputDir: join(rig.dir, 'printed-moved'),
+      logger: silentLogger(),
+    });
+    printers.push(replacement);
+    const movedUri = (await replacement.start()).uri;
+    rig.counter.reset();
+    const moved = rig.makeSync({ printers: [{ name: 'Moving', uri: movedUri, enabled: true }] });
+    const report = await moved.runNow();
+    expect(report.failed).toEqual([]);
+    expect(report.writes.create).toBeUndefined();
+    expect((await cloud()).map((p) => [p.id, p.name, p.tp_id])).toEqual([
+      [before.id, 'Moving', before.tp_id],
+    ]);
+    expect(moved.printers().map((p) => [p.cloudId, p.config.uri])).toEqual([[before.id, movedUri]]);
+    expect(rig.store.load().printers).toEqual([
+      expect.objectContaining({ cloudId: before.id, uri: movedUri, identity: 'config:moving' }),
+    ]);
+  });
+
+  it('a name taken by a printer of another connector: not registered, an error logged saying how to fix it', async () => {
+    const other = await rig.channel.register({
+      serial_string: 'other-connector',
+      type: 'Printserver',
+      readable_name: 'Another connector',
+      hostname: 'other',
+      internal_ip: '127.0.0.1',
+      external_ip: null,
+      os_type: 'Linux',
+      sw_version: '0.1.0',
+      supported_formats: 'RAW,PDF',
+    });
+    const theirs = await rig.channel.createPrinter(other.id, {
+      name: 'Shared Name',
+      status: 'Online',
+      tp_id: 1,
+      location: '',
+      vendor_name: '',
+      model_name: '',
+      pnp_id: '',
+      supported_formats: ['PDF'],
+    });
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'warn',
+      destination: { write: (line: string) => lines.push(line) },
+    });
+    const sync = rig.makeSync({
+      printers: [{ name: 'Shared Name', uri: uris[0] as string, enabled: true }],
+      logger,
+    });
+    const report = await sync.runNow();
+    const problem =
+      'printer name "Shared Name" is taken by a printer this connector does not own; rename this printer ' +
+      '(printers[].name in the agent configuration) or rename or delete the other printer in the service; ' +
+      'retried every sync';
+    expect(report.failed).toEqual([{ tpId: expect.any(Number), kind: 'create', error: problem }]);
+    expect(sync.problems().map((p) => p.error)).toEqual([problem]);
+    expect(sync.printers()).toEqual([]);
+    const logged = lines.map((l) => JSON.parse(l) as { level: string; msg: string; error?: string });
+    expect(logged).toContainEqual(
+      expect.objectContaining({ level: 'error', msg: 'printer not registered: name taken', error: problem }),
+    );
+    await rig.channel.deletePrinter(other.id, theirs.id);
   });
 
   it("lists the connector's printers across pages", async () => {

@@ -60,6 +60,19 @@ export class BackendPool {
   }
 }
 
+/**
+ * The stable local identity of a printer, strongest first: a configured printer is its
+ * configured name, a CUPS (or Windows) queue its queue name, a DNS-SD printer its IPP
+ * printer-uuid when it answered, else its DNS-SD instance name. The address is never part of
+ * it, so a printer whose URI or port changes keeps its cloud printer. Pure.
+ */
+export function printerIdentity(source: string, name: string, uuid?: string): string {
+  if (source === 'config') return `config:${name.toLowerCase()}`;
+  if (source === 'cups' || source === 'winspool') return `${source}:${name}`;
+  if (uuid) return `uuid:${uuid.toLowerCase()}`;
+  return `${source}:${name}`;
+}
+
 /** Configured (enabled) printers first, then discovered ones; one per URI and one per name. */
 export function wantedPrinters(
   configured: AgentPrinterConfig[],
@@ -94,13 +107,23 @@ export function wantedPrinters(
 export function localPrinterOf(
   entry: AgentPrinterConfig,
   description: PrinterDescription | undefined,
+  source?: string,
 ): LocalPrinter {
+  const identity = source ? { identity: printerIdentity(source, entry.name, description?.uuid) } : {};
   if (!description)
-    return { name: entry.name, uri: entry.uri, state: 'stopped', reachable: false, location: entry.location };
+    return {
+      name: entry.name,
+      uri: entry.uri,
+      ...identity,
+      state: 'stopped',
+      reachable: false,
+      location: entry.location,
+    };
   const [vendor, ...model] = description.makeAndModel.trim().split(/\s+/);
   return {
     name: entry.name,
     uri: entry.uri,
+    ...identity,
     uuid: description.uuid,
     deviceId: description.deviceId,
     state: description.state,
@@ -126,7 +149,7 @@ export async function describeAll(
   const worker = async () => {
     while (next < wanted.length) {
       const index = next++;
-      const { entry } = wanted[index] as WantedPrinter;
+      const { entry, source } = wanted[index] as WantedPrinter;
       let description: PrinterDescription | undefined;
       try {
         description = await pool.get(entry.uri, entry.name).describe(options.signal);
@@ -137,7 +160,7 @@ export async function describeAll(
           'printer did not answer; kept Offline',
         );
       }
-      out[index] = localPrinterOf(entry, description);
+      out[index] = localPrinterOf(entry, description, source);
     }
   };
   const workers = Math.max(1, Math.min(options.concurrency ?? 16, wanted.length));

@@ -87,6 +87,7 @@ export class PrinterSync {
   private running: Promise<SyncReport> | undefined;
   private discovered: { at: number; results: DiscoveryResult[] } | undefined;
   private registered: RegisteredPrinter[] = [];
+  private failures: FailedSyncCall[] = [];
   private stopped = false;
 
   constructor(private readonly deps: PrinterSyncDeps) {
@@ -96,6 +97,11 @@ export class PrinterSync {
   /** The printers registered after the last run. */
   printers(): RegisteredPrinter[] {
     return [...this.registered];
+  }
+
+  /** The calls that failed in the last run (a name clash says how to resolve it). */
+  problems(): FailedSyncCall[] {
+    return [...this.failures];
   }
 
   /** Runs the first sync (its failure is thrown) and starts the periodic one. */
@@ -177,6 +183,7 @@ export class PrinterSync {
       }),
     );
     deps.store.save(outcome.state);
+    this.failures = outcome.failed;
     this.publish(
       outcome.state.printers,
       local,

@@ -96,11 +96,35 @@ async function runChain(chain: Chain, deps: SyncExecutorDeps, writes: Record<str
       writes[call.kind] = (writes[call.kind] ?? 0) + 1;
     } catch (error) {
       if (deps.signal?.aborted) throw error;
-      chain.failed = { tpId: chain.tpId, kind: call.kind, error: errorMessage(error) };
-      log.warn({ call: call.kind, error: chain.failed.error }, 'printer sync call failed; retried next run');
+      const clash = nameClash(call, error);
+      chain.failed = { tpId: chain.tpId, kind: call.kind, error: clash ?? errorMessage(error) };
+      if (clash) log.error({ call: call.kind, error: clash }, 'printer not registered: name taken');
+      else
+        log.warn(
+          { call: call.kind, error: chain.failed.error },
+          'printer sync call failed; retried next run',
+        );
       return;
     }
   }
+}
+
+/**
+ * The service refuses a second printer of one name in an organization. When the printer that
+ * has the name is not this connector's (ours would have been matched and updated), the printer
+ * stays unregistered until one of the two is renamed; the text says so (docs/agent.md).
+ */
+function nameClash(call: SyncCall, error: unknown): string | undefined {
+  if (!(error instanceof HttpError) || error.status !== 400 || !/\bname\b.*unique/.test(error.message))
+    return undefined;
+  if (call.kind !== 'create' && call.kind !== 'put' && !(call.kind === 'patch' && call.body.name))
+    return undefined;
+  const name = call.body.name;
+  return (
+    `printer name "${name}" is taken by a printer this connector does not own; ` +
+    `rename this printer (printers[].name in the agent configuration) or rename or delete the other ` +
+    `printer in the service; retried every sync`
+  );
 }
 
 async function runCall(call: SyncCall, chain: Chain, deps: SyncExecutorDeps): Promise<void> {

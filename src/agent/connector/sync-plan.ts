@@ -36,10 +36,19 @@ export function cloudStatusOf(printer: Pick<LocalPrinter, 'reachable' | 'state'>
   return printer.reachable && printer.state !== 'stopped' ? 'Online' : 'Offline';
 }
 
+/** Identities that never change with the printer's address: only an equal one matches. */
+const FIXED_IDENTITY = /^(config|cups|winspool):/;
+
 function sameIdentity(
   record: PrinterSyncRecord,
   printer: LocalPrinter,
-): 'uuid' | 'device' | 'uri' | 'name' | undefined {
+): 'identity' | 'uuid' | 'device' | 'uri' | 'name' | undefined {
+  if (record.identity && printer.identity && record.identity === printer.identity) return 'identity';
+  if (printer.identity && FIXED_IDENTITY.test(printer.identity)) {
+    // A record from before identities were kept still follows a configured printer by its name.
+    if (record.identity) return undefined;
+    return record.name === printer.name ? 'name' : undefined;
+  }
   if (record.uuid && printer.uuid) return record.uuid === printer.uuid ? 'uuid' : undefined;
   if (record.deviceId && printer.deviceId && record.deviceId === printer.deviceId) return 'device';
   if (record.uri === printer.uri) return 'uri';
@@ -47,7 +56,7 @@ function sameIdentity(
   return undefined;
 }
 
-const RANK = { uuid: 0, device: 1, uri: 2, name: 3 } as const;
+const RANK = { identity: 0, uuid: 1, device: 2, uri: 3, name: 4 } as const;
 
 /** Pairs each local printer with at most one remembered record, strongest identity first. */
 function matchRecords(
@@ -120,6 +129,7 @@ function syncPresent(
     tpId,
     name: printer.name,
     uri: printer.uri,
+    identity: printer.identity ?? found?.identity,
     uuid: printer.uuid ?? found?.uuid,
     deviceId: printer.deviceId ?? found?.deviceId,
     firstMissingAt: undefined,

@@ -16,6 +16,11 @@ export type CloudStatus = 'Online' | 'Offline';
 export interface LocalPrinter {
   name: string;
   uri: string;
+  /**
+   * The stable local identity (printerIdentity in printer-sync-inventory.ts): the configured
+   * name, the CUPS queue, the IPP printer-uuid or the DNS-SD instance name; never the address.
+   */
+  identity?: string;
   uuid?: string;
   deviceId?: string;
   state: PrinterState;
@@ -55,6 +60,8 @@ export interface PrinterSyncRecord {
   tpId: number;
   name: string;
   uri: string;
+  /** LocalPrinter.identity when it was last seen (absent in states written before it existed). */
+  identity?: string;
   uuid?: string;
   deviceId?: string;
   /** One hash per top-level properties field the cloud holds (upload-diff.ts); absent: none known. */

@@ -6,6 +6,8 @@ describe('printOptionFields', () => {
     ['no options', 'doc.pdf', {}, { type: 'pdf', alias: 'doc.pdf' }],
     ['path becomes the alias', '/tmp/a/Report.PDF', {}, { type: 'pdf', alias: 'Report.PDF' }],
     ['type override', 'notes', { type: 'TXT' }, { type: 'txt', alias: 'notes' }],
+    ['markdown is sent as text', 'README.md', {}, { type: 'txt', alias: 'README.md' }],
+    ['a text type given with --type', 'notes', { type: 'yaml' }, { type: 'txt', alias: 'notes' }],
     ['copies', 'a.pdf', { copies: '3' }, { copies: 3 }],
     ['duplex long-edge', 'a.pdf', { duplex: 'long-edge' }, { duplex: true, duplexmode: 2 }],
     ['duplex short-edge', 'a.pdf', { duplex: 'short-edge' }, { duplex: true, duplexmode: 3 }],
@@ -27,7 +29,18 @@ describe('printOptionFields', () => {
 
   it.each<[string, string, PrintFlags, RegExp]>([
     ['no extension', 'README', {}, /^--type: the file has no extension/],
-    ['unsupported type', 'a.exe', {}, /^--type: "exe" is not a file type/],
+    [
+      'unsupported extension',
+      'a.exe',
+      {},
+      /^--type: the extension "\.exe" is not a file type the service accepts; accepted: bmp, csv, doc, .*, xps \(plain text: md, markdown, .*\); name the type of the content with --type, for example --type pdf$/,
+    ],
+    [
+      'unsupported --type',
+      'a',
+      { type: 'zip' },
+      /^--type: "zip" is not a file type the service accepts; accepted: /,
+    ],
     ['copies 0', 'a.pdf', { copies: '0' }, /^--copies: expected a whole number from 1 to 999/],
     ['copies text', 'a.pdf', { copies: 'many' }, /^--copies:/],
     ['duplex word', 'a.pdf', { duplex: 'both' }, /^--duplex: must be one of: none, long-edge, short-edge/],

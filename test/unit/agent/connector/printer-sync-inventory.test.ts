@@ -3,6 +3,7 @@ import { cupsServerOf, syncDiscoverers } from '../../../../src/agent/connector/p
 import {
   inventoryOf,
   localPrinterOf,
+  printerIdentity,
   wantedPrinters,
 } from '../../../../src/agent/connector/printer-sync-inventory.js';
 import { silentLogger } from '../../../../src/log/logger.js';
@@ -82,6 +83,18 @@ describe('wantedPrinters', () => {
       logger,
     );
     expect(wanted?.entry.location).toHaveLength(255);
+  });
+});
+
+describe('printerIdentity', () => {
+  it.each<[string, string, string, string | undefined, string]>([
+    ['configured: the configured name', 'config', 'Front Desk', 'urn:uuid:1', 'config:front desk'],
+    ['CUPS: the queue name', 'cups', 'Office_Laser', 'urn:uuid:1', 'cups:Office_Laser'],
+    ['Windows: the printer name', 'winspool', 'HP (Hall)', undefined, 'winspool:HP (Hall)'],
+    ['DNS-SD: the printer-uuid when it answered', 'dnssd', 'Hall @ x', 'urn:uuid:ABC', 'uuid:urn:uuid:abc'],
+    ['DNS-SD: else the instance name', 'dnssd', 'Hall @ x', undefined, 'dnssd:Hall @ x'],
+  ])('%s', (_name, source, name, uuid, expected) => {
+    expect(printerIdentity(source, name, uuid)).toBe(expected);
   });
 });
 

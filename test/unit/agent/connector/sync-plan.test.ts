@@ -244,6 +244,56 @@ const cases: Case[] = [
     calls: ['create tp2 Alpha Online', 'patch c1 {"status":"Offline"}'],
   },
   {
+    name: 'a configured printer on a new port with a new uuid keeps its cloud printer (identity = configured name)',
+    printers: [
+      local('Alpha', {
+        identity: 'config:alpha',
+        uri: 'ipp://127.0.0.1:40001/ipp/print',
+        uuid: 'urn:uuid:new',
+      }),
+    ],
+    cloud: [cloud('c1', 'Alpha', 1)],
+    state: { printers: [record('Alpha', 'c1', 1, { identity: 'config:alpha' })] },
+    calls: [],
+  },
+  {
+    name: 'a state written before identities follows a configured printer by its name',
+    printers: [local('Alpha', { identity: 'config:alpha', uri: 'ipp://10.9.9.9/', uuid: 'urn:uuid:new' })],
+    cloud: [cloud('c1', 'Alpha', 1)],
+    state: { printers: [record('Alpha', 'c1', 1)] },
+    calls: [],
+  },
+  {
+    name: 'a CUPS queue keeps its cloud printer when its device URI changes',
+    printers: [
+      local('Office', { identity: 'cups:Office', uri: 'cups://localhost:6310/Office', uuid: undefined }),
+    ],
+    cloud: [cloud('c1', 'Office', 1)],
+    state: {
+      printers: [record('Office', 'c1', 1, { identity: 'cups:Office', uri: 'cups://localhost:631/Office' })],
+    },
+    calls: [],
+  },
+  {
+    name: 'two configured printers never trade cloud printers by uuid',
+    printers: [local('Beta', { identity: 'config:beta', uuid: 'urn:uuid:alpha' })],
+    cloud: [cloud('c1', 'Alpha', 1), cloud('c2', 'Beta', 2)],
+    state: {
+      printers: [
+        record('Alpha', 'c1', 1, { identity: 'config:alpha' }),
+        record('Beta', 'c2', 2, { identity: 'config:beta', uuid: 'urn:uuid:beta' }),
+      ],
+    },
+    calls: ['patch c1 {"status":"Offline"}'],
+  },
+  {
+    name: 'a DNS-SD printer renamed on the network is followed by its uuid identity',
+    printers: [local('Hall', { identity: 'uuid:urn:uuid:alpha', uri: 'ipp://hall.local/ipp/print' })],
+    cloud: [cloud('c1', 'Alpha', 1)],
+    state: { printers: [record('Alpha', 'c1', 1, { identity: 'uuid:urn:uuid:alpha' })] },
+    calls: ['patch c1 {"name":"Hall"}'],
+  },
+  {
     name: 'swapped names are followed by uuid',
     printers: [local('Beta', { uuid: 'urn:uuid:alpha' }), local('Alpha', { uuid: 'urn:uuid:beta' })],
     cloud: [cloud('c1', 'Alpha', 1), cloud('c2', 'Beta', 2)],
