@@ -33,9 +33,6 @@ export interface DemoReleaseInfo {
 /** The sample document the banner's and README's print commands use (relative to the checkout). */
 export const SAMPLE_DOCUMENT = 'docs/sample.pdf';
 
-/** The reader `printrelay swipe` sends to when no --reader is given. */
-export const DEFAULT_SWIPE_READER = 'socket://127.0.0.1:4711';
-
 /** The line that tells scripts and tests the demo accepts jobs. */
 export const READY_LINE = 'ready: the demo accepts print jobs (Ctrl+C stops it)';
 
@@ -65,7 +62,7 @@ export function demoBanner(info: DemoInfo): string {
     'Or as an app would, with curl (copy and paste into bash):',
     ...curlSequence(info).map((line) => `  ${line}`),
     '',
-    ...(info.release ? pullPrintingLines(info.url, info.release) : []),
+    ...(info.release ? pullPrintingLines(info.url, info.release, info.dataDir) : []),
     READY_LINE,
     '',
   ].join('\n');
@@ -91,12 +88,11 @@ export function curlSequence(info: Pick<DemoInfo, 'url' | 'printerId'>): string[
 }
 
 /** How to try pull printing: hold a job in the queue, then swipe alice's card at the station. */
-export function pullPrintingLines(url: string, release: DemoReleaseInfo): string[] {
+export function pullPrintingLines(url: string, release: DemoReleaseInfo, dataDir: string): string[] {
   const state = release.running ? 'running' : `NOT running: ${release.problem ?? 'unknown problem'}`;
   let swipe: string;
-  if (release.reader === DEFAULT_SWIPE_READER) swipe = `node bin/printrelay.js swipe ${DEMO.user.card}`;
-  else if (release.reader.startsWith('socket:'))
-    swipe = `node bin/printrelay.js swipe ${DEMO.user.card} --reader ${release.reader}`;
+  if (release.reader.startsWith('socket:'))
+    swipe = `node bin/printrelay.js swipe ${DEMO.user.card} --data-dir ${shellWord(dataDir)}`;
   else swipe = `# swipe card ${DEMO.user.card} on the reader ${release.reader}`;
   return [
     'Pull printing: hold a job in the queue, then release it with a card swipe:',
@@ -106,4 +102,9 @@ export function pullPrintingLines(url: string, release: DemoReleaseInfo): string
     `  ${swipe}`,
     '',
   ];
+}
+
+/** A path as one shell word: quoted when it holds anything but safe characters. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }

@@ -3,8 +3,9 @@
  * seed), the virtual printer writing into `<dataDir>/printed`, and the agent connecting the
  * printer to the emulator, paired by the pairing-code grant (the emulator approves the code
  * in-process as the demo admin). The agent also runs a release station for "Demo Printer" (the seed's
- * pull printer) whose reader is `socket://127.0.0.1:4711` (a free port when the emulator port is
- * 0), so `printrelay swipe 04A1B2C3D4` releases alice's held jobs; the `reader` option or the
+ * pull printer) whose reader is `socket://127.0.0.1:<a free port>` (written to DIR/agent.yaml, where
+ * `printrelay swipe 04A1B2C3D4 --data-dir DIR` finds it), so a second demo never fights over a
+ * fixed port and a swipe reaches this demo's station; the `reader` option or the
  * variable PRINTRELAY_RELEASE_STATIONS__0__READER names another reader. start() brings them up
  * in that order and waits until the printer is visible to apps; stop() takes them down in
  * reverse. The caller calls stop().
@@ -24,7 +25,7 @@ import { errorMessage } from '../lib/errors.js';
 import type { Logger } from '../log/logger.js';
 import type { Redactor } from '../log/redaction.js';
 import { CliError } from './cli-runtime.js';
-import { DEFAULT_SWIPE_READER, type DemoInfo, type DemoReleaseInfo } from './demo-banner.js';
+import type { DemoInfo, DemoReleaseInfo } from './demo-banner.js';
 
 /** Where the demo runs. */
 export interface DemoStackOptions {
@@ -38,7 +39,7 @@ export interface DemoStackOptions {
   readyTimeoutMs?: number;
   /** Time source for every part; default the wall clock. */
   clock?: Clock;
-  /** Reader URI of the demo's release station; default socket://127.0.0.1:4711 (port 0: a free port). */
+  /** Reader URI of the demo's release station; default socket://127.0.0.1 on a free port. */
   reader?: string;
   /** Environment read for PRINTRELAY_RELEASE_STATIONS__* overrides; default process.env. */
   env?: Record<string, string | undefined>;
@@ -70,7 +71,7 @@ export class DemoStack {
     throwIfAborted(signal);
     const printerUri = await this.startPrinter(printedDir);
     throwIfAborted(signal);
-    const reader = this.options.reader ?? (await defaultReader(this.options.port));
+    const reader = this.options.reader ?? (await freeSocketReader());
     const config = demoAgentConfig(url, printerUri, { reader, env: this.options.env ?? process.env });
     writeFileSync(join(dataDir, 'agent.yaml'), stringify(config));
     await this.pairAgent(config, join(dataDir, 'agent'), signal);
@@ -169,9 +170,8 @@ export class DemoStack {
   }
 }
 
-/** socket://127.0.0.1:4711, or a free port when the demo itself runs on a free port (tests). */
-async function defaultReader(emulatorPort: number): Promise<string> {
-  if (emulatorPort !== 0) return DEFAULT_SWIPE_READER;
+/** socket://127.0.0.1 on a port free right now: one reader per demo. */
+async function freeSocketReader(): Promise<string> {
   const port = await new Promise<number>((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SWIPE_READER, type DemoInfo, demoBanner } from '../../src/cli/demo-banner.js';
+import { type DemoInfo, demoBanner } from '../../src/cli/demo-banner.js';
+
+const READER = 'socket://127.0.0.1:4711';
 import { DemoStack, demoAgentConfig } from '../../src/cli/demo-stack.js';
 import { DEMO } from '../../src/config/demo-seed.js';
 import { silentLogger } from '../../src/log/logger.js';
@@ -60,38 +62,51 @@ describe('the demo release station', () => {
     expect(info.release?.reader).toMatch(/^socket:\/\/127\.0\.0\.1:\d+$/);
     const banner = demoBanner(info);
     expect(banner).toContain(`print docs/sample.pdf --printer "${QUEUE_PRINTER}" --url ${info.url}`);
-    expect(banner).toContain(`swipe ${DEMO.user.card} --reader ${info.release?.reader}`);
+    expect(banner).toContain(`node bin/printrelay.js swipe ${DEMO.user.card} --data-dir ${info.dataDir}\n`);
   });
 
-  it('printrelay swipe 04A1B2C3D4 releases a held job into DIR/printed', async () => {
+  it("printrelay swipe 04A1B2C3D4 --data-dir DIR finds this demo's reader and releases a held job into DIR/printed", async () => {
     const file = await writePdf(join(dir, 'held.pdf'), 1, 'demo pull printing');
     const bytes = readFileSync(file);
     const heldId = await holdDocument(alice.sfapi, file, 'held.pdf');
     expect((await alice.sfapi.status(heldId)).jobstatus).toBe(1246);
 
-    const result = await runCli(['swipe', DEMO.user.card, '--reader', info.release!.reader]);
+    const result = await runCli(['swipe', DEMO.user.card, '--data-dir', info.dataDir]);
 
     expect(result).toMatchObject({ code: 0, stdout: 'ok\n' });
+    expect(result.stderr).toBe(
+      `using reader ${info.release?.reader} (from ${join(info.dataDir, 'agent.yaml')})\n`,
+    );
     await waitForDocument(info.printedDir, (printed) => printed.equals(bytes));
     await expect.poll(() => terminal, { timeout: 10_000 }).toContain('Printed held.pdf');
   }, 60_000);
 
-  it('the demo config names socket://127.0.0.1:4711 by default and takes another reader from the environment', () => {
+  it('without a demo in the data directory, swipe says how to name the reader', async () => {
+    const empty = join(dir, 'no-demo');
+    const result = await runCli(['swipe', DEMO.user.card, '--data-dir', empty]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `error: --reader: not given, and ${join(empty, 'agent.yaml')} does not exist; start the demo ` +
+        `(printrelay demo --data-dir ${empty}), name its data directory with --data-dir, or give --reader socket://HOST:PORT\n`,
+    );
+  });
+
+  it('the demo config takes the reader it is given, and another one from the environment', () => {
     const plain = demoAgentConfig('http://127.0.0.1:8080', 'ipp://127.0.0.1:1/ipp/print', {
-      reader: DEFAULT_SWIPE_READER,
+      reader: READER,
       env: { PRINTRELAY_CLOUD__URL: 'http://elsewhere:1' },
     });
     expect(plain.cloud.url).toBe('http://127.0.0.1:8080');
     expect(plain.release_stations).toEqual([
       expect.objectContaining({
-        reader: DEFAULT_SWIPE_READER,
+        reader: READER,
         printer: DEMO.printer.name,
         password: DEMO.printer.pullPrintingPassword,
         mode: 'all',
       }),
     ]);
     const serial = demoAgentConfig('http://127.0.0.1:8080', 'ipp://127.0.0.1:1/ipp/print', {
-      reader: DEFAULT_SWIPE_READER,
+      reader: READER,
       env: { PRINTRELAY_RELEASE_STATIONS__0__READER: 'serial:///dev/ttyUSB0?baud=9600' },
     });
     expect(serial.release_stations[0]?.reader).toBe('serial:///dev/ttyUSB0?baud=9600');

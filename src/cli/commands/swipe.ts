@@ -1,13 +1,21 @@
 /**
- * `printrelay swipe <number> [--reader socket://127.0.0.1:4711]` sends a swipe to a release
- * station's socket reader; `printrelay swipe --remove` tells it the card left.
+ * `printrelay swipe <number> [--reader socket://HOST:PORT | --data-dir DIR]` sends a swipe to a
+ * release station's socket reader; `printrelay swipe --remove` tells it the card left. Without
+ * --reader the reader is the first socket:// release station reader of DIR/agent.yaml (DIR
+ * defaults to the demo's data directory), so a swipe reaches the demo started with that
+ * directory; the command says which reader it used.
  */
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { parse } from 'yaml';
 import { sendSwipe } from '../../cardreader/socket/socket-reader.js';
+import { DEMO_DATA_DIR } from '../../config/paths.js';
 import { CliError } from '../cli-runtime.js';
 
 interface SwipeFlags {
-  reader: string;
+  reader?: string;
+  dataDir: string;
   remove?: boolean;
 }
 
@@ -17,15 +25,43 @@ export function registerSwipeCommand(program: Command): void {
     .command('swipe')
     .description('send a card swipe (or its removal) to a socket:// card reader')
     .argument('[number]', 'the card number as the reader would deliver it')
-    .option('--reader <uri>', 'the station reader', 'socket://127.0.0.1:4711')
+    .option('--reader <uri>', 'the station reader, such as socket://127.0.0.1:4711')
+    .option(
+      '--data-dir <dir>',
+      'without --reader: the demo data directory whose reader to use',
+      DEMO_DATA_DIR,
+    )
     .option('--remove', 'report that the card was removed')
     .action(async (number: string | undefined, flags: SwipeFlags) => {
       if (!number === !flags.remove) throw new CliError('give a card number or --remove (not both)');
+      const reader = flags.reader ?? (await demoReader(flags.dataDir));
       try {
-        await sendSwipe(flags.reader, flags.remove ? 'remove' : number!);
+        await sendSwipe(reader, flags.remove ? 'remove' : number!);
       } catch (error) {
-        throw new CliError(`swipe to ${flags.reader} failed: ${(error as Error).message}`);
+        throw new CliError(`swipe to ${reader} failed: ${(error as Error).message}`);
       }
       process.stdout.write('ok\n');
     });
+}
+
+/** The first socket:// reader of DIR/agent.yaml; says on stderr which one it took. */
+export async function demoReader(dataDir: string): Promise<string> {
+  const file = join(resolve(dataDir), 'agent.yaml');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    throw new CliError(
+      `--reader: not given, and ${file} does not exist; start the demo (printrelay demo --data-dir ${dataDir}), ` +
+        'name its data directory with --data-dir, or give --reader socket://HOST:PORT',
+    );
+  }
+  const config = parse(text) as { release_stations?: { reader?: unknown }[] } | null;
+  const reader = config?.release_stations
+    ?.map((s) => s.reader)
+    .find((r): r is string => typeof r === 'string' && r.startsWith('socket:'));
+  if (!reader)
+    throw new CliError(`--reader: not given, and ${file} names no socket:// reader; give --reader`);
+  process.stderr.write(`using reader ${reader} (from ${file})\n`);
+  return reader;
 }
