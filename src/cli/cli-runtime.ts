@@ -25,10 +25,13 @@ export interface LogFlags {
   pretty?: boolean;
 }
 
-/** Adds `--log-level` and `--pretty/--no-pretty` to a command. */
-export function addLogOptions(command: Command): Command {
+/** Adds `--log-level` (its default shown in --help) and `--pretty/--no-pretty` to a command. */
+export function addLogOptions(command: Command, defaultLevel = 'info'): Command {
   return command
-    .option('--log-level <level>', 'trace, debug, info, warn, error, fatal or silent')
+    .option(
+      '--log-level <level>',
+      `trace, debug, info, warn, error, fatal or silent (default: ${defaultLevel}; or PRINTRELAY_LOG_LEVEL)`,
+    )
     .option('--pretty', 'human-readable log lines (default when stdout is a terminal)')
     .option('--no-pretty', 'JSON log lines');
 }
@@ -42,7 +45,7 @@ export function createCliLogger(
   defaults: { level?: string; pretty?: boolean; destination?: DestinationStream } = {},
 ) {
   const redactor = new Redactor();
-  const level = flags.logLevel ?? defaults.level;
+  const level = flags.logLevel ?? process.env.PRINTRELAY_LOG_LEVEL ?? defaults.level;
   const pretty = flags.pretty ?? defaults.pretty;
   const logger = createLogger({
     redactor,
@@ -119,6 +122,10 @@ export interface ShutdownOptions {
   exit?: (code: number) => void;
   signals?: NodeJS.Signals[];
   target?: NodeJS.EventEmitter;
+  /** The one line written when the drain has finished (Ctrl+C); default none. */
+  stoppedLine?: string;
+  /** Where that line goes; default standard output. */
+  output?: { write(text: string): unknown };
 }
 
 /**
@@ -148,6 +155,7 @@ export function onShutdownSignals(drain: () => Promise<void>, options: ShutdownO
     drain().then(
       () => {
         clearTimeout(timer);
+        if (options.stoppedLine) (options.output ?? process.stdout).write(`${options.stoppedLine}\n`);
         exit(0);
       },
       (error: unknown) => {

@@ -176,7 +176,14 @@ describe('printrelay demo restarted on the same data directory', () => {
     const first = new CliProcess(['demo', '--port', '0', '--data-dir', data]);
     await first.waitFor(/^ready\b/m);
     const firstId = (await first.waitFor(/cloud id (\S+)\)/))[1];
-    expect(await first.stop()).toBe(0);
+    first.signal('SIGINT'); // Ctrl+C: one line, exit 0
+    expect(await first.exited).toBe(0);
+    expect(first.stdout.split('\n').slice(-3)).toEqual([
+      'ready: the demo accepts print jobs (Ctrl+C stops it)',
+      `stopped: the demo is down; its data stays in ${data}`,
+      '',
+    ]);
+    expect(first.stderr).toBe('');
 
     const second = new CliProcess(['demo', '--port', '0', '--data-dir', data]);
     try {
@@ -198,4 +205,18 @@ describe('printrelay demo restarted on the same data directory', () => {
       expect(await second.stop()).toBe(0);
     }
   }, 120_000);
+});
+
+describe('printrelay --help', () => {
+  it.each([
+    ['demo', 'warn'],
+    ['emulator', 'info'],
+    ['agent', 'log.level of the config file, else info'],
+  ])('%s shows the default of --log-level', async (command, level) => {
+    const result = await runCli([command, '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.replace(/\s+/g, ' ')).toContain(
+      `--log-level <level> trace, debug, info, warn, error, fatal or silent (default: ${level}; or PRINTRELAY_LOG_LEVEL)`,
+    );
+  });
 });

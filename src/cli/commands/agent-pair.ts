@@ -28,7 +28,7 @@ export function registerAgentPairCommand(agent: Command): void {
     .description('pair this agent with the cloud (pairing code), storing its tokens in the data directory')
     .option('--config <file>', 'agent.yaml (see config/agent.example.yaml)')
     .option('--data-dir <dir>', 'state directory (default: data_dir of the file, else the platform default)');
-  addLogOptions(command).action(async (_flags: PairFlags, cmd: Command) =>
+  addLogOptions(command, 'warn').action(async (_flags: PairFlags, cmd: Command) =>
     runPair(cmd.optsWithGlobals<PairFlags>()),
   );
 }

@@ -45,7 +45,9 @@ export function registerAgentCommand(program: Command): void {
     .requiredOption('--config <file>', 'agent.yaml (see config/agent.example.yaml)')
     .option('--data-dir <dir>', 'state directory (default: data_dir of the file, else the platform default)')
     .option('--event-log', 'Windows: also write error lines to the Application event log (the service does)');
-  addLogOptions(command).action(async (flags: AgentFlags) => runAgent(flags));
+  addLogOptions(command, 'log.level of the config file, else info').action(async (flags: AgentFlags) =>
+    runAgent(flags),
+  );
   registerAgentPairCommand(command);
 }
 
@@ -81,7 +83,7 @@ async function runAgent(flags: AgentFlags): Promise<void> {
       await agent.stop();
       notifier.close();
     },
-    { logger },
+    { logger, stoppedLine: 'stopped: the agent finished its in-flight jobs' },
   );
   let started = false;
   onReloadSignal(

@@ -29,7 +29,7 @@ export function registerCardCommand(program: Command): void {
     .option('--reader <uri>', 'serial:///dev/ttyUSB0, hid://0c27:3bfa, keyboard:, socket://127.0.0.1:4711')
     .option('--value <raw>', 'probe this raw number instead of reading a card')
     .option('--transform <step>', 'also show this chain (repeat the option for more steps)', collect, []);
-  addLogOptions(probe).action(async (flags: ProbeFlags) => runProbe(flags));
+  addLogOptions(probe, 'warn').action(async (flags: ProbeFlags) => runProbe(flags));
   card
     .command('copies')
     .description('list the copy jobs recorded at the release stations, newest first')

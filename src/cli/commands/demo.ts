@@ -30,7 +30,7 @@ export function registerDemoCommand(program: Command): void {
     .description('run emulator, virtual printer and agent together, ready to print')
     .option('--port <n>', 'emulator port on 127.0.0.1 (0: any free port)', '8080')
     .option('--data-dir <dir>', 'where the demo keeps everything', DEMO_DATA_DIR);
-  addLogOptions(command).action(async (flags: DemoFlags) => runDemo(flags));
+  addLogOptions(command, 'warn').action(async (flags: DemoFlags) => runDemo(flags));
 }
 
 async function runDemo(flags: DemoFlags): Promise<void> {
@@ -44,7 +44,7 @@ async function runDemo(flags: DemoFlags): Promise<void> {
       starting.abort(new Error('stopped during start-up'));
       await stack.stop();
     },
-    { logger },
+    { logger, stoppedLine: `stopped: the demo is down; its data stays in ${flags.dataDir}` },
   );
   try {
     const info = await stack.start(starting.signal);

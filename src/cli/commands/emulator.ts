@@ -71,7 +71,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
     throw listenError(error, host, port, '--listen');
   }
   process.stdout.write(`listening on ${url}\n`);
-  onShutdownSignals(() => emulator.close(), { logger });
+  onShutdownSignals(() => emulator.close(), { logger, stoppedLine: 'stopped: the emulator is down' });
 }
 
 /** The webhook options of the flags; CliError naming the flag for a bad value. */

@@ -60,6 +60,23 @@ describe('onShutdownSignals', () => {
     expect(exits).toEqual([0]);
   });
 
+  it('writes its one stopped line once the drain finished', async () => {
+    const target = new EventEmitter();
+    const written: string[] = [];
+    const exits: number[] = [];
+    onShutdownSignals(async () => {}, {
+      logger: silentLogger(),
+      target,
+      exit: (code) => exits.push(code),
+      stoppedLine: 'stopped: the demo is down',
+      output: { write: (text: string) => written.push(text) },
+    });
+    target.emit('SIGINT', 'SIGINT');
+    await new Promise((r) => setImmediate(r));
+    expect(written).toEqual(['stopped: the demo is down\n']);
+    expect(exits).toEqual([0]);
+  });
+
   it('a second signal forces exit 130 while the drain still runs', async () => {
     let release: () => void = () => {};
     const { target, exits } = setup(() => new Promise<void>((r) => (release = r)));
