@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { TSchema } from '@sinclair/typebox';
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, parseDocument, type YAMLError } from 'yaml';
 import { type AgentConfig, AgentConfigSchema, agentRuleIssues } from './agent-schema.js';
 import { ConfigError, type ConfigIssue, fieldName } from './config-error.js';
 import { type EmulatorSeed, EmulatorSeedSchema } from './emulator-seed-schema.js';
@@ -80,6 +80,26 @@ export function checkConfig(
   }
 }
 
+/** The YAML syntax errors of a text, each at its real line and column; empty when it parses. */
+export function yamlSyntaxIssues(text: string, fileName: string): ConfigIssue[] {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
+  return syntaxIssues(doc.errors, lines, fileName);
+}
+
+function syntaxIssues(errors: readonly YAMLError[], lines: LineCounter, fileName: string): ConfigIssue[] {
+  return errors.map((e) => {
+    const at = lines.linePos(e.pos[0]);
+    return {
+      file: fileName,
+      line: at.line,
+      col: at.col,
+      field: '(yaml)',
+      rule: e.message.split('\n')[0] ?? e.code,
+    };
+  });
+}
+
 /** Which file this looks like: a seed has `organizations`, an agent file `cloud` or `printers`. */
 export function guessConfigKind(text: string): ConfigKind | undefined {
   const doc = parseDocument(text);
@@ -105,18 +125,7 @@ function parseConfig(kind: Kind, text: string, fileName: string, options: LoadOp
   const env = options.env ?? process.env;
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
-  if (doc.errors.length > 0) {
-    throw new ConfigError(
-      doc.errors.map((e) => ({
-        file: fileName,
-        // prettyErrors is off, so the position comes from the offset
-        line: (e.linePos?.[0] ?? lines.linePos(e.pos[0])).line,
-        col: (e.linePos?.[0] ?? lines.linePos(e.pos[0])).col,
-        field: '(yaml)',
-        rule: e.message.split('\n')[0] ?? e.code,
-      })),
-    );
-  }
+  if (doc.errors.length > 0) throw new ConfigError(syntaxIssues(doc.errors, lines, fileName));
   const data = (doc.toJS({ maxAliasCount: 1000 }) as unknown) ?? {};
   const locator = new YamlLocator(doc, lines);
   const issues: ConfigIssue[] = locator.duplicateKeys().map((d) => ({

@@ -6,6 +6,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { closestMatch } from '../lib/closest-match.js';
 
 /** A broken rule before it is placed in the source. */
 export interface SchemaIssue {
@@ -54,8 +55,15 @@ function toIssue(error: ErrorObject): SchemaIssue {
   switch (error.keyword) {
     case 'required':
       return { path: [...path, String(params.missingProperty)], rule: 'is required', anchor: 'parent-key' };
-    case 'additionalProperties':
-      return { path: [...path, String(params.additionalProperty)], rule: 'unknown key', anchor: 'key' };
+    case 'additionalProperties': {
+      const key = String(params.additionalProperty);
+      const known = Object.keys(
+        (error.parentSchema?.properties as Record<string, unknown> | undefined) ?? {},
+      );
+      const closest = closestMatch(key, known);
+      const rule = closest ? `unknown key (did you mean "${closest}"?)` : 'unknown key';
+      return { path: [...path, key], rule, anchor: 'key' };
+    }
     case 'const':
       return { path, rule: `must be ${JSON.stringify(params.allowedValue)}`, anchor: 'value' };
     case 'anyOf':

@@ -5,7 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { type ConfigKind, checkConfig, formatIssue, guessConfigKind } from '../../config/load-config.js';
+import {
+  type ConfigKind,
+  checkConfig,
+  formatIssue,
+  guessConfigKind,
+  yamlSyntaxIssues,
+} from '../../config/load-config.js';
 import { CliError } from '../cli-runtime.js';
 
 /** Result of validating one file: the lines to print and the exit code. */
@@ -32,6 +38,8 @@ export function validateConfigFile(
       exitCode: 1,
     };
   }
+  const syntax = yamlSyntaxIssues(text, file);
+  if (syntax.length > 0) return { lines: syntax.map(formatIssue), exitCode: 1 };
   const chosen: ConfigKind | undefined = kind ?? guessConfigKind(text);
   if (!chosen) {
     return {

@@ -83,9 +83,13 @@ describe('parseAgentConfig: rules with file:line:col', () => {
     expect(agentErrors(text)).toContain(expected);
   });
 
-  it('reports YAML syntax errors with their position', () => {
-    const [line] = agentErrors('cloud:\n  url: [unclosed\n');
-    expect(line).toMatch(/^agent\.yaml:\d+:\d+: \(yaml\): /);
+  it('reports YAML syntax errors at their real line and column', () => {
+    expect(agentErrors('version: 1\ncloud:\n  url: a: b\n')).toEqual([
+      'agent.yaml:3:8: (yaml): Nested mappings are not allowed in compact mappings',
+    ]);
+    expect(agentErrors('version: 1\ncloud:\n  url: "x\n')).toEqual([
+      'agent.yaml:4:1: (yaml): Missing closing "quote',
+    ]);
   });
 
   it('reports duplicate keys', () => {

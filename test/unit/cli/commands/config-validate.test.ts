@@ -37,6 +37,26 @@ describe('validateConfigFile', () => {
     });
   });
 
+  it('shows a YAML syntax error at its line and column without --kind', () => {
+    const path = file('broken.yaml', 'version: 1\ncloud:\n  url: a: b\n');
+    expect(validateConfigFile(path, undefined, {})).toEqual({
+      exitCode: 1,
+      lines: [`${path}:3:8: (yaml): Nested mappings are not allowed in compact mappings`],
+    });
+  });
+
+  it('suggests the closest valid key for an unknown one', () => {
+    const path = file(
+      'typo.yaml',
+      'version: 1\ncloud:\n  ulr: http://x/\n  client_id: a\n  client_secret: b\nprinterz: []\n',
+    );
+    expect(validateConfigFile(path, 'agent', {}).lines).toEqual([
+      `${path}:2:1: cloud.url: is required`,
+      `${path}:3:3: cloud.ulr: unknown key (did you mean "url"?)`,
+      `${path}:6:1: printerz: unknown key (did you mean "printers"?)`,
+    ]);
+  });
+
   it('uses --kind when given, even against the content', () => {
     const path = file('seed-as-agent.yaml', 'organizations:\n  - name: O\n');
     const report = validateConfigFile(path, 'agent', {});
