@@ -15,6 +15,7 @@ import type { EmulatorSeed } from '../config/emulator-seed-schema.js';
 import { type Clock, systemClock } from '../lib/clock.js';
 import type { Logger } from '../log/logger.js';
 import type { EmulatorContext } from './context.js';
+import { BaseUrlPolicy } from './http/base-url.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { PathOnlyLogController } from './http/request-log.js';
@@ -77,8 +78,12 @@ export interface EmulatorOptions {
   seed: EmulatorSeed;
   logger: Logger;
   clock?: Clock;
-  /** Base for absolute URLs such as sasUri; default: from the request. Also the tokens' issuer. */
+  /** Base for absolute URLs such as sasUri; default: see BaseUrlPolicy. Also the tokens' issuer. */
   publicUrl?: string;
+  /** Honour X-Forwarded-Proto/Host/Port from a reverse proxy in front (default false). */
+  trustProxy?: boolean;
+  /** Serve HTTPS with this key and certificate (PEM); default plain HTTP. */
+  tls?: { key: string | Buffer; cert: string | Buffer };
   /** Seconds between channel pings (default 25); tests shorten it. */
   channelHeartbeatS?: number;
   /** The printer driver catalog directory (default: drivers/printers/ of the package). */
@@ -105,6 +110,7 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
     logController: new PathOnlyLogController(),
     bodyLimit: 16 * 1024 * 1024,
+    ...(options.tls ? { https: { key: options.tls.key, cert: options.tls.cert } } : {}),
   });
   app.decorate('emulator', context);
   app.decorateRequest('auth', null as never);
@@ -132,7 +138,7 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
   await app.ready();
   return {
     app,
-    listen: (host, port) => listen(app, host, port),
+    listen: (host, port) => listen(app, context.baseUrl, options.tls ? 'https' : 'http', host, port),
     close: () => app.close(),
   };
 }
@@ -209,7 +215,7 @@ async function createContext(
       logger,
       clock,
       dataDir: options.dataDir,
-      publicUrl: options.publicUrl,
+      baseUrl: new BaseUrlPolicy({ publicUrl: options.publicUrl, trustProxy: options.trustProxy }),
       tokens,
       printers,
       jobs,
@@ -241,11 +247,16 @@ async function createContext(
   }
 }
 
-async function listen(app: FastifyInstance, host: string, port: number): Promise<string> {
+async function listen(
+  app: FastifyInstance,
+  baseUrl: BaseUrlPolicy,
+  scheme: 'http' | 'https',
+  host: string,
+  port: number,
+): Promise<string> {
   await app.listen({ host, port });
   const address = app.server.address();
   if (address === null || typeof address === 'string')
     throw new Error('the emulator is not listening on TCP');
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return `http://${shownHost}:${address.port}`;
+  return baseUrl.listening(scheme, address);
 }

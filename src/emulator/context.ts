@@ -31,6 +31,7 @@ import type { SessionService } from './oauth/sessions.js';
 import type { TpfmServices } from './pull/pull-services.js';
 import type { PrintService } from './sfapi/print-service.js';
 import type { WebhookService } from './webhooks/webhook-service.js';
+import type { BaseUrlPolicy } from './http/base-url.js';
 
 /** Shared state of one emulator instance. Owned and closed by createEmulator's close(). */
 export interface EmulatorContext {
@@ -39,8 +40,8 @@ export interface EmulatorContext {
   clock: Clock;
   /** Uploaded files and other data live under this directory. */
   dataDir: string;
-  /** Base URL for absolute links (sasUri); undefined: derived from the request. */
-  publicUrl: string | undefined;
+  /** Base URL of absolute links (sasUri, pagination, auth URLs) per request. */
+  baseUrl: BaseUrlPolicy;
   tokens: TokenService;
   printers: PrinterService;
   jobs: JobService;

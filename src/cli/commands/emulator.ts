@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { defaultEmulatorSeed, loadEmulatorSeed } from '../../config/load-config.js';
+import { readTlsFiles, selfSignedTls, type TlsMaterial } from '../tls-files.js';
 import {
   addLogOptions,
   CliError,
@@ -28,6 +29,10 @@ interface EmulatorFlags extends LogFlags {
   publicUrl?: string;
   webhookCa?: string;
   webhookTimeoutMs?: string;
+  trustProxy?: boolean;
+  tls?: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
 }
 
 /** Registers `emulator`. */
@@ -42,6 +47,7 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--public-url <url>', 'base URL clients reach the emulator at (for upload URLs)')
     .option('--webhook-ca <file>', 'PEM file of an extra CA to trust for webhook receivers')
     .option('--webhook-timeout-ms <ms>', 'how long a webhook receiver may take to answer', '30000');
+  addServingOptions(command);
   addLogOptions(command).action(async (flags: EmulatorFlags) => runEmulator(flags));
 }
 
@@ -54,13 +60,14 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
   const dataDir = resolve(flags.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const db = flags.db ?? join(dataDir, 'emulator.db');
+  const tls = await tlsOf(flags, dataDir);
   const { createEmulator } = await import('../../emulator/app.js');
   const emulator = await createEmulator({
     db,
     dataDir,
     seed,
     logger,
-    ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
+    ...servingOptions(flags, tls),
     webhooks,
   });
   let url: string;
@@ -70,6 +77,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
     await emulator.close();
     throw listenError(error, host, port, '--listen');
   }
+  if (tls) process.stdout.write(`${tlsLine(tls)}\n`);
   process.stdout.write(`listening on ${url}\n`);
   onShutdownSignals(() => emulator.close(), { logger, stoppedLine: 'stopped: the emulator is down' });
 }
@@ -97,6 +105,58 @@ export function webhookOptions(flags: { webhookCa?: string; webhookTimeoutMs?: s
   if (!pem.includes('-----BEGIN CERTIFICATE-----'))
     throw new CliError(`--webhook-ca: ${flags.webhookCa} holds no PEM certificate (BEGIN CERTIFICATE)`);
   return { extraCaPem: pem, timeoutMs };
+}
+
+/** How the emulator is reached: TLS, a reverse proxy, a public URL (emulator and demo). */
+export interface ServingFlags {
+  publicUrl?: string;
+  trustProxy?: boolean;
+  tls?: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+/** Adds --tls, --tls-cert, --tls-key and --trust-proxy. */
+export function addServingOptions(command: Command): Command {
+  return command
+    .option('--tls', 'serve HTTPS with a self-signed certificate kept in the data directory')
+    .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (with --tls-key)')
+    .option('--tls-key <file>', 'the PEM private key of --tls-cert')
+    .option('--trust-proxy', 'honour X-Forwarded-Proto/Host/Port from a reverse proxy in front');
+}
+
+/** The TLS material the flags ask for, or undefined for plain HTTP. */
+export async function tlsOf(flags: ServingFlags, dataDir: string): Promise<TlsMaterial | undefined> {
+  if (!flags.tlsCert !== !flags.tlsKey) throw new CliError('--tls-cert and --tls-key: give both or neither');
+  if (flags.tlsCert && flags.tlsKey) return readTlsFiles(flags.tlsCert, flags.tlsKey);
+  return flags.tls ? selfSignedTls(dataDir) : undefined;
+}
+
+/** The emulator options of the serving flags. */
+export function servingOptions(flags: ServingFlags, tls: TlsMaterial | undefined) {
+  return {
+    ...(flags.publicUrl ? { publicUrl: checkPublicUrl(flags.publicUrl) } : {}),
+    ...(flags.trustProxy ? { trustProxy: true } : {}),
+    ...(tls ? { tls: { key: tls.key, cert: tls.cert } } : {}),
+  };
+}
+
+/** The line that tells where the certificate is and its fingerprint. */
+export function tlsLine(tls: TlsMaterial): string {
+  const how = tls.created ? 'created' : 'using';
+  return `tls: ${how} certificate ${tls.certFile} (SHA-256 fingerprint ${tls.fingerprint})`;
+}
+
+function checkPublicUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CliError(`--public-url: "${value}" is not a URL (for example https://print.example.com)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new CliError(`--public-url: must start with http:// or https:// (got "${value}")`);
+  return value.replace(/\/+$/, '');
 }
 
 /** Registers every password and client secret of a seed with the log redactor. */

@@ -1,11 +1,11 @@
 /**
- * GET /v1/users/me/: the caller's own account user (admin spec "Account user"), for a token with
- * the `account` scope.
+ * GET /v1/users/me/ (slash optional): the caller's own account user (admin spec "Account user")
+ * for any valid user token, whatever its scopes: a web client signed in with `printing` only
+ * asks who signed in right after the sign-in. A client_credentials token has no user (403).
  */
 import type { EmulatorRoutePlugin } from '../context.js';
 import { requireScopes } from '../http/bearer-auth.js';
 import { invalidToken } from '../http/http-errors.js';
-import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
 import type { User } from './user-repo.js';
 import { accountUserResource } from './account-user-service.js';
 
@@ -16,7 +16,7 @@ export function accountUser(user: User): Record<string, unknown> {
 
 /** Registers GET /v1/users/me/. */
 export const usersMeRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  app.get('/v1/users/me', { preHandler: requireScopes(REQUIRED_SCOPE.account) }, async (request) => {
+  app.get('/v1/users/me', { preHandler: requireScopes() }, async (request) => {
     const user = context.store.users.findById(request.auth.userId);
     if (!user) throw invalidToken('the user of the token no longer exists');
     return accountUser(user);

@@ -34,7 +34,7 @@ export const oauthClientRoutes: EmulatorRoutePlugin = async (app, { context }) =
   app.get('/v1/oauth-clients', auth, async (request) => {
     const page = parsePage(request.query as Record<string, unknown>);
     const { count, results } = service.list(request.auth.organizationId, page.limit, page.offset);
-    return envelope(request, context.publicUrl, page, count, results);
+    return envelope(request, context.baseUrl, page, count, results);
   });
 
   app.get<IdParams>('/v1/oauth-clients/:clientId', auth, async (request) =>

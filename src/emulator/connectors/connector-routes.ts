@@ -41,7 +41,7 @@ function filter<T extends string>(
 
 /** Registers the connector admin routes. */
 export const connectorAdminRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  const { store, connectors, hub, logger, publicUrl } = context;
+  const { store, connectors, hub, logger, baseUrl } = context;
   const read = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 
   app.get('/printing/v1/connectors', read, async (request) => {
@@ -55,7 +55,7 @@ export const connectorAdminRoutes: EmulatorRoutePlugin = async (app, { context }
         (c) => (type === undefined || c.type === type) && (status === undefined || c.status === status),
       );
     const rows = all.slice(page.offset, page.offset + page.limit).map(connectorToWire);
-    return envelope(request, publicUrl, page, all.length, rows);
+    return envelope(request, baseUrl, page, all.length, rows);
   });
 
   app.get<IdParams>('/printing/v1/connectors/:id', read, async (request) =>

@@ -12,7 +12,7 @@ import { envelope, parsePage } from '../http/pagination.js';
 
 /** Registers the driver routes. */
 export const driverRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  const { drivers, publicUrl } = context;
+  const { drivers, baseUrl } = context;
   const read = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 
   app.get('/printing/v1/drivers/vendors', read, async () => drivers.vendors());
@@ -25,6 +25,6 @@ export const driverRoutes: EmulatorRoutePlugin = async (app, { context }) => {
       throw new ValidationError('vendor', 'required: a vendor name from GET /printing/v1/drivers/vendors/');
     }
     const all = drivers.driversOf(request.auth.organizationId, vendor);
-    return envelope(request, publicUrl, page, all.length, all.slice(page.offset, page.offset + page.limit));
+    return envelope(request, baseUrl, page, all.length, all.slice(page.offset, page.offset + page.limit));
   });
 };

@@ -21,7 +21,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Registers the assignment routes. */
 export const assignmentRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  const { assignments, publicUrl } = context;
+  const { assignments, baseUrl } = context;
   const auth = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 
   app.get('/printing/v1/assignments', auth, async (request) => {
@@ -33,7 +33,7 @@ export const assignmentRoutes: EmulatorRoutePlugin = async (app, { context }) =>
     }
     const filter = group === undefined ? {} : { groupId: (group as string).toLowerCase() };
     const { count, rows } = assignments.page(request.auth.organizationId, { ...page, ...filter });
-    return envelope(request, publicUrl, page, count, rows);
+    return envelope(request, baseUrl, page, count, rows);
   });
 
   app.patch<IdParams>('/printing/v1/assignments/:id', auth, async (request) => {

@@ -29,13 +29,13 @@ export function requireAdmin(request: FastifyRequest, action: string): void {
 
 /** Registers the group and printing user routes. */
 export const printingGroupRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  const { groups, publicUrl } = context;
+  const { groups, baseUrl } = context;
   const auth = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 
   app.get('/printing/v1/groups', auth, async (request) => {
     const page = parsePage(request.query as Record<string, unknown>);
     const { count, rows } = groups.page(request.auth.organizationId, page.limit, page.offset);
-    return envelope(request, publicUrl, page, count, rows);
+    return envelope(request, baseUrl, page, count, rows);
   });
 
   app.post('/printing/v1/groups', auth, async (request, reply) => {
@@ -63,10 +63,10 @@ export const printingGroupRoutes: EmulatorRoutePlugin = async (app, { context })
     const org = request.auth.organizationId;
     if (request.auth.roles.includes('admin')) {
       const { count, rows } = groups.pageUsers(org, page.limit, page.offset);
-      return envelope(request, publicUrl, page, count, rows);
+      return envelope(request, baseUrl, page, count, rows);
     }
     const own = [groups.user(org, ownUserId(request))];
-    return envelope(request, publicUrl, page, 1, own.slice(page.offset, page.offset + page.limit));
+    return envelope(request, baseUrl, page, 1, own.slice(page.offset, page.offset + page.limit));
   });
 
   app.get<IdParams>('/printing/v1/users/:id', auth, async (request) => {

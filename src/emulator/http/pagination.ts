@@ -3,6 +3,7 @@
  * offset query parameters; next/previous are absolute URLs keeping the other query parameters.
  * Pure apart from reading the request's URL and host.
  */
+import type { BaseUrlPolicy } from './base-url.js';
 import type { FastifyRequest } from 'fastify';
 import { ValidationError, ValidationErrors } from '../../lib/errors.js';
 
@@ -75,22 +76,22 @@ function readInt(
   }
   return n;
 }
+}
 
-/** The base URL of a request: `publicUrl` when configured, else from the Host header. */
-export function requestBaseUrl(request: FastifyRequest, publicUrl: string | undefined): string {
-  if (publicUrl) return publicUrl.replace(/\/+$/, '');
-  return `${request.protocol}://${request.host}`;
+/** The base URL of a request's absolute links (see BaseUrlPolicy). */
+export function requestBaseUrl(request: FastifyRequest, base: BaseUrlPolicy): string {
+  return base.forRequest(request);
 }
 
 /** Builds the envelope; next/previous keep the request's path and other query parameters. */
 export function envelope<T>(
   request: FastifyRequest,
-  publicUrl: string | undefined,
+  base: BaseUrlPolicy,
   page: Page,
   count: number,
   results: T[],
 ): PageEnvelope<T> {
-  const url = new URL(request.url, requestBaseUrl(request, publicUrl) + '/');
+  const url = new URL(request.url, requestBaseUrl(request, base) + '/');
   const link = (offset: number): string => {
     const u = new URL(url);
     if (page.style === 'page') {

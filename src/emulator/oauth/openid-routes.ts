@@ -11,7 +11,7 @@ import { DEFAULT_GRANTABLE_SCOPES } from '../../protocol/oauth-scopes.js';
 
 /** The metadata document for a request. */
 export function serverMetadata(request: FastifyRequest, context: EmulatorContext): Record<string, unknown> {
-  const base = requestBaseUrl(request, context.publicUrl);
+  const base = requestBaseUrl(request, context.baseUrl);
   return {
     issuer: context.tokens.issuer,
     authorization_endpoint: `${base}/oauth/authorize`,

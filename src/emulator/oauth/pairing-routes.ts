@@ -34,7 +34,7 @@ export const oauthPairRoutes: EmulatorRoutePlugin = async (app, { context }) => 
     const client = context.tokens.authenticateClient(credentials.id, credentials.secret);
     const mode = form['mode'] ?? 'device';
     if (mode !== 'device') throw new OAuthError(400, 'invalid_request', 'mode: must be device');
-    return context.pairings.startPairing(client, form['scope'], requestBaseUrl(request, context.publicUrl));
+    return context.pairings.startPairing(client, form['scope'], requestBaseUrl(request, context.baseUrl));
   });
 
   app.get<{ Querystring: { pairing_code?: string } }>(PAIRING_PAGE_PATH, async (request, reply) => {

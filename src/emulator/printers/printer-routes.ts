@@ -39,15 +39,15 @@ export const printerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
       throw new ValidationError('connector_id', 'must be a UUID');
     }
     const own = ownConnector(context, request);
-    if (own === null) return envelope(request, context.publicUrl, page, 0, []);
+    if (own === null) return envelope(request, context.baseUrl, page, 0, []);
     const wanted = connectorId === undefined ? own : (connectorId as string).toLowerCase();
-    if (own !== undefined && wanted !== own) return envelope(request, context.publicUrl, page, 0, []);
+    if (own !== undefined && wanted !== own) return envelope(request, context.baseUrl, page, 0, []);
     const filter = wanted === undefined ? {} : { connectorId: wanted };
     // A connector lists all its printers; admins, users and clients those they may use.
     const usableBy = own === undefined ? context.assignments.restriction(request.auth) : undefined;
     const restrict = usableBy === undefined ? {} : { usableBy };
     const { count, rows } = printers.page(request.auth.organizationId, { ...page, ...filter, ...restrict });
-    return envelope(request, context.publicUrl, page, count, rows.map(wire));
+    return envelope(request, context.baseUrl, page, count, rows.map(wire));
   });
 
   app.get<IdParams>('/printing/v1/printers/:id', read, async (request) =>

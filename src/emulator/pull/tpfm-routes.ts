@@ -49,8 +49,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 function baseUrl(request: FastifyRequest, context: EmulatorContext): string {
-  if (context.publicUrl) return context.publicUrl.replace(/\/+$/, '');
-  return `${request.protocol}://${request.host}`;
+  return context.baseUrl.forRequest(request);
 }
 
 /** Registers GET /TPFM/. */

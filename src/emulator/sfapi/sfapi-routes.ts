@@ -73,8 +73,7 @@ export async function sfapiRoutes(app: FastifyInstance, options: EmulatorRouteOp
 }
 
 function baseUrl(request: FastifyRequest, context: EmulatorContext): string {
-  if (context.publicUrl) return context.publicUrl.replace(/\/+$/, '');
-  return `${request.protocol}://${request.host}`;
+  return context.baseUrl.forRequest(request);
 }
 
 /** Throws the 400 of one broken rule (mapped by the emulator's error handler). */
