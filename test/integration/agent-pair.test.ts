@@ -23,6 +23,7 @@ import { parseAgentConfig } from '../../src/config/load-config.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { CliProcess } from './cli-process.js';
 import { DEMO, type Harness, startHarness } from './emulator-harness.js';
+import { oauthTestSeed, TEST_CLIENTS } from './emulator-oauth-harness.js';
 
 describe('pairing an agent', () => {
   let h: Harness;
@@ -30,7 +31,7 @@ describe('pairing an agent', () => {
   const processes: CliProcess[] = [];
 
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({ seed: oauthTestSeed() });
   });
   afterAll(async () => h?.close());
   beforeEach(() => {
@@ -136,15 +137,20 @@ describe('pairing an agent', () => {
   });
 
   it('ends with a clear error when another organization signs in to a single-tenant client', async () => {
-    const code = await requestPairingCode(settings(), CONNECTOR_TOKEN_SCOPE);
+    const tenant = {
+      ...settings(),
+      clientId: TEST_CLIENTS.tenant.id,
+      clientSecret: TEST_CLIENTS.tenant.secret,
+    };
+    const code = await requestPairingCode(tenant, CONNECTOR_TOKEN_SCOPE);
     expect(() => pairings().approvePairing(code.pairing_code, DEMO.otherAdmin.email)).toThrow();
-    const error = await waitForPairing(settings(), code, CONNECTOR_TOKEN_SCOPE, {
+    const error = await waitForPairing(tenant, code, CONNECTOR_TOKEN_SCOPE, {
       clock: h.clock,
       logger: silentLogger(),
       sleep: fakeSleep([]),
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PairingError);
-    // The demo client is single-tenant: a code bound from another organization is refused at the
+    // A single-tenant client of the organization: a code bound from another organization is refused at the
     // token endpoint with unauthorized_client, and the message carries the service's reason.
     expect((error as PairingError).code).toBe('unauthorized_client');
     expect((error as Error).message).toMatch(

@@ -29,11 +29,15 @@ afterAll(async () => {
   await h.close();
 });
 
-async function passwordTokens(scope: string): Promise<{ access_token: string; refresh_token: string }> {
+async function passwordTokens(
+  scope: string,
+  clientId: string = DEMO.client.id,
+  clientSecret: string = DEMO.client.secret,
+): Promise<{ access_token: string; refresh_token: string }> {
   const res = await fetch(h.as.token_endpoint!, {
     method: 'POST',
     headers: {
-      authorization: `Basic ${Buffer.from(`${DEMO.client.id}:${DEMO.client.secret}`).toString('base64')}`,
+      authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
       'content-type': 'application/x-www-form-urlencoded',
     },
     body: new URLSearchParams({
@@ -197,15 +201,24 @@ describe('client_credentials', () => {
 
 describe('tenant rules at the token endpoint', () => {
   it('refresh through a single-tenant client fails once the user is in another organization', async () => {
-    const tokens = await passwordTokens('printing');
+    const { id, secret } = TEST_CLIENTS.tenant;
+    const tenantClient: oauth.Client = { client_id: id };
+    const tokens = await passwordTokens('printing', id, secret);
     const other = h.context.store.organizations.findByName(DEMO.otherOrganization)!;
     const admin = h.context.store.users.findByEmail(DEMO.admin.email)!;
     h.context.store.db.prepare('UPDATE users SET organization_id = ? WHERE id = ?').run(other.id, admin.id);
     try {
-      const request = oauth.refreshTokenGrantRequest(h.as, demo, demoAuth, tokens.refresh_token, insecure);
-      expect(await oauthErrorOf(request.then((r) => oauth.processRefreshTokenResponse(h.as, demo, r)))).toBe(
-        'unauthorized_client',
+      const auth = oauth.ClientSecretBasic(secret);
+      const request = oauth.refreshTokenGrantRequest(
+        h.as,
+        tenantClient,
+        auth,
+        tokens.refresh_token,
+        insecure,
       );
+      expect(
+        await oauthErrorOf(request.then((r) => oauth.processRefreshTokenResponse(h.as, tenantClient, r))),
+      ).toBe('unauthorized_client');
     } finally {
       h.context.store.db
         .prepare('UPDATE users SET organization_id = ? WHERE id = ?')

@@ -28,6 +28,8 @@ export const TEST_CLIENTS = {
   machine: { id: 'machine', secret: 'machine-secret' },
   /** Multi-tenant password client of the other organization: tokens for users of both. */
   login: { id: 'test-login', secret: 'test-login-secret' },
+  /** Single-tenant client an organization registered itself (not protected): its own users only. */
+  tenant: { id: 'tenant-app', secret: 'tenant-app-secret' },
 } as const;
 
 function seedClient(
@@ -35,6 +37,7 @@ function seedClient(
   secret: string,
   grants: SeedClient['grant_types'],
   tenant: 'single' | 'multi',
+  isProtected = true,
 ): SeedClient {
   return {
     client_id: id,
@@ -46,7 +49,7 @@ function seedClient(
     redirect_urls: [],
     allowed_scopes: [],
     tenant_mode: tenant,
-    protected: true,
+    protected: isProtected,
   };
 }
 
@@ -56,8 +59,9 @@ function seedClient(
  */
 export function oauthTestSeed(): EmulatorSeed {
   const seed = defaultEmulatorSeed();
-  const { multiPair, noPair, machine, login } = TEST_CLIENTS;
+  const { multiPair, noPair, machine, login, tenant } = TEST_CLIENTS;
   seed.organizations[0]!.oauth_clients.push(
+    seedClient(tenant.id, tenant.secret, ['password', 'refresh_token', 'pairing_code'], 'single', false),
     seedClient(noPair.id, noPair.secret, ['password'], 'single'),
     seedClient(machine.id, machine.secret, ['client_credentials'], 'single'),
   );

@@ -138,20 +138,29 @@ describe('polling grant_type=pairing_code', () => {
   });
 
   it('a single-tenant client refuses a user of another organization: unauthorized_client at the token endpoint', async () => {
-    const code = (await startPairing()).body['pairing_code'] as string;
+    const { id, secret } = TEST_CLIENTS.tenant;
+    const code = (await startPairing(id, secret)).body['pairing_code'] as string;
     // Binding answers access_denied (the sign-in side of the rule) ...
     expect(() => h.context.pairings.approvePairing(code, DEMO.otherAdmin.email)).toThrow(/own organization/);
     // ... and the device's poll unauthorized_client, naming the rule; every later poll too.
     const res = await formPost(
       h.as.token_endpoint!,
       { grant_type: 'pairing_code', pairing_code: code },
-      { authorization: basic(DEMO.client.id, DEMO.client.secret) },
+      { authorization: basic(id, secret) },
     );
     expect(res.status).toBe(400);
     expect(res.body['error']).toBe('unauthorized_client');
     expect(res.body['error_description']).toMatch(/tenant_mode single.*another organization/);
     waitInterval();
-    expect(await oauthErrorOf(poll(code))).toBe('unauthorized_client');
+    expect(await oauthErrorOf(poll(code, id, secret))).toBe('unauthorized_client');
+  });
+
+  it("the demo client is the service's protected client: a user of another organization pairs through it", async () => {
+    const code = (await startPairing()).body['pairing_code'] as string;
+    h.context.pairings.approvePairing(code, DEMO.otherAdmin.email);
+    const tokens = await poll(code);
+    const other = h.context.store.users.findByEmail(DEMO.otherAdmin.email)!;
+    expect(decodeJwt(tokens.access_token)['org']).toBe(other.organizationId);
   });
 
   it('a person who denies answers access_denied; a foreign person denying is the tenant rule', async () => {
@@ -159,10 +168,11 @@ describe('polling grant_type=pairing_code', () => {
     const alice = h.context.store.users.findByEmail(DEMO.user.email)!;
     h.context.pairings.decide(denied, alice, false);
     expect(await oauthErrorOf(poll(denied))).toBe('access_denied');
-    const foreign = (await startPairing()).body['pairing_code'] as string;
+    const { id, secret } = TEST_CLIENTS.tenant;
+    const foreign = (await startPairing(id, secret)).body['pairing_code'] as string;
     const other = h.context.store.users.findByEmail(DEMO.otherAdmin.email)!;
     expect(() => h.context.pairings.decide(foreign, other, false)).toThrow(/own organization/);
-    expect(await oauthErrorOf(poll(foreign))).toBe('unauthorized_client');
+    expect(await oauthErrorOf(poll(foreign, id, secret))).toBe('unauthorized_client');
   });
 
   it('a multi-tenant client lets any organization in', async () => {

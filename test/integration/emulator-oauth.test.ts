@@ -29,6 +29,18 @@ beforeAll(async () => {
       protected: true,
     },
     {
+      client_id: 'single-app',
+      client_secret: 'single-secret',
+      name: 'Single, registered by the organization',
+      external_description: '',
+      client_type: 'confidential',
+      grant_types: ['password'],
+      redirect_urls: [],
+      allowed_scopes: [],
+      tenant_mode: 'single',
+      protected: false,
+    },
+    {
       client_id: 'multi-app',
       client_secret: 'multi-secret',
       name: 'Multi',
@@ -98,6 +110,14 @@ describe('password grant', () => {
     expect(pub.status).toBe(200);
   });
 
+  it("the demo client, protected (the service's own), serves users of every organization", async () => {
+    const other = { username: DEMO.otherAdmin.email, password: DEMO.otherAdmin.password };
+    const res = await tokenRequest(h.baseUrl, password(other), demoBasic());
+    expect(res.status).toBe(200);
+    const otherOrg = h.emulator.app.emulator.store.organizations.findByName(DEMO.otherOrganization)!;
+    expect(decodeJwt(res.body['access_token'] as string)['org']).toBe(otherOrg.id);
+  });
+
   it('a multi-tenant client serves users of every organization', async () => {
     const other = { username: DEMO.otherAdmin.email, password: DEMO.otherAdmin.password };
     const res = await tokenRequest(h.baseUrl, password(other), demoBasic('multi-app', 'multi-secret'));
@@ -138,9 +158,9 @@ describe('password grant', () => {
     ['wrong password', password({ password: 'wrong' }), demoBasic(), 400, 'invalid_grant'],
     ['unknown user', password({ username: 'nobody@demo.test' }), demoBasic(), 400, 'invalid_grant'],
     [
-      'user of another organization',
+      'user of another organization at a single-tenant client',
       password({ username: DEMO.otherAdmin.email, password: DEMO.otherAdmin.password }),
-      demoBasic(),
+      demoBasic('single-app', 'single-secret'),
       400,
       'unauthorized_client',
     ],

@@ -202,7 +202,7 @@ export class TokenService {
   }
 
   /**
-   * tenant_mode single: the user must belong to the client's organization, else
+   * tenant_mode single (and not a protected client of the service): the user must belong to the client's organization, else
    * unauthorized_client (the token endpoint's answer; authorize pages use `tenantAllows`).
    */
   assertTenant(client: OAuthClient, user: User): void {
@@ -287,6 +287,8 @@ export class TokenService {
 
 /** Whether tenant_mode lets `user` sign in through `client`: single needs the client's organization. */
 export function tenantAllows(client: OAuthClient, user: User): boolean {
+  // A protected client is the service's own (spec, client management rule 3): every organization's users.
+  if (client.protected) return true;
   return client.tenantMode !== 'single' || user.organizationId === client.organizationId;
 }
 
