@@ -47,6 +47,10 @@ export interface DemoStackOptions {
   redactor?: Redactor;
   /** Where the station's terminal lines go; default standard output. */
   releaseOutput?: Writable;
+  /** The URL apps reach the emulator at (a reverse proxy in front); the banner shows it. */
+  publicUrl?: string;
+  /** Honour X-Forwarded-Proto/Host/Port from that proxy. */
+  trustProxy?: boolean;
 }
 
 /** Name of the queue printer the emulator holds pull-printing jobs in. */
@@ -55,6 +59,7 @@ export const DEMO_QUEUE_PRINTER = 'Pull Printing';
 /** Owns the three parts of the demo; see the module comment. */
 export class DemoStack {
   private readonly stoppers: (() => Promise<void>)[] = [];
+  private listenUrl: string | undefined;
   /** Binds a pairing code to the demo admin in the running emulator (set by startEmulator). */
   private approvePairing: ((code: string) => void) | undefined;
 
@@ -68,6 +73,7 @@ export class DemoStack {
       mkdirSync(dir, { recursive: true });
     }
     const url = await this.startEmulator(dataDir);
+    this.listenUrl = url;
     throwIfAborted(signal);
     const printerUri = await this.startPrinter(printedDir);
     throwIfAborted(signal);
@@ -80,7 +86,20 @@ export class DemoStack {
     const served = servedDemoPrinter(agent.printers(), agent.printerProblems(), dataDir);
     const wait = { timeoutMs: this.options.readyTimeoutMs ?? 60_000, clock, signal };
     const printerId = await waitForPrinter(url, served, wait);
-    return { url, printerUri, printerId, printedDir, dataDir, release: releaseInfo(agent.releaseStations()) };
+    const shown = this.options.publicUrl?.replace(/\/+$/, '') ?? url;
+    return {
+      url: shown,
+      printerUri,
+      printerId,
+      printedDir,
+      dataDir,
+      release: releaseInfo(agent.releaseStations()),
+    };
+  }
+
+  /** Where the emulator itself listens (plain HTTP; a proxy in front forwards to it). */
+  emulatorUrl(): string | undefined {
+    return this.listenUrl;
   }
 
   /** Stops the parts in reverse order; safe to call after a failed start. */
@@ -103,6 +122,8 @@ export class DemoStack {
       seed: defaultEmulatorSeed(),
       logger: this.options.logger.child({ part: 'emulator' }),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
+      ...(this.options.publicUrl ? { publicUrl: this.options.publicUrl } : {}),
+      ...(this.options.trustProxy ? { trustProxy: true } : {}),
     });
     this.stoppers.push(() => emulator.close());
     this.approvePairing = (code) => emulator.app.emulator.pairings.approvePairing(code, DEMO.admin.email);

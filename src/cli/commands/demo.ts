@@ -16,11 +16,13 @@ import {
 } from '../cli-runtime.js';
 import { demoBanner } from '../demo-banner.js';
 import { DemoStack } from '../demo-stack.js';
-import { registerSeedSecrets } from './emulator.js';
+import { registerSeedSecrets, servingOptions } from './emulator.js';
 
 interface DemoFlags extends LogFlags {
   port: string;
   dataDir: string;
+  publicUrl?: string;
+  trustProxy?: boolean;
 }
 
 /** Registers `demo`. */
@@ -29,7 +31,12 @@ export function registerDemoCommand(program: Command): void {
     .command('demo')
     .description('run emulator, virtual printer and agent together, ready to print')
     .option('--port <n>', 'emulator port on 127.0.0.1 (0: any free port)', '8080')
-    .option('--data-dir <dir>', 'where the demo keeps everything', DEMO_DATA_DIR);
+    .option('--data-dir <dir>', 'where the demo keeps everything', DEMO_DATA_DIR)
+    .option(
+      '--public-url <url>',
+      'URL apps reach the emulator at (behind a reverse proxy); shown in the banner',
+    )
+    .option('--trust-proxy', 'honour X-Forwarded-Proto/Host/Port from a reverse proxy in front');
   addLogOptions(command, 'warn').action(async (flags: DemoFlags) => runDemo(flags));
 }
 
@@ -37,7 +44,14 @@ async function runDemo(flags: DemoFlags): Promise<void> {
   const port = parseIntegerOption('--port', flags.port, 0, 65535);
   const { logger, redactor } = createCliLogger(flags, { level: 'warn' });
   registerSeedSecrets(defaultEmulatorSeed(), redactor);
-  const stack = new DemoStack({ host: '127.0.0.1', port, dataDir: flags.dataDir, logger, redactor });
+  const stack = new DemoStack({
+    host: '127.0.0.1',
+    port,
+    dataDir: flags.dataDir,
+    logger,
+    redactor,
+    ...servingOptions(flags, undefined),
+  });
   const starting = new AbortController();
   onShutdownSignals(
     async () => {
