@@ -124,12 +124,24 @@ describe('Print with an uploaded file', () => {
     expect(print.status).toBe(200);
   });
 
-  it('refuses a second Print of the same file, a file of another organization and a pending one', async () => {
+  it('prints a fileid again until a Print with printanddelete takes it; refuses a file of another organization and a pending one', async () => {
     const fileid = await uploadRaw('once');
     const body = { fileid, type: 'txt', printerid: h.printerId };
-    expect((await call(h, '/sfapi/Print/', { method: 'POST', body })).status).toBe(200);
+    const first = await call(h, '/sfapi/Print/', { method: 'POST', body });
+    expect(first.status).toBe(200);
+    const second = await call(h, '/sfapi/Print/', { method: 'POST', body });
+    expect(second.status).toBe(200);
+    expect(second.body.jobid).not.toBe(first.body.jobid);
+    const last = await call(h, '/sfapi/Print/', { method: 'POST', body: { ...body, printanddelete: true } });
+    expect(last.status).toBe(200);
     const again = await call(h, '/sfapi/Print/', { method: 'POST', body });
-    expect(again).toMatchObject({ status: 400, body: { field: 'fileid' } });
+    expect(again).toMatchObject({
+      status: 400,
+      body: {
+        field: 'fileid',
+        rule: 'was printed with printanddelete and is deleted; upload the document again',
+      },
+    });
     const foreign = await call(h, '/sfapi/Print/', {
       method: 'POST',
       body: { ...body, fileid: await uploadRaw('x') },
@@ -278,7 +290,7 @@ describe('Print with a fileurl', () => {
     const ids = store.db.prepare('SELECT file_id FROM stored_files').all() as { file_id: string }[];
     const stored = ids.map((row) => store.storedFiles.find(row.file_id));
     expect(stored).toContainEqual(
-      expect.objectContaining({ sha256, size: content.length, state: 'consumed' }),
+      expect.objectContaining({ sha256, size: content.length, state: 'printed' }),
     );
   });
 

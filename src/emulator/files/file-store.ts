@@ -239,7 +239,7 @@ export class FileStore {
   }
 
   private assertWritable(file: StoredFile): void {
-    if (file.state === 'consumed' || file.state === 'fetching') {
+    if (file.state === 'consumed' || file.state === 'printed' || file.state === 'fetching') {
       throw new PrintRelayError('conflict', `file ${file.fileId} can no longer be uploaded (${file.state})`);
     }
   }

@@ -6,8 +6,12 @@
  */
 import type { EmulatorDatabase } from '../store/database.js';
 
-/** Life of a stored file: pending (awaiting upload) / fetching (from a URL) -> ready -> consumed. */
-export type StoredFileState = 'pending' | 'fetching' | 'ready' | 'failed' | 'consumed';
+/**
+ * Life of a stored file: pending (awaiting upload) / fetching (from a URL) -> ready -> printed
+ * (taken by a Print without printanddelete: printable again, no longer writable) or consumed
+ * (taken with printanddelete: deleted once that job ends, never printable again).
+ */
+export type StoredFileState = 'pending' | 'fetching' | 'ready' | 'failed' | 'printed' | 'consumed';
 
 /** The record of one document. */
 export interface StoredFile {

@@ -56,8 +56,9 @@ export class PrintService {
       // The fetch ended meanwhile: its outcome is in the stored record.
       file = (await this.files.get(file.fileId)) ?? file;
     }
-    if (file.state !== 'ready') this.notReady(file);
-    await this.files.setState(file, 'consumed');
+    if (file.state !== 'ready' && file.state !== 'printed') this.notReady(file);
+    // Without printanddelete the file stays and its fileid prints again; with it, never again.
+    await this.files.setState(file, print.printAndDelete ? 'consumed' : 'printed');
     const { jobId } = await this.parts.jobs.create(this.newJob(print, file, organizationId, userId));
     return { jobid: jobId, printerId: print.printerId, size: file.size };
   }
@@ -77,7 +78,7 @@ export class PrintService {
       case 'failed':
         return invalid('fileurl', file.error ?? 'fetching fileurl failed');
       case 'consumed':
-        return invalid('fileid', 'was already printed; upload the document again');
+        return invalid('fileid', 'was printed with printanddelete and is deleted; upload the document again');
       default:
         return invalid('fileid', 'must be uploaded to the sasUri before Print');
     }
