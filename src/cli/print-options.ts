@@ -4,6 +4,7 @@
  */
 import { extname } from 'node:path';
 import { desktopPapers, paperById, paperByPwgName } from '../protocol/paper-sizes.js';
+import { parsePageRanges } from '../protocol/print-request.js';
 import { isSupportedExtension, SUPPORTED_FILE_EXTENSIONS } from '../protocol/sfapi-configuration.js';
 import { CliError, parseIntegerOption } from './cli-runtime.js';
 
@@ -115,15 +116,8 @@ function orientation(value: string): number {
 
 function pageRanges(value: string): string {
   const compact = value.replace(/\s+/g, '');
-  if (!/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(compact)) {
-    throw new CliError(`--pages: expected pages and ranges such as 1-3,5 (got "${value}")`);
-  }
-  for (const part of compact.split(',')) {
-    const [from, to] = part.split('-').map(Number);
-    if (from === 0 || (to !== undefined && to < from!)) {
-      throw new CliError(`--pages: "${part}" is not a valid range (pages start at 1, ranges ascend)`);
-    }
-  }
+  const parsed = parsePageRanges(compact);
+  if ('rule' in parsed) throw new CliError(`--pages: ${parsed.rule} (got "${value}")`);
   return compact;
 }
 

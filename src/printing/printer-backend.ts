@@ -36,6 +36,8 @@ export interface BackendJob {
   /** MIME type (application/pdf, text/plain, ...). */
   documentFormat: string;
   jobName: string;
+  /** The original document name (the app's alias), sent as IPP document-name when known. */
+  documentName?: string;
   userName: string;
   ticket: PrintTicket;
   /**

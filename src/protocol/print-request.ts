@@ -270,21 +270,39 @@ function readTray(r: FieldReader): TrayChoice | undefined {
   return undefined;
 }
 
-/** Parses `1-3,5`: single pages or ranges, positive, ascending, not overlapping. */
+/**
+ * Parses a page list as the spec writes it: comma-separated single pages or ranges with a
+ * hyphen, positive, in any order and overlapping (`5,1-3`, `1-3,2-4`; a range written backwards,
+ * `4-2`, means pages 2 to 4). The ranges keep the order given; normalizePageRanges merges them.
+ */
 export function parsePageRanges(text: string): PageRange[] | { rule: string } {
   const ranges: PageRange[] = [];
   for (const part of text.split(',')) {
     const match = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(part);
     if (!match) return { rule: 'must be pages or ranges like 1-3,5' };
-    const from = Number(match[1]);
-    const to = match[2] === undefined ? from : Number(match[2]);
-    if (from < 1) return { rule: 'pages must be positive' };
-    if (to < from) return { rule: 'a range must not end before it starts' };
-    const previous = ranges.at(-1);
-    if (previous && from <= previous.to) return { rule: 'ranges must be ascending and not overlap' };
-    ranges.push({ from, to });
+    const first = Number(match[1]);
+    const last = match[2] === undefined ? first : Number(match[2]);
+    if (first < 1 || last < 1) return { rule: 'pages must be positive' };
+    ranges.push({ from: Math.min(first, last), to: Math.max(first, last) });
   }
   return ranges;
+}
+
+/** Ascending, non-overlapping ranges covering the same pages (what IPP page-ranges requires). Pure. */
+export function normalizePageRanges(ranges: readonly PageRange[]): PageRange[] {
+  const sorted = [...ranges].sort((a, b) => a.from - b.from || a.to - b.to);
+  const merged: PageRange[] = [];
+  for (const range of sorted) {
+    const last = merged.at(-1);
+    if (last && range.from <= last.to + 1) last.to = Math.max(last.to, range.to);
+    else merged.push({ ...range });
+  }
+  return merged;
+}
+
+/** Pages a page list selects (each page once), e.g. 1-3,5 -> 4. Pure. */
+export function pageCount(ranges: readonly PageRange[]): number {
+  return normalizePageRanges(ranges).reduce((sum, r) => sum + r.to - r.from + 1, 0);
 }
 
 function readPageRanges(r: FieldReader): PageRange[] | undefined {

@@ -198,8 +198,12 @@ describe('printrelay demo restarted on the same data directory', () => {
       expect(result).toMatchObject({ code: 0 });
       expect(result.stdout).toMatch(/^printed: job \S+, 2 page\(s\)\n$/);
       const sample = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'sample.pdf'));
-      const printed = readdirSync(join(data, 'printed')).map((f) => readFileSync(join(data, 'printed', f)));
-      expect(printed.some((bytes) => bytes.equals(sample))).toBe(true);
+      const jobId = /^printed: job (\S+),/.exec(result.stdout)?.[1];
+      // the printed file carries the job id the user was shown and the document's own name
+      const names = readdirSync(join(data, 'printed'));
+      const name = names.find((n) => n.endsWith(`-printrelay-${jobId}-sample.pdf`));
+      expect(name).toMatch(/^\d+-printrelay-[0-9a-f-]{36}-sample\.pdf$/);
+      expect(readFileSync(join(data, 'printed', name as string)).equals(sample)).toBe(true);
       expect(second.stdout).not.toContain('must be unique');
     } finally {
       expect(await second.stop()).toBe(0);

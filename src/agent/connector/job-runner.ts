@@ -184,6 +184,7 @@ export class JobRunner {
         documentPath: job.spoolPath as string,
         documentFormat: job.offer.document.content_type,
         jobName: printerJobName(job.jobId),
+        documentName: job.offer.document.name,
         userName: job.offer.user.email || job.offer.user.name || 'printrelay',
         ticket,
         onDocumentSent: () => this.markSent(job.jobId, log),

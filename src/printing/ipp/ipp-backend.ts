@@ -106,6 +106,7 @@ export class IppBackend implements PrinterBackend {
         documentPath: job.documentPath,
         documentFormat: job.documentFormat,
         jobName: job.jobName,
+        ...(job.documentName ? { documentName: job.documentName } : {}),
         userName: job.userName,
         jobAttributes: attributes,
         onDocumentSent: job.onDocumentSent,

@@ -33,6 +33,8 @@ export interface IppJobRequest {
   documentPath: string;
   documentFormat: string;
   jobName: string;
+  /** IPP document-name (the original file name). */
+  documentName?: string;
   userName?: string;
   /** Job template attributes (see translate/ticket-to-ipp.ts). */
   jobAttributes: IppAttribute[];
@@ -185,6 +187,7 @@ export class IppClient {
       attr(TAG.NAME, 'requesting-user-name', job.userName ?? this.options.userName ?? 'printrelay'),
       attr(TAG.NAME, 'job-name', job.jobName),
       attr(TAG.MIME_TYPE, 'document-format', job.documentFormat),
+      ...(job.documentName ? [attr(TAG.NAME, 'document-name', job.documentName.slice(0, 255))] : []),
     ];
   }
 

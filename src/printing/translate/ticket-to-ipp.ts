@@ -5,6 +5,7 @@
  * clean up. Units: the ticket uses tenths of a millimetre, IPP media-size hundredths.
  */
 import { CUSTOM_PAPER_ID, paperById } from '../../protocol/paper-sizes.js';
+import { normalizePageRanges } from '../../protocol/print-request.js';
 import type { PageRange, PaperChoice, PrintTicket, TrayChoice } from '../../protocol/print-ticket.js';
 import type { IppAttribute, IppCollection, IppResolution } from '../ipp/ipp-codec.js';
 import { attr } from '../ipp/ipp-attributes.js';
@@ -171,7 +172,8 @@ function pageRangesOf(
     attr(
       TAG.RANGE_OF_INTEGER,
       'page-ranges',
-      ranges.map((r) => ({ lower: r.from, upper: r.to })),
+      // IPP wants them ascending and disjoint; the spec lets apps send any order and overlaps.
+      normalizePageRanges(ranges).map((r) => ({ lower: r.from, upper: r.to })),
     ),
   );
 }

@@ -25,6 +25,8 @@ export interface VirtualJob {
   bytes: number;
   /** PDF page count when known. */
   pages?: number;
+  /** IPP document-name of the Print-Job (the original file name), when sent. */
+  documentName?: string;
   /** The job template attributes as submitted. */
   template: IppAttribute[];
 }
@@ -148,4 +150,18 @@ export function extensionFor(format: string): string {
     'image/png': 'png',
   };
   return map[format] ?? 'bin';
+}
+
+/**
+ * The name of a printed document: `<printer job id>-<job-name>[-<document-name>].<ext>`, so the
+ * agent's job-name (`printrelay-<cloud job id>`) and the app's file name both show. Pure.
+ */
+export function printedFileName(
+  id: number,
+  job: { name: string; format: string; documentName?: string | undefined },
+): string {
+  const extension = extensionFor(job.format);
+  const document = job.documentName?.replace(new RegExp(`\\.${extension}$`, 'i'), '');
+  const suffix = document ? `-${sanitizeJobName(document)}` : '';
+  return `${id}-${sanitizeJobName(job.name)}${suffix}.${extension}`;
 }

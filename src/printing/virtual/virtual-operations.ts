@@ -81,6 +81,7 @@ export class VirtualOperations {
     const unsupported = template.filter((a) => !this.supports(a));
     const job: JobDraft = {
       name: text(request, 'job-name') ?? 'Untitled',
+      ...(text(request, 'document-name') ? { documentName: text(request, 'document-name') } : {}),
       user: text(request, 'requesting-user-name') ?? 'anonymous',
       format,
       template: template.filter((a) => this.supports(a)),

@@ -21,7 +21,7 @@ import { attributesToRecord } from '../ipp/ipp-attributes.js';
 import { decodeMessage, type IppMessage, IppIncompleteError } from '../ipp/ipp-codec.js';
 import { JOB_STATE, OPERATION, STATUS } from '../ipp/ipp-constants.js';
 import { PdfPageCounter } from './pdf-page-counter.js';
-import { extensionFor, sanitizeJobName, type VirtualJob, VirtualJobTable } from './virtual-jobs.js';
+import { printedFileName, type VirtualJob, VirtualJobTable } from './virtual-jobs.js';
 import { type IppReply, type JobDraft, VirtualOperations } from './virtual-operations.js';
 
 /** One document the virtual printer has written. */
@@ -163,10 +163,7 @@ export class VirtualPrinter extends EventEmitter {
     printerUri: string,
   ): Promise<IppReply> {
     const id = this.jobs.allocateId();
-    const path = join(
-      this.options.outputDir,
-      `${id}-${sanitizeJobName(draft.name)}.${extensionFor(draft.format)}`,
-    );
+    const path = join(this.options.outputDir, printedFileName(id, draft));
     const job: VirtualJob = {
       ...draft,
       id,

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationErrors } from '../../../src/lib/errors.js';
 import {
+  normalizePageRanges,
+  pageCount,
   parsePageRanges,
   parsePrintRequest,
   type PrintRequest,
 } from '../../../src/protocol/print-request.js';
+import type { PageRange } from '../../../src/protocol/print-ticket.js';
 
 const PRINTER = '3f2b8c1e-9d4a-4e5b-8f6c-1a2b3c4d5e6f';
 const base = { fileid: 'abc123', type: 'pdf', printerid: PRINTER };
@@ -100,6 +103,17 @@ const good: Good[] = [
       expect(r.ticket.pageRanges).toEqual([
         { from: 1, to: 3 },
         { from: 5, to: 5 },
+      ]),
+  ],
+  [
+    'pageRanges in any order, overlapping, a range written backwards: kept as given',
+    { ...base, pageRanges: '5,1-3,2-4,9-7' },
+    (r) =>
+      expect(r.ticket.pageRanges).toEqual([
+        { from: 5, to: 5 },
+        { from: 1, to: 3 },
+        { from: 2, to: 4 },
+        { from: 7, to: 9 },
       ]),
   ],
   [
@@ -251,17 +265,6 @@ const bad: Bad[] = [
   ],
   ['defaultsource negative', { ...base, defaultsource: -1 }, [{ field: 'defaultsource', rule: /between/ }]],
   ['trayname object', { ...base, trayname: ['a'] }, [{ field: 'trayname', rule: /string/ }]],
-  ['pageRanges descending', { ...base, pageRanges: '5,1-3' }, [{ field: 'pageRanges', rule: /ascending/ }]],
-  [
-    'pageRanges overlapping',
-    { ...base, pageRanges: '1-3,3-4' },
-    [{ field: 'pageRanges', rule: /ascending/ }],
-  ],
-  [
-    'pageRanges reversed range',
-    { ...base, pageRanges: '4-2' },
-    [{ field: 'pageRanges', rule: /end before/ }],
-  ],
   ['pageRanges zero', { ...base, pageRanges: '0-2' }, [{ field: 'pageRanges', rule: /positive/ }]],
   ['pageRanges syntax', { ...base, pageRanges: '1-3;5' }, [{ field: 'pageRanges', rule: /like 1-3,5/ }]],
   ['pageRanges trailing comma', { ...base, pageRanges: '1,' }, [{ field: 'pageRanges', rule: /like 1-3,5/ }]],
@@ -320,5 +323,51 @@ describe('parsePageRanges', () => {
   });
   it('reports the rule for an empty string', () => {
     expect(parsePageRanges('')).toEqual({ rule: 'must be pages or ranges like 1-3,5' });
+  });
+});
+
+describe('normalizePageRanges and pageCount', () => {
+  it.each<[string, string, [number, number][], number]>([
+    [
+      'already normal',
+      '1-3,5',
+      [
+        [1, 3],
+        [5, 5],
+      ],
+      4,
+    ],
+    [
+      'any order',
+      '5,1-3',
+      [
+        [1, 3],
+        [5, 5],
+      ],
+      4,
+    ],
+    [
+      'overlapping and adjacent merge',
+      '1-3,2-4,5,8',
+      [
+        [1, 5],
+        [8, 8],
+      ],
+      6,
+    ],
+    ['repeated page', '2,2,2', [[2, 2]], 1],
+    [
+      'backwards range',
+      '9-7,1',
+      [
+        [1, 1],
+        [7, 9],
+      ],
+      4,
+    ],
+  ])('%s: %s', (_name, text, expected, count) => {
+    const parsed = parsePageRanges(text) as PageRange[];
+    expect(normalizePageRanges(parsed).map((r) => [r.from, r.to])).toEqual(expected);
+    expect(pageCount(parsed)).toBe(count);
   });
 });

@@ -95,6 +95,23 @@ describe('ticketToIpp on a capable printer', () => {
         ],
       },
     ],
+    [
+      'page ranges in any order and overlapping go out ascending and merged',
+      {
+        pageRanges: [
+          { from: 5, to: 5 },
+          { from: 2, to: 4 },
+          { from: 1, to: 3 },
+          { from: 9, to: 9 },
+        ],
+      },
+      {
+        'page-ranges': [
+          { lower: 1, upper: 5 },
+          { lower: 9, upper: 9 },
+        ],
+      },
+    ],
     ['600 dpi', { resolution: { dpi: 600 } }, { 'printer-resolution': { x: 600, y: 600, units: 'dpi' } }],
     [
       '"300dpi" as a word',
