@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writePdf } from '../support/pdf.js';
 import { peersAvailable } from '../support/peers.js';
 import { CliProcess, runCli } from './cli-process.js';
 
@@ -77,6 +78,41 @@ describe('printrelay demo', () => {
     expect(result).toMatchObject({ code: 0 });
     expect(result.stdout).toMatch(/^printed: job \S+, \d+ page\(s\)$/m);
     expect(await waitForPrinted(pdf)).toMatch(/\.pdf$/);
+  });
+
+  it('reports the pages it printed: page ranges counted once, times copies; a text file counts too', async () => {
+    const six = await writePdf(join(dir, 'six.pdf'), 6, 'pages');
+    const ranged = await runCli([
+      'print',
+      six,
+      '--printer',
+      'Demo Printer',
+      '--url',
+      url,
+      '--poll-ms',
+      '100',
+      '--pages',
+      '5,1-3,2',
+      '--copies',
+      '2',
+    ]);
+    expect(ranged.stdout).toMatch(/^printed: job \S+, 8 page\(s\)\n$/);
+    const readme = join(import.meta.dirname, '..', '..', 'README.md');
+    const text = await runCli([
+      'print',
+      readme,
+      '--printer',
+      'Demo Printer',
+      '--url',
+      url,
+      '--poll-ms',
+      '100',
+    ]);
+    expect(text.code).toBe(0);
+    const lines = readFileSync(readme, 'utf8').replace(/\n$/, '').split('\n').length;
+    expect(text.stdout).toBe(
+      `printed: job ${/job (\S+),/.exec(text.stdout)?.[1]}, ${Math.ceil(lines / 66)} page(s)\n`,
+    );
   });
 
   it('printrelay print fails clearly for an unknown printer', async () => {

@@ -96,20 +96,13 @@ export function jobAttributes(job: VirtualJob, printerUri: string, upTime: numbe
   ];
   if (job.pages !== undefined) {
     const copies = copiesOf(job);
-    list.push(attr(TAG.INTEGER, 'job-impressions', job.pages * copies));
+    const pages = selectedPages(job);
+    list.push(attr(TAG.INTEGER, 'job-impressions', pages * copies));
     list.push(
-      attr(
-        TAG.INTEGER,
-        'job-impressions-completed',
-        job.state === JOB_STATE.completed ? job.pages * copies : 0,
-      ),
+      attr(TAG.INTEGER, 'job-impressions-completed', job.state === JOB_STATE.completed ? pages * copies : 0),
     );
     list.push(
-      attr(
-        TAG.INTEGER,
-        'job-media-sheets-completed',
-        job.state === JOB_STATE.completed ? job.pages * copies : 0,
-      ),
+      attr(TAG.INTEGER, 'job-media-sheets-completed', job.state === JOB_STATE.completed ? pages * copies : 0),
     );
   }
   return [...list, ...job.template.filter((t) => !list.some((l) => l.name === t.name))];
@@ -119,6 +112,19 @@ function timeAttr(name: string, value: number | undefined): IppAttribute {
   return value === undefined
     ? attr(TAG.NO_VALUE, name, { outOfBand: TAG.NO_VALUE })
     : attr(TAG.INTEGER, name, value);
+}
+
+/** The document's pages that page-ranges selects (each page once, within the document). */
+function selectedPages(job: VirtualJob): number {
+  const total = job.pages ?? 0;
+  const ranges = job.template.find((t) => t.name === 'page-ranges')?.values as
+    | { lower: number; upper: number }[]
+    | undefined;
+  if (!ranges || ranges.length === 0) return total;
+  const chosen = new Set<number>();
+  for (const { lower, upper } of ranges)
+    for (let page = Math.max(1, lower); page <= Math.min(upper, total); page++) chosen.add(page);
+  return chosen.size;
 }
 
 function copiesOf(job: VirtualJob): number {
@@ -164,4 +170,37 @@ export function printedFileName(
   const document = job.documentName?.replace(new RegExp(`\\.${extension}$`, 'i'), '');
   const suffix = document ? `-${sanitizeJobName(document)}` : '';
   return `${id}-${sanitizeJobName(job.name)}${suffix}.${extension}`;
+}
+
+/**
+ * Counts the pages of a streamed plain-text document as a printer lays it out: a form feed starts
+ * a page, a page holds 66 lines, and any document is at least one page. Keeps only counts.
+ */
+export class TextPageCounter {
+  private pages = 0;
+  private lines = 0;
+  private partial = false;
+
+  push(chunk: Buffer): void {
+    for (const byte of chunk) {
+      if (byte === 0x0c) this.endPage();
+      else if (byte === 0x0a) {
+        this.lines++;
+        this.partial = false;
+      } else if (byte !== 0x0d) this.partial = true;
+    }
+  }
+
+  /** Total pages; at least one for any document. */
+  finish(): number {
+    this.endPage();
+    return this.pages;
+  }
+
+  private endPage(): void {
+    const lines = this.lines + (this.partial ? 1 : 0);
+    this.pages += Math.max(1, Math.ceil(lines / 66));
+    this.lines = 0;
+    this.partial = false;
+  }
 }

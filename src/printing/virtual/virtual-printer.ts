@@ -21,7 +21,7 @@ import { attributesToRecord } from '../ipp/ipp-attributes.js';
 import { decodeMessage, type IppMessage, IppIncompleteError } from '../ipp/ipp-codec.js';
 import { JOB_STATE, OPERATION, STATUS } from '../ipp/ipp-constants.js';
 import { PdfPageCounter } from './pdf-page-counter.js';
-import { printedFileName, type VirtualJob, VirtualJobTable } from './virtual-jobs.js';
+import { printedFileName, TextPageCounter, type VirtualJob, VirtualJobTable } from './virtual-jobs.js';
 import { type IppReply, type JobDraft, VirtualOperations } from './virtual-operations.js';
 
 /** One document the virtual printer has written. */
@@ -197,6 +197,7 @@ export class VirtualPrinter extends EventEmitter {
 
   private async receive(req: IncomingMessage, first: Buffer, job: VirtualJob): Promise<void> {
     const counter = job.format === 'application/pdf' ? new PdfPageCounter() : undefined;
+    const text = job.format === 'text/plain' ? new TextPageCounter() : undefined;
     const tap = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         if (job.state === JOB_STATE.pending) {
@@ -205,6 +206,7 @@ export class VirtualPrinter extends EventEmitter {
         }
         job.bytes += chunk.length;
         counter?.push(chunk);
+        text?.push(chunk);
         done(null, chunk);
       },
     });
@@ -212,6 +214,7 @@ export class VirtualPrinter extends EventEmitter {
     tap.write(first);
     await pipeline(req, tap, createWriteStream(job.path));
     if (counter) job.pages = counter.finish();
+    if (text) job.pages = text.finish();
   }
 
   private record(job: VirtualJob): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { printedFileName } from '../../../../src/printing/virtual/virtual-jobs.js';
+import { printedFileName, TextPageCounter } from '../../../../src/printing/virtual/virtual-jobs.js';
 
 describe('printedFileName', () => {
   const job = 'printrelay-64114807-02ee-48fd-8b15-44a2d4b8c071';
@@ -22,5 +22,24 @@ describe('printedFileName', () => {
     ['no document name', { name: job, format: 'application/pdf' }, `3-${job}.pdf`],
   ])('%s', (_name, draft, expected) => {
     expect(printedFileName(3, draft)).toBe(expected);
+  });
+});
+
+describe('TextPageCounter', () => {
+  const count = (chunks: string[]) => {
+    const counter = new TextPageCounter();
+    for (const c of chunks) counter.push(Buffer.from(c));
+    return counter.finish();
+  };
+  it.each<[string, string[], number]>([
+    ['one line', ['Hello from PrintRelay\n'], 1],
+    ['empty document', [''], 1],
+    ['66 lines fill one page', ['x\n'.repeat(66)], 1],
+    ['67 lines need two', ['x\n'.repeat(67)], 2],
+    ['a form feed starts a page', ['page one\n\fpage two\n'], 2],
+    ['CRLF and split chunks', ['a\r', '\nb\r\n', 'c'], 1],
+    ['130 lines without a final newline', [`${'x\n'.repeat(129)}x`], 2],
+  ])('%s', (_name, chunks, expected) => {
+    expect(count(chunks)).toBe(expected);
   });
 });
