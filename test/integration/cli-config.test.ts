@@ -23,7 +23,7 @@ describe('printrelay config validate (real process)', () => {
     expect(result.stderr.trim().split('\n')).toEqual([
       `${file}:1:1: cloud.client_id: is required`,
       `${file}:3:12: cloud.channel: must be one of: "websocket", "poll"`,
-      `${file}:4:1: printer: unknown key`,
+      `${file}:4:1: printer: unknown key (did you mean "printers"?)`,
     ]);
   });
 

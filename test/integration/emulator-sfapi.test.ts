@@ -170,7 +170,7 @@ describe('Print with an uploaded file', () => {
         duplexmode: 7,
         orientation: 3,
         paperid: 4242,
-        pageRanges: '3-1',
+        pageRanges: '3;1',
         locale: '!',
       },
     });
