@@ -1,7 +1,8 @@
 /**
  * Redirect URI rules of OAuth clients: validation and normalization at registration, matching at
- * /oauth/authorize and the token endpoint (exact match after normalization, with the RFC 8252
- * loopback port exception), and RFC 6749 redirect construction. Pure; decisions in docs/oauth.md.
+ * /oauth/authorize and the token endpoint (exact match after normalization, with the spec's
+ * `http://localhost` exception: any port), and RFC 6749 redirect construction. Pure; decisions
+ * in docs/oauth.md.
  */
 import { ValidationError } from '../lib/errors.js';
 
@@ -11,8 +12,8 @@ export const MAX_REDIRECT_URLS = 20;
 /** Longest redirect URL accepted, in characters. */
 export const MAX_REDIRECT_URL_LENGTH = 2048;
 
-/** Loopback hosts allowed with http (RFC 8252 section 7.3 and the spec's http://localhost). */
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** The one host allowed with http: the spec writes the exception as `http://localhost` (any port and path). */
+const LOOPBACK_HOST = 'localhost';
 
 /** A reverse-DNS private-use scheme (RFC 8252 section 7.1): at least two dot-separated labels. */
 const NATIVE_SCHEME = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$/;
@@ -31,19 +32,6 @@ function fail(rule: string, index?: number): never {
   throw new ValidationError(field, rule);
 }
 
-/** Decodes %XX escapes repeatedly (double encoding included) so hidden '#' or '*' show up. */
-function decodeRepeatedly(text: string): string {
-  let current = text;
-  for (let round = 0; round < 8; round++) {
-    const next = current.replace(/%([0-9a-fA-F]{2})/g, (_m, hex: string) =>
-      String.fromCharCode(Number.parseInt(hex, 16)),
-    );
-    if (next === current) break;
-    current = next;
-  }
-  return current;
-}
-
 function checkCharacters(text: string, index?: number): void {
   if (text.length === 0) fail('must not be empty', index);
   if (text.length > MAX_REDIRECT_URL_LENGTH) fail(`at most ${MAX_REDIRECT_URL_LENGTH} characters`, index);
@@ -51,9 +39,10 @@ function checkCharacters(text: string, index?: number): void {
     fail('no whitespace, control characters or backslashes', index);
   }
   if (/[\p{Cf}\p{Z}]/u.test(text)) fail('no invisible or space characters', index);
-  const decoded = decodeRepeatedly(text);
-  if (decoded.includes('#')) fail('no fragments (also no percent-encoded #)', index);
-  if (decoded.includes('*')) fail('no wildcards', index);
+  // A percent-encoded %23 or %2A is an ordinary escaped character of a path or query, not a
+  // fragment or a wildcard; only the characters themselves are.
+  if (text.includes('#')) fail('no fragments', index);
+  if (text.includes('*')) fail('no wildcards', index);
 }
 
 function schemeOf(text: string, index?: number): string {
@@ -76,8 +65,8 @@ function kindOf(scheme: string, url: URL, index?: number): RedirectKind {
     return 'https';
   }
   if (scheme === 'http') {
-    if (!LOOPBACK_HOSTS.has(url.hostname)) {
-      fail('http is allowed only for localhost, 127.0.0.1 or [::1]; use https', index);
+    if (url.hostname !== LOOPBACK_HOST) {
+      fail('http is allowed only as http://localhost (any port and path); use https', index);
     }
     return 'loopback';
   }
@@ -129,7 +118,7 @@ function withoutPort(uri: string): string {
 
 /**
  * Finds the registered redirect URI a request's redirect_uri matches: exact string match after
- * normalization; for http loopback URIs any port matches (RFC 8252 section 7.3), host and path
+ * normalization; for http://localhost URIs any port matches (the spec's exception), host and path
  * still exactly. Returns the presented URI normalized (the one to redirect to), or undefined.
  */
 export function matchRedirectUri(registered: readonly string[], presented: string): string | undefined {

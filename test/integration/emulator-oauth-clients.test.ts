@@ -136,7 +136,11 @@ describe('validation of redirect_urls and allowed_scopes over HTTP', () => {
     ['http on a non-loopback host', { redirect_urls: ['http://app.example/cb'] }, 'redirect_urls[0]'],
     ['a wildcard', { redirect_urls: ['https://*.example/cb'] }, 'redirect_urls[0]'],
     ['a fragment', { redirect_urls: ['https://app.example/cb#x'] }, 'redirect_urls[0]'],
-    ['an encoded fragment', { redirect_urls: ['https://app.example/cb%23x'] }, 'redirect_urls[0]'],
+    [
+      'http on 127.0.0.1 (the exception is http://localhost)',
+      { redirect_urls: ['http://127.0.0.1/cb'] },
+      'redirect_urls[0]',
+    ],
     ['userinfo', { redirect_urls: ['https://user@app.example/cb'] }, 'redirect_urls[0]'],
     ['a single-word scheme', { redirect_urls: ['myapp:/cb'] }, 'redirect_urls[0]'],
     ['21 URLs', { redirect_urls: many }, 'redirect_urls'],

@@ -20,7 +20,7 @@ import {
   userToken,
 } from './emulator-oauth-harness.js';
 
-const REDIRECT = 'http://127.0.0.1/callback';
+const REDIRECT = 'http://localhost/callback';
 let h: OAuthHarness;
 let publicClient: oauth.Client;
 let confidential: { client: oauth.Client; secret: string };
@@ -183,7 +183,7 @@ describe('authorization code with PKCE (public client)', () => {
     ['missing verifier', () => ({}), 'invalid_request'],
     [
       'other redirect_uri',
-      (v: string) => ({ code_verifier: v, redirect_uri: 'http://127.0.0.1/other' }),
+      (v: string) => ({ code_verifier: v, redirect_uri: 'http://localhost/other' }),
       'invalid_grant',
     ],
   ])('%s is refused', async (_name, fields, error) => {
@@ -213,7 +213,7 @@ describe('authorization code with PKCE (public client)', () => {
 describe('authorization errors', () => {
   it.each([
     ['unknown client', { client_id: 'ghost' }],
-    ['unregistered redirect_uri', { redirect_uri: 'http://127.0.0.1/evil' }],
+    ['unregistered redirect_uri', { redirect_uri: 'http://localhost/evil' }],
     ['redirect_uri with another host', { redirect_uri: 'https://evil.example/callback' }],
   ])('%s: an error page, never a redirect', async (_name, extra) => {
     const res = await new FormBrowser(h.baseUrl).get(authorizeUrl(publicParams(await pkce(), extra)));

@@ -36,7 +36,7 @@ describe.skipIf(!haveChromium)('OAuth pages in headless Chromium', () => {
     const port = await freePort();
     app = createServer((_req, res) => res.end('<!doctype html><title>App</title><p>signed in</p>'));
     await new Promise<void>((resolve) => app.listen(port, '127.0.0.1', resolve));
-    appUrl = `http://127.0.0.1:${port}/callback`;
+    appUrl = `http://localhost:${port}/callback`;
   });
   afterAll(async () => {
     await browser?.close();
@@ -49,7 +49,7 @@ describe.skipIf(!haveChromium)('OAuth pages in headless Chromium', () => {
     const created = await api(h.baseUrl, 'POST', '/v1/oauth-clients/public/', admin, {
       name: 'Browser App',
       external_description: 'Prints from the browser',
-      redirect_urls: ['http://127.0.0.1/callback'],
+      redirect_urls: ['http://localhost/callback'],
       allowed_scopes: 'printing openid email',
     });
     const client: oauth.Client = { client_id: created.body.client_id };

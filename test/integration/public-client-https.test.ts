@@ -69,7 +69,7 @@ describe.skipIf(!haveChromium)('a public web client over HTTPS, unchanged', () =
     const appPort = await freePort();
     app = createServer((_req, res) => res.end('<!doctype html><title>App</title><p>signed in</p>'));
     await new Promise<void>((resolve) => app.listen(appPort, '127.0.0.1', resolve));
-    appUrl = `http://127.0.0.1:${appPort}/callback`;
+    appUrl = `http://localhost:${appPort}/callback`;
   }, 90_000);
 
   afterAll(async () => {
@@ -118,7 +118,7 @@ describe.skipIf(!haveChromium)('a public web client over HTTPS, unchanged', () =
       body: {
         name: 'Web Print',
         external_description: 'Prints from the browser',
-        redirect_urls: ['http://127.0.0.1/callback'],
+        redirect_urls: ['http://localhost/callback'],
         allowed_scopes: 'printing',
       },
     });

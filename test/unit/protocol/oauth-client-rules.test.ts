@@ -90,8 +90,14 @@ const createAccepted: CreateCase[] = [
   [
     'loopback and native',
     'public',
-    { ...base, redirect_urls: ['http://127.0.0.1/cb', 'com.example.app:/cb'] },
-    { redirectUrls: ['http://127.0.0.1/cb', 'com.example.app:/cb'] },
+    { ...base, redirect_urls: ['http://localhost/cb', 'com.example.app:/cb'] },
+    { redirectUrls: ['http://localhost/cb', 'com.example.app:/cb'] },
+  ],
+  [
+    'a percent-encoded %23 is a path character, not a fragment',
+    'public',
+    { ...base, redirect_urls: ['https://a.example/cb%23x'] },
+    { redirectUrls: ['https://a.example/cb%23x'] },
   ],
   [
     'confidential authorization_code',
@@ -312,11 +318,11 @@ const createRefused: CreateFailure[] = [
     'no fragments',
   ],
   [
-    'encoded fragment redirect',
+    'http on a loopback address other than localhost',
     'public',
-    { name: 'x', redirect_urls: ['https://a.example/ok', 'https://a.example/cb%23x'] },
+    { name: 'x', redirect_urls: ['https://a.example/ok', 'http://127.0.0.1/cb'] },
     'redirect_urls[1]',
-    'no fragments',
+    'http is allowed only as http://localhost (any port and path); use https',
   ],
   [
     'wildcard redirect',
