@@ -67,6 +67,9 @@ import { startPullServices } from './pull/pull-services.js';
 import { PrintService } from './sfapi/print-service.js';
 import { webhookRoutes } from './webhooks/webhook-routes.js';
 import { type WebhookOptions, type WebhookParts, startWebhookParts } from './webhooks/webhook-parts.js';
+import { type CredentialLimits, CredentialGuard } from './store/credential-guard.js';
+import { SecretHasher } from './store/secret-hash.js';
+import { UserSignIn } from './accounts/user-sign-in.js';
 
 /** How to build an emulator (see createEmulator). */
 export interface EmulatorOptions {
@@ -90,6 +93,8 @@ export interface EmulatorOptions {
   driverDir?: string;
   /** Webhook delivery: an extra CA to trust, the answer deadline (default 30 s), concurrency. */
   webhooks?: WebhookOptions;
+  /** Failure throttles of secret checks (default: defaultCredentialLimits). */
+  credentialLimits?: CredentialLimits;
 }
 
 /** A built emulator; the creator calls close(). */
@@ -183,8 +188,12 @@ async function createContext(
   await mkdir(options.dataDir, { recursive: true });
   const store = openEmulatorStore(options.db);
   try {
-    if (applySeed(store, options.seed, clock.now())) logger.info('seeded an empty database');
-    const tokens = new TokenService(store, clock, logger, options.publicUrl ?? 'printrelay-emulator');
+    const credentials = new CredentialGuard(new SecretHasher(clock), clock, options.credentialLimits);
+    if (await applySeed(store, options.seed, clock.now(), credentials.hasher))
+      logger.info('seeded an empty database');
+    const signIn = new UserSignIn(store, credentials);
+    const issuer = options.publicUrl ?? 'printrelay-emulator';
+    const tokens = new TokenService(store, clock, logger, issuer, credentials, signIn);
     await tokens.start();
     const hub = new ConnectorHub(clock, logger, options.channelHeartbeatS);
     const connectors = new ConnectorService(store, clock, logger);
@@ -197,11 +206,19 @@ async function createContext(
     const files = new FileStore({ dataDir: options.dataDir, records: store.storedFiles, clock, logger });
     await files.start();
     const fetcher = new UrlFetcher({ files, logger: logger.child({ part: 'sfapi' }) });
-    const pull = await startPullServices({ store, jobs, files, clock, logger, dataDir: options.dataDir });
+    const pull = await startPullServices({
+      store,
+      jobs,
+      files,
+      clock,
+      logger,
+      dataDir: options.dataDir,
+      credentials,
+    });
     const memberships = new MembershipService(store, clock, logger);
     const mail = new MailOutbox(store.db, clock);
     const invitations = new InvitationService(store, memberships, mail, clock, logger);
-    const oauthClients = new OAuthClientService(store, clock, logger);
+    const oauthClients = new OAuthClientService(store, clock, logger, credentials.hasher);
     const partnerOrganizations = new PartnerOrganizationService(
       store,
       memberships,
@@ -216,6 +233,8 @@ async function createContext(
       clock,
       dataDir: options.dataDir,
       baseUrl: new BaseUrlPolicy({ publicUrl: options.publicUrl, trustProxy: options.trustProxy }),
+      credentials,
+      signIn,
       tokens,
       printers,
       jobs,

@@ -32,6 +32,8 @@ import type { TpfmServices } from './pull/pull-services.js';
 import type { PrintService } from './sfapi/print-service.js';
 import type { WebhookService } from './webhooks/webhook-service.js';
 import type { BaseUrlPolicy } from './http/base-url.js';
+import type { CredentialGuard } from './store/credential-guard.js';
+import type { UserSignIn } from './accounts/user-sign-in.js';
 
 /** Shared state of one emulator instance. Owned and closed by createEmulator's close(). */
 export interface EmulatorContext {
@@ -42,6 +44,10 @@ export interface EmulatorContext {
   dataDir: string;
   /** Base URL of absolute links (sasUri, pagination, auth URLs) per request. */
   baseUrl: BaseUrlPolicy;
+  /** Every check of a presented secret: throttles and the scrypt hasher (off the event loop). */
+  credentials: CredentialGuard;
+  /** E-mail and password checks of users (sign-in pages, claim page, password grant). */
+  signIn: UserSignIn;
   tokens: TokenService;
   printers: PrinterService;
   jobs: JobService;

@@ -12,6 +12,7 @@ import type { EmulatorSeed } from '../../src/config/emulator-seed-schema.js';
 import { type Emulator, createEmulator } from '../../src/emulator/app.js';
 import type { WebhookOptions } from '../../src/emulator/webhooks/webhook-parts.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import type { CredentialLimits } from '../../src/emulator/store/credential-guard.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { ConnectorRegistration } from '../../src/protocol/connector-channel.js';
 import { checkResponseAgainstOpenApi } from '../support/openapi-responses.js';
@@ -35,6 +36,7 @@ export async function startHarness(
     heartbeatS?: number;
     clock?: ManualClock;
     webhooks?: WebhookOptions;
+    credentialLimits?: CredentialLimits;
   } = {},
 ): Promise<Harness> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'emulator-test-')));
@@ -47,6 +49,7 @@ export async function startHarness(
     clock,
     ...(options.heartbeatS === undefined ? {} : { channelHeartbeatS: options.heartbeatS }),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    ...(options.credentialLimits === undefined ? {} : { credentialLimits: options.credentialLimits }),
   });
   const baseUrl = await emulator.listen('127.0.0.1', 0);
   return {

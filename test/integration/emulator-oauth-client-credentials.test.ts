@@ -182,7 +182,7 @@ describe('lifetime', () => {
       {
         clientId: machine.id,
         organizationId: org.id,
-        secret: machine.secret,
+        secretHash: await h.emulator.app.emulator.credentials.hasher.hash(machine.secret),
         name: 'Machine',
         externalDescription: '',
         clientType: 'confidential',

@@ -243,7 +243,7 @@ describe('list, read, visibility', () => {
     const org = h.context.store.organizations.findByName(DEMO.organization)!;
     const base = {
       organizationId: org.id,
-      secret: '',
+      secretHash: null,
       name: 'hidden',
       externalDescription: '',
       clientType: 'public' as const,
@@ -392,7 +392,7 @@ describe('limits', () => {
         {
           clientId: `bulk-${i}`,
           organizationId: org.id,
-          secret: '',
+          secretHash: null,
           name: `bulk ${i}`,
           externalDescription: '',
           clientType: 'public',

@@ -7,7 +7,10 @@ import { defaultEmulatorSeed } from '../../src/config/demo-seed.js';
 import { openEmulatorDatabase, runMigrations, schemaVersion } from '../../src/emulator/store/database.js';
 import { openEmulatorStore } from '../../src/emulator/store/emulator-store.js';
 import { MIGRATIONS } from '../../src/emulator/store/migrations.js';
-import { hashSecret, verifySecret } from '../../src/emulator/store/secret-hash.js';
+import { SecretHasher } from '../../src/emulator/store/secret-hash.js';
+import { CredentialGuard } from '../../src/emulator/store/credential-guard.js';
+import { UserSignIn } from '../../src/emulator/accounts/user-sign-in.js';
+import { ManualClock } from '../../src/lib/clock.js';
 import { applySeed } from '../../src/emulator/store/seed-loader.js';
 import { call, DEMO, passwordToken, startHarness } from './emulator-harness.js';
 
@@ -39,10 +42,12 @@ describe('migrations', () => {
 });
 
 describe('seed', () => {
-  it('fills an empty database only, hashing passwords and secrets', () => {
+  it('fills an empty database only, hashing passwords and secrets', async () => {
     const store = openEmulatorStore(':memory:');
-    expect(applySeed(store, defaultEmulatorSeed(), 1)).toBe(true);
-    expect(applySeed(store, defaultEmulatorSeed(), 2)).toBe(false);
+    const clock = new ManualClock();
+    const hasher = new SecretHasher(clock);
+    expect(await applySeed(store, defaultEmulatorSeed(), 1, hasher)).toBe(true);
+    expect(await applySeed(store, defaultEmulatorSeed(), 2, hasher)).toBe(false);
     expect(store.organizations.list().map((o) => o.name)).toEqual([
       DEMO.organization,
       DEMO.partner.organization,
@@ -57,45 +62,46 @@ describe('seed', () => {
       password_hash: string;
     };
     expect(row.password_hash).not.toContain(DEMO.user.password);
-    expect(store.users.verifyPassword(DEMO.user.email.toUpperCase(), DEMO.user.password)?.email).toBe(
+    const signIn = new UserSignIn(store, new CredentialGuard(hasher, clock));
+    expect((await signIn.verify(DEMO.user.email.toUpperCase(), DEMO.user.password, 'test'))?.email).toBe(
       DEMO.user.email,
     );
-    expect(store.users.verifyPassword(DEMO.user.email, 'wrong')).toBeUndefined();
+    expect(await signIn.verify(DEMO.user.email, 'wrong', 'test')).toBeUndefined();
     const alice = store.users.findByEmail(DEMO.user.email)!;
     expect(store.users.findByCard(alice.organizationId, DEMO.user.card)?.id).toBe(alice.id);
-    expect(store.clients.authenticate(DEMO.client.id, DEMO.client.secret)?.clientId).toBe(DEMO.client.id);
-    expect(store.clients.authenticate(DEMO.client.id, 'x')).toBeUndefined();
-    expect(
-      store.printerSettings.verifyPullPrintingPassword(
-        alice.organizationId,
-        DEMO.printer.name,
-        DEMO.printer.pullPrintingPassword,
-      ),
-    ).toBe(true);
+    const client = store.clients.credentials(DEMO.client.id)!;
+    expect(client.client.clientId).toBe(DEMO.client.id);
+    expect(await hasher.verify(DEMO.client.secret, client.secretHash!)).toBe(true);
+    expect(await hasher.verify('x', client.secretHash!)).toBe(false);
+    const device = store.db
+      .prepare('SELECT pull_printing_password_hash AS h FROM printer_settings WHERE printer_name = ?')
+      .get(DEMO.printer.name) as { h: string };
+    expect(await hasher.verify(DEMO.printer.pullPrintingPassword, device.h)).toBe(true);
     store.close();
   });
 
-  it('refuses manages on a non-partner or naming an organization the seed lacks, seeding nothing', () => {
+  it('refuses manages on a non-partner or naming an organization the seed lacks, seeding nothing', async () => {
+    const hasher = new SecretHasher(new ManualClock());
     const notPartner = defaultEmulatorSeed();
     notPartner.organizations[1]!.manages = [DEMO.organization];
     const store = openEmulatorStore(':memory:');
-    expect(() => applySeed(store, notPartner, 1)).toThrow(
+    await expect(applySeed(store, notPartner, 1, hasher)).rejects.toThrow(
       'seed: organization "Other Org" lists manages but is not a partner',
     );
     const unknown = defaultEmulatorSeed();
     unknown.organizations[2]!.manages = ['Nowhere Org'];
-    expect(() => applySeed(store, unknown, 1)).toThrow(
+    await expect(applySeed(store, unknown, 1, hasher)).rejects.toThrow(
       'seed: partner "Demo Partner" manages "Nowhere Org", which the seed does not hold',
     );
     expect(store.organizations.count()).toBe(0);
     store.close();
   });
 
-  it('migration 12 gives every existing user a membership of its organization', () => {
+  it('migration 17 gives every existing user a membership of its organization', () => {
     const db = new Database(':memory:');
     runMigrations(
       db,
-      MIGRATIONS.filter((m) => m.version < 12),
+      MIGRATIONS.filter((m) => m.version < 17),
     );
     db.prepare("INSERT INTO organizations (id, name, created_at) VALUES ('o1', 'Old Org', 1)").run();
     db.prepare(
@@ -107,14 +113,6 @@ describe('seed', () => {
       { user_id: 'u1', organization_id: 'o1', roles: '["admin","user"]', created_at: 5 },
     ]);
     db.close();
-  });
-
-  it('hashes with a salt and verifies in constant time', () => {
-    const a = hashSecret('s3cret');
-    expect(a).not.toBe(hashSecret('s3cret'));
-    expect(verifySecret('s3cret', a)).toBe(true);
-    expect(verifySecret('s3cret!', a)).toBe(false);
-    expect(verifySecret('s3cret', 'garbage')).toBe(false);
   });
 });
 

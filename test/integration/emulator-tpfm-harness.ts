@@ -5,6 +5,7 @@
  * a job through /sfapi/, to call /TPFM/ over real HTTP, and to drive a job's events the way an
  * agent does (claim, then events). `close()` stops everything.
  */
+import type { CredentialLimits } from '../../src/emulator/store/credential-guard.js';
 import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import { decodeErrText } from '../../src/protocol/tpfm-codes.js';
@@ -50,7 +51,9 @@ async function json<T>(h: Harness, method: 'POST', path: string, token: string, 
 }
 
 /** Starts the emulator and registers the connector and printers. */
-export async function startTpfmHarness(): Promise<TpfmHarness> {
+export async function startTpfmHarness(
+  options: { credentialLimits?: CredentialLimits } = {},
+): Promise<TpfmHarness> {
   const seed = defaultEmulatorSeed();
   const demo = seed.organizations[0]!;
   demo.users.push({
@@ -63,7 +66,7 @@ export async function startTpfmHarness(): Promise<TpfmHarness> {
     cards: [BOB.card],
   });
   demo.printers.push({ name: FUTURE.name, pull_printing_password: FUTURE.password });
-  const h = await startHarness({ seed });
+  const h = await startHarness({ seed, ...options });
   const adminToken = await passwordToken(h.baseUrl, 'printing printing.connectors');
   const aliceToken = await passwordToken(h.baseUrl, 'printing', DEMO.user);
   const connector = await json<{ id: string }>(h, 'POST', '/connector/v1/register', adminToken, {

@@ -4,7 +4,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EmulatorDatabase } from '../store/database.js';
-import { hashSecret, verifySecret } from '../store/secret-hash.js';
 
 /** Roles of a user. */
 export type UserRole = 'admin' | 'user';
@@ -27,7 +26,8 @@ export interface User {
 export interface NewUser {
   organizationId: string;
   email: string;
-  password: string;
+  /** The password's scrypt hash (SecretHasher.hash). */
+  passwordHash: string;
   firstName: string;
   lastName: string;
   roles: UserRole[];
@@ -76,7 +76,7 @@ function toUser(r: UserRow): User {
 export class UserRepo {
   constructor(private readonly db: EmulatorDatabase) {}
 
-  /** Inserts a user (and its membership of its home organization), hashing the password with scrypt. */
+  /** Inserts a user (and its membership of its home organization) with an already hashed password. */
   create(input: NewUser, now: number): User {
     const id = input.id ?? randomUUID();
     this.db
@@ -88,7 +88,7 @@ export class UserRepo {
         id,
         input.organizationId,
         input.email,
-        hashSecret(input.password),
+        input.passwordHash,
         input.firstName,
         input.lastName,
         JSON.stringify(input.roles),
@@ -149,15 +149,10 @@ export class UserRepo {
     return rows.map(toUser);
   }
 
-  /** The user when `email` exists and `password` matches (constant-time hash comparison). */
-  verifyPassword(email: string, password: string): User | undefined {
+  /** The user of `email` (any case) with the stored password hash, for the sign-in check. */
+  credentials(email: string): { user: User; passwordHash: string } | undefined {
     const row = this.db.prepare('SELECT * FROM users WHERE email = ?').get(email) as UserRow | undefined;
-    if (!row) {
-      // Spend the same work on unknown names so timing does not reveal which e-mails exist.
-      verifySecret(password, dummyHash());
-      return undefined;
-    }
-    return verifySecret(password, row.password_hash) ? toUser(row) : undefined;
+    return row && { user: toUser(row), passwordHash: row.password_hash };
   }
 
   /** Links a card number to a user of the same organization (replacing an earlier link). */
@@ -188,11 +183,4 @@ export class UserRepo {
       .all(userId) as { card_number: string }[];
     return rows.map((r) => r.card_number);
   }
-}
-
-let dummy: string | undefined;
-/** A hash to compare against when the user does not exist (made once, on first use). */
-function dummyHash(): string {
-  dummy ??= hashSecret('not-a-real-password');
-  return dummy;
 }

@@ -4,7 +4,6 @@
  * handle; the owner of the handle closes it.
  */
 import type { EmulatorDatabase } from '../store/database.js';
-import { hashSecret, verifySecret } from '../store/secret-hash.js';
 
 /** How a client came to be: seeded by the service scripts, or created through /v1/oauth-clients/. */
 export type ClientOrigin = 'seed' | 'api';
@@ -49,8 +48,8 @@ export interface OAuthClientChanges {
 export interface NewOAuthClient {
   clientId: string;
   organizationId: string;
-  /** Empty string: a public client. */
-  secret: string;
+  /** The secret's scrypt hash (SecretHasher.hash); null: a public client. */
+  secretHash: string | null;
   name: string;
   externalDescription: string;
   clientType: ClientType;
@@ -107,7 +106,7 @@ function toClient(r: ClientRow): OAuthClient {
 export class OAuthClientRepo {
   constructor(private readonly db: EmulatorDatabase) {}
 
-  /** Inserts a client, hashing a non-empty secret with scrypt. */
+  /** Inserts a client with an already hashed secret (null: a public client). */
   create(input: NewOAuthClient, now: number): OAuthClient {
     this.db
       .prepare(
@@ -119,7 +118,7 @@ export class OAuthClientRepo {
       .run(
         input.clientId,
         input.organizationId,
-        input.secret === '' ? null : hashSecret(input.secret),
+        input.secretHash,
         input.name,
         input.externalDescription,
         input.clientType,
@@ -152,17 +151,13 @@ export class OAuthClientRepo {
     return rows.map(toClient);
   }
 
-  /**
-   * The live client when the secret matches: a public client matches only an empty secret, a
-   * confidential one its scrypt hash (constant-time comparison).
-   */
-  authenticate(clientId: string, secret: string): OAuthClient | undefined {
+  /** A live (not deleted) client with its stored secret hash (null: a public client). */
+  credentials(clientId: string): { client: OAuthClient; secretHash: string | null } | undefined {
     const row = this.db.prepare('SELECT * FROM oauth_clients WHERE client_id = ?').get(clientId) as
       | ClientRow
       | undefined;
     if (!row || row.deleted_at !== null) return undefined;
-    if (row.secret_hash === null) return secret === '' ? toClient(row) : undefined;
-    return verifySecret(secret, row.secret_hash) ? toClient(row) : undefined;
+    return { client: toClient(row), secretHash: row.secret_hash };
   }
 
   /** Live clients the client API shows for an organization: created desc, then client_id. */

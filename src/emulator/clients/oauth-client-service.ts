@@ -17,7 +17,7 @@ import {
 } from '../../protocol/oauth-client-rules.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import type { OAuthClient } from './oauth-client-repo.js';
-import { randomToken } from '../store/secret-hash.js';
+import { randomToken, type SecretHasher } from '../store/secret-hash.js';
 import { ClientCreationLimits, type Creator } from './client-creation-limits.js';
 
 /** The OAuth client resource of the spec (client_secret only in the creation response). */
@@ -62,22 +62,26 @@ export class OAuthClientService {
     private readonly store: EmulatorStore,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly hasher: SecretHasher,
   ) {
     this.limits = new ClientCreationLimits(store, clock);
   }
 
   /** Creates a client in the creator's organization; confidential clients get their secret once. */
-  create(creator: Creator, clientType: ClientType, body: unknown): OAuthClientResource {
+  async create(creator: Creator, clientType: ClientType, body: unknown): Promise<OAuthClientResource> {
     this.limits.check(creator);
     const settings = validateNewClient(clientType, body);
     const clientId = randomBytes(16).toString('hex');
     const secret = clientType === 'confidential' ? randomToken(32) : '';
+    const secretHash = secret === '' ? null : await this.hasher.hash(secret);
     const client = this.store.transaction(() => {
+      // Checked again: other creations may have landed while the secret was hashed.
+      this.limits.check(creator);
       const created = this.store.clients.create(
         {
           clientId,
           organizationId: creator.organizationId,
-          secret,
+          secretHash,
           name: settings.name,
           externalDescription: settings.externalDescription,
           clientType,

@@ -52,7 +52,7 @@ export const oauthAuthorizeRoutes: EmulatorRoutePlugin = async (app, { context }
     let session = sessions.current(request);
     if (!sessions.checkCsrf(session, form['csrf_token'])) return csrfPage(reply);
     if (form['email'] !== undefined || form['password'] !== undefined) {
-      const user = context.store.users.verifyPassword(form['email'] ?? '', form['password'] ?? '');
+      const user = await context.signIn.verify(form['email'] ?? '', form['password'] ?? '', request.ip);
       if (!user) return signInPage(reply.status(401), session!, check.request, form['email'], true);
       session = sessions.signIn(request, reply, session, user);
       return afterSignIn(reply, context, session, check.request);
@@ -86,7 +86,7 @@ export const oauthAuthorizeRoutes: EmulatorRoutePlugin = async (app, { context }
     const next = safeNext(form['next']);
     const session = sessions.current(request);
     if (!sessions.checkCsrf(session, form['csrf_token'])) return csrfPage(reply);
-    const user = context.store.users.verifyPassword(form['email'] ?? '', form['password'] ?? '');
+    const user = await context.signIn.verify(form['email'] ?? '', form['password'] ?? '', request.ip);
     if (!user) return loginPage(reply.status(401), session!, next, form);
     sessions.signIn(request, reply, session, user);
     return redirect(reply, next);

@@ -31,7 +31,7 @@ export const oauthPairRoutes: EmulatorRoutePlugin = async (app, { context }) => 
     reply.header('cache-control', 'no-store');
     const form = formFields(request.body);
     const credentials = clientCredentials(request, form);
-    const client = context.tokens.authenticateClient(credentials.id, credentials.secret);
+    const client = await context.tokens.authenticateClient(credentials.id, credentials.secret, request.ip);
     const mode = form['mode'] ?? 'device';
     if (mode !== 'device') throw new OAuthError(400, 'invalid_request', 'mode: must be device');
     return context.pairings.startPairing(client, form['scope'], requestBaseUrl(request, context.baseUrl));
@@ -54,7 +54,7 @@ export const oauthPairRoutes: EmulatorRoutePlugin = async (app, { context }) => 
     if (!sessions.checkCsrf(session, form['csrf_token'])) return csrfPage(reply);
     if (!context.pairings.findOpen(code)) return expiredPage(reply);
     if (form['email'] !== undefined || form['password'] !== undefined) {
-      const user = context.store.users.verifyPassword(form['email'] ?? '', form['password'] ?? '');
+      const user = await context.signIn.verify(form['email'] ?? '', form['password'] ?? '', request.ip);
       if (!user) {
         reply.status(401);
         return sendPairingPage(reply, context, session!, code, 'The email or password is wrong.', form);

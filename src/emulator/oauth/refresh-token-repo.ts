@@ -4,6 +4,7 @@
  * Borrowing the database handle; the owner of the handle closes it.
  */
 import type { EmulatorDatabase } from '../store/database.js';
+import { ACCESS_TOKEN_TTL_S } from './token-types.js';
 import { hashToken } from '../store/secret-hash.js';
 
 /** What a refresh token grants, found by the token's hash. */
@@ -83,11 +84,28 @@ export class RefreshTokenRepo {
     return result.changes === 1;
   }
 
-  /** Revokes every token of a family. */
+  /**
+   * Revokes every token of a family: its refresh tokens, and (through revoked_families, kept for
+   * an access token's lifetime) the access tokens issued to it.
+   */
   revokeFamily(familyId: string, now: number): void {
-    this.db
-      .prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL')
-      .run(now, familyId);
+    this.db.transaction(() => {
+      this.db
+        .prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL')
+        .run(now, familyId);
+      this.db
+        .prepare('INSERT INTO revoked_families (family_id, revoked_at) VALUES (?, ?) ON CONFLICT DO NOTHING')
+        .run(familyId, now);
+      // Access tokens of a family revoked longer than their lifetime ago have all expired.
+      this.db
+        .prepare('DELETE FROM revoked_families WHERE revoked_at < ?')
+        .run(now - ACCESS_TOKEN_TTL_S * 1000);
+    })();
+  }
+
+  /** True when the family (sign-in) was revoked within an access token's lifetime. */
+  isFamilyRevoked(familyId: string): boolean {
+    return this.db.prepare('SELECT 1 FROM revoked_families WHERE family_id = ?').get(familyId) !== undefined;
   }
 
   /** Revokes every token issued to a client (used when the client is deleted). */

@@ -16,7 +16,7 @@ export const oauthRevokeRoutes: EmulatorRoutePlugin = async (app, { context }) =
     reply.header('cache-control', 'no-store');
     const form = formFields(request.body);
     const credentials = clientCredentials(request, form);
-    const client = context.tokens.authenticateClient(credentials.id, credentials.secret);
+    const client = await context.tokens.authenticateClient(credentials.id, credentials.secret, request.ip);
     const token = form['token'];
     if (!token) throw new OAuthError(400, 'invalid_request', 'token: required');
     const hint = form['token_type_hint'];

@@ -60,8 +60,16 @@ export class SigningKeyService {
       .sign(this.signing.key);
   }
 
-  /** Verifies signature, issuer and lifetime (against the injected clock); returns the claims. */
-  async verify(token: string, issuer: string): Promise<JWTPayload> {
+  /**
+   * Verifies signature, issuer and lifetime (against the injected clock), and the audience and
+   * required claims when given; returns the claims. Only fully verified tokens are remembered,
+   * so a cache hit passed the same checks.
+   */
+  async verify(
+    token: string,
+    issuer: string,
+    rules: { audience?: string; requiredClaims?: string[] } = {},
+  ): Promise<JWTPayload> {
     const known = this.verified.check(token, issuer, this.clock.now());
     if (known?.ok) return known.payload;
     if (known) {
@@ -82,6 +90,8 @@ export class SigningKeyService {
         algorithms: [ALGORITHM],
         issuer,
         currentDate: new Date(this.clock.now()),
+        ...(rules.audience === undefined ? {} : { audience: rules.audience }),
+        ...(rules.requiredClaims === undefined ? {} : { requiredClaims: rules.requiredClaims }),
       });
       // Shared between calls from now on: nobody may change it.
       const frozen = Object.freeze(payload);

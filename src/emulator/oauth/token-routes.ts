@@ -13,19 +13,28 @@ import type { TokenResponse } from './token-types.js';
 /** A parsed form body. */
 export type Form = Record<string, string | undefined>;
 
-/** A grant type's handler: the authenticated client and the form fields in, a token response out. */
+/**
+ * A grant type's handler: the authenticated client, the form fields and the request's source
+ * address (for throttling password checks) in, a token response out.
+ */
 export type GrantHandler = (
   client: OAuthClient,
   form: Form,
   context: EmulatorContext,
+  source: string,
 ) => Promise<TokenResponse>;
 
 /** The grants this endpoint serves, by grant_type. */
 export const grantHandlers = new Map<string, GrantHandler>([
   [
     'password',
-    (client, form, ctx) =>
-      ctx.tokens.passwordGrant(client, required(form, 'username'), required(form, 'password'), form['scope']),
+    (client, form, ctx, source) =>
+      ctx.tokens.passwordGrant(client, {
+        username: required(form, 'username'),
+        password: required(form, 'password'),
+        scope: form['scope'],
+        source,
+      }),
   ],
   [
     'refresh_token',
@@ -64,11 +73,11 @@ async function tokenEndpoint(
   const grantType = form['grant_type'];
   if (!grantType) throw missing('grant_type');
   const credentials = clientCredentials(request, form);
-  const client = context.tokens.authenticateClient(credentials.id, credentials.secret);
+  const client = await context.tokens.authenticateClient(credentials.id, credentials.secret, request.ip);
   const handler = grantHandlers.get(grantType);
   if (!handler)
     throw new OAuthError(400, 'unsupported_grant_type', `grant_type ${grantType} is not supported`);
-  return handler(client, form, context);
+  return handler(client, form, context, request.ip);
 }
 
 /** The form body as strings; anything else is invalid_request (also /oauth/pair/, /oauth/revoke/). */

@@ -14,13 +14,18 @@ import type { EmulatorStore } from '../store/emulator-store.js';
 import { RevokedAccessTokenRepo } from './oauth-audit-repo.js';
 import type { OAuthClient } from '../clients/oauth-client-repo.js';
 import { randomToken } from '../store/secret-hash.js';
+import type { CredentialGuard } from '../store/credential-guard.js';
+import type { UserSignIn } from '../accounts/user-sign-in.js';
 import type { User } from '../accounts/user-repo.js';
 import { RefreshRetryCache } from './refresh-retry-cache.js';
 import { SigningKeyService } from './signing-key-service.js';
 import { type GrantType, grantableScopes } from '../../protocol/oauth-scopes.js';
 
 import {
+  ACCESS_TOKEN_AUDIENCE,
   ACCESS_TOKEN_TTL_S,
+  REQUIRED_ACCESS_CLAIMS,
+  TOKEN_KINDS,
   type AccessTokenClaims,
   type IssueOptions,
   REFRESH_TOKEN_TTL_MS,
@@ -41,6 +46,8 @@ export class TokenService {
     private readonly logger: Logger,
     /** The `iss` claim of every token. */
     readonly issuer: string,
+    private readonly guard: CredentialGuard,
+    private readonly signIn: UserSignIn,
   ) {
     this.keys = new SigningKeyService(store.signingKeys, clock, logger);
     this.revoked = new RevokedAccessTokenRepo(store.db);
@@ -57,25 +64,42 @@ export class TokenService {
     return this.keys.jwks();
   }
 
-  /** The live client whose secret matches, else invalid_client (401, Basic challenge). */
-  authenticateClient(clientId: string, secret: string): OAuthClient {
-    const client = this.store.clients.authenticate(clientId, secret);
+  /**
+   * The live client whose secret matches, else invalid_client (401, Basic challenge). A public
+   * client matches only an empty secret. Throttled per client and per source address (429).
+   */
+  async authenticateClient(clientId: string, secret: string, source: string): Promise<OAuthClient> {
+    const client = await this.checkClient(clientId, secret, source);
     if (!client) {
       throw new OAuthGrantError('invalid_client', 'client authentication failed');
     }
     return client;
   }
 
+  private async checkClient(
+    clientId: string,
+    secret: string,
+    source: string,
+  ): Promise<OAuthClient | undefined> {
+    const subject = `client:${clientId}`;
+    const found = this.store.clients.credentials(clientId);
+    if (found?.secretHash === null) {
+      await this.guard.begin(subject, source);
+      await this.guard.finish(subject, source, secret === '');
+      return secret === '' ? found.client : undefined;
+    }
+    const ok = await this.guard.verify({ subject, source, secret, stored: found?.secretHash });
+    return ok ? found?.client : undefined;
+  }
+
   /** grant_type=password: a user of the client's organization (any organization for a multi-tenant client). */
   async passwordGrant(
     client: OAuthClient,
-    username: string,
-    password: string,
-    scope?: string,
+    input: { username: string; password: string; scope?: string | undefined; source: string },
   ): Promise<TokenResponse> {
     this.requireGrantType(client, 'password');
-    const scopes = this.scopesFor(client, scope, 'password');
-    const user = this.store.users.verifyPassword(username, password);
+    const scopes = this.scopesFor(client, input.scope, 'password');
+    const user = await this.signIn.verify(input.username, input.password, input.source);
     if (!user) throw new OAuthGrantError('invalid_grant', 'the user name or password is wrong');
     this.assertTenant(client, user);
     return this.issue(client, user, scopes, randomUUID());
@@ -140,6 +164,8 @@ export class TokenService {
     const iat = Math.floor(now / 1000);
     const claims: AccessTokenClaims = {
       iss: this.issuer,
+      aud: ACCESS_TOKEN_AUDIENCE,
+      fid: familyId,
       sub: user.id,
       org: user.organizationId,
       scopes: scopes.join(' '),
@@ -183,6 +209,7 @@ export class TokenService {
     const iat = Math.floor(this.clock.now() / 1000);
     const claims: AccessTokenClaims = {
       iss: this.issuer,
+      aud: ACCESS_TOKEN_AUDIENCE,
       sub: client.clientId,
       org: client.organizationId,
       scopes: scopes.join(' '),
@@ -246,9 +273,17 @@ export class TokenService {
     return this.keys.sign(claims);
   }
 
-  /** Verifies a bearer token; throws 401 invalid_token naming why. */
+  /**
+   * Verifies a bearer token: signature, issuer, audience and lifetime; exp, iat, jti, iss, aud,
+   * sub, org, scopes and a known kind (`tk`) present; neither the token (`jti`) nor its sign-in
+   * (`fid`) revoked. The revocation checks run on every call, also for tokens the verified-token
+   * cache knows. Throws 401 invalid_token naming why.
+   */
   async verifyAccessToken(token: string): Promise<AccessTokenClaims> {
-    const payload = await this.keys.verify(token, this.issuer);
+    const payload = await this.keys.verify(token, this.issuer, {
+      audience: ACCESS_TOKEN_AUDIENCE,
+      requiredClaims: [...REQUIRED_ACCESS_CLAIMS],
+    });
     if (
       typeof payload.sub !== 'string' ||
       typeof payload['org'] !== 'string' ||
@@ -256,8 +291,15 @@ export class TokenService {
     ) {
       throw new TokenVerificationError('the token lacks sub, org or scopes');
     }
-    if (typeof payload.jti === 'string' && this.revoked.isRevoked(payload.jti)) {
+    if (!TOKEN_KINDS.includes(payload['tk'] as TokenKind)) {
+      throw new TokenVerificationError('the token lacks a known kind (tk)');
+    }
+    if (this.revoked.isRevoked(payload.jti as string)) {
       throw new TokenVerificationError('the token was revoked');
+    }
+    const family = payload['fid'];
+    if (typeof family === 'string' && this.store.refreshTokens.isFamilyRevoked(family)) {
+      throw new TokenVerificationError('the sign-in of this token was revoked');
     }
     return payload as unknown as AccessTokenClaims;
   }

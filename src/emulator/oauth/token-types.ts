@@ -9,12 +9,24 @@ export const ACCESS_TOKEN_TTL_S = 3600;
 /** Refresh token lifetime (spec: "varies by configuration"); 30 days here. */
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
 
+/** The `aud` of every access token: the emulator's APIs. */
+export const ACCESS_TOKEN_AUDIENCE = 'printrelay-api';
+
 /** Kind of caller a token stands for (claim `tk`); `client` tokens (client_credentials) have no user. */
 export type TokenKind = 'user' | 'device' | 'client';
+
+/** Every token kind, for the check of `tk`. */
+export const TOKEN_KINDS: readonly TokenKind[] = ['user', 'device', 'client'];
+
+/** Claims every access token must carry (checked on every call). */
+export const REQUIRED_ACCESS_CLAIMS = ['exp', 'iat', 'jti', 'iss', 'aud'] as const;
 
 /** Claims of our access tokens. */
 export interface AccessTokenClaims {
   iss: string;
+  aud: string;
+  /** The sign-in (refresh-token family) the token belongs to; absent for client tokens. */
+  fid?: string;
   sub: string;
   org: string;
   scopes: string;

@@ -4,32 +4,25 @@
  * database handle; the owner of the handle closes it.
  */
 import type { EmulatorDatabase } from '../store/database.js';
-import { hashSecret, verifySecret } from '../store/secret-hash.js';
 
 /** Reads and writes per-printer-name settings. */
 export class PrinterSettingsRepo {
   constructor(private readonly db: EmulatorDatabase) {}
 
-  /** Sets (or clears with null) the pull-printing password of a printer name. */
-  setPullPrintingPassword(organizationId: string, printerName: string, password: string | null): void {
+  /** Sets (or clears with null) the pull-printing password hash (SecretHasher.hash) of a printer name. */
+  setPullPrintingPasswordHash(organizationId: string, printerName: string, hash: string | null): void {
     this.db
       .prepare(
         `INSERT INTO printer_settings (organization_id, printer_name, pull_printing_password_hash) VALUES (?, ?, ?)
          ON CONFLICT (organization_id, printer_name) DO UPDATE SET
            pull_printing_password_hash = excluded.pull_printing_password_hash`,
       )
-      .run(organizationId, printerName, password === null ? null : hashSecret(password));
+      .run(organizationId, printerName, hash);
   }
 
   /** True when the printer name is a pull printer of the organization. */
   isPullPrinter(organizationId: string, printerName: string): boolean {
     return this.hash(organizationId, printerName) !== null;
-  }
-
-  /** True when `password` is the pull-printing password of that printer (constant-time compare). */
-  verifyPullPrintingPassword(organizationId: string, printerName: string, password: string): boolean {
-    const hash = this.hash(organizationId, printerName);
-    return hash !== null && verifySecret(password, hash);
   }
 
   /** The names of the organization's pull printers. */

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ConflictError, errorMessage, NotFoundError } from '../../lib/errors.js';
 import { CLAIM_PAGE_PATH, type RegistrationCodeService } from './registration-codes.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { UserSignIn } from '../accounts/user-sign-in.js';
 import { html } from '../web/html.js';
 import { errorNotice, renderPage } from '../web/page-layout.js';
 
@@ -35,7 +35,7 @@ export function renderClaimDonePage(): string {
 /** Registers GET and POST of the claim page. */
 export async function claimPageRoutes(
   app: FastifyInstance,
-  options: { store: EmulatorStore; registration: RegistrationCodeService },
+  options: { signIn: UserSignIn; registration: RegistrationCodeService },
 ): Promise<void> {
   app.get(CLAIM_PAGE_PATH, async (_request, reply) =>
     reply.type('text/html; charset=utf-8').send(renderClaimPage({})),
@@ -49,7 +49,7 @@ export async function claimPageRoutes(
     const page = (status: number, error: string) =>
       reply.code(status).type('text/html; charset=utf-8').send(renderClaimPage({ error, email, code }));
     if (!email || !password || !code) return page(400, 'Email, password and code are all required.');
-    const user = options.store.users.verifyPassword(email, password);
+    const user = await options.signIn.verify(email, password, request.ip);
     if (!user) return page(401, 'The email or password is not correct.');
     try {
       options.registration.claim(user, code);

@@ -37,7 +37,7 @@ export async function pullPrintingRoutes(
   const logger = context.logger.child({ part: 'pull-printing' });
   const services = context.pull;
   await app.register(tpfmRoutes, { context, services });
-  await app.register(claimPageRoutes, { store: context.store, registration: services.registration });
+  await app.register(claimPageRoutes, { signIn: context.signIn, registration: services.registration });
   const anyToken = { preHandler: requireAnyScope('printing', 'printing.connectors', 'account') };
 
   app.post<IdParams>('/printing/v1/printers/:id/pull_printing_pairing', anyToken, async (request) => {
@@ -49,8 +49,8 @@ export async function pullPrintingRoutes(
     if (services.queue.ensureQueue(org).printerId === printer.id) {
       throw new ValidationError('id', 'the pull-printing queue cannot be a pull printer');
     }
-    const code = codeOf(request.body, 4, 128);
-    context.store.printerSettings.setPullPrintingPassword(org, printer.name, code);
+    const hash = await context.credentials.hasher.hash(codeOf(request.body, 4, 128));
+    context.store.printerSettings.setPullPrintingPasswordHash(org, printer.name, hash);
     logger.info({ printer: printer.name }, 'release station paired');
     return { printer_id: printer.id, pull_printing: true };
   });

@@ -13,6 +13,7 @@ import { LocalJobService } from './local-jobs.js';
 import { PullQueueService } from './pull-queue.js';
 import { RegistrationCodeService } from './registration-codes.js';
 import { TpfmAuthenticator } from './tpfm-auth.js';
+import type { CredentialGuard } from '../store/credential-guard.js';
 import { TpfmPrintProcesses } from './tpfm-print-process.js';
 
 /** The services the /TPFM/ routes, the claim routes and the portal use. */
@@ -35,6 +36,8 @@ export interface PullServiceParts {
   clock: Clock;
   logger: Logger;
   dataDir: string;
+  /** Checks the devices' pull-printing passwords (throttled, off the event loop). */
+  credentials: CredentialGuard;
 }
 
 /** Builds and starts the pull-printing services: the queue installs its hold hook in `jobs`. */
@@ -48,7 +51,7 @@ export async function startPullServices(parts: PullServiceParts): Promise<TpfmSe
   return {
     store,
     jobs,
-    auth: new TpfmAuthenticator(store),
+    auth: new TpfmAuthenticator(store, parts.credentials),
     queue,
     localJobs: new LocalJobService(store, clock, logger),
     registration,

@@ -2,15 +2,16 @@
  * Device and user authentication of /TPFM/: HTTP Basic with the user id (a card number, or a
  * user's id) as user name and a pull printer's pull-printing password as password. The password
  * identifies the device, i.e. the pull printer it stands at (and so the organization); the
- * `Printer` parameter, when it names a pull printer (by name or id), is tried first. Password
- * checks are scrypt; verified (hash, password) pairs are remembered by digest so a busy device
- * does not pay scrypt on every command. No resources to clean up.
+ * `Printer` parameter, when it names a pull printer (by name or id), is the only one checked.
+ * Checks go through the CredentialGuard (throttled, scrypt off the event loop, successes
+ * remembered by the SecretHasher); the printer a password matched last is tried first when no
+ * Printer is named. No resources to clean up.
  */
-import { createHash } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import type { PrinterRecord } from '../printers/printer-repo.js';
 import { PullPrinterRepo, type PullPasswordRow } from './pull-printer-repo.js';
-import { verifySecret } from '../store/secret-hash.js';
+import type { CredentialGuard } from '../store/credential-guard.js';
 import type { User } from '../accounts/user-repo.js';
 
 /** The pull printer a device authenticated as. */
@@ -43,18 +44,30 @@ export function parseBasic(header: string | undefined): { user: string; password
 /** See the file comment. */
 export class TpfmAuthenticator {
   private readonly pull: PullPrinterRepo;
-  private readonly verified = new Set<string>();
+  /** HMAC of a password that matched -> the row it matched (`org/printer`), so it is tried first. */
+  private readonly matched = new Map<string, string>();
+  private readonly key = randomBytes(32);
 
-  constructor(private readonly store: EmulatorStore) {
+  constructor(
+    private readonly store: EmulatorStore,
+    private readonly guard: CredentialGuard,
+  ) {
     this.pull = new PullPrinterRepo(store.db);
   }
 
-  /** Reads the Authorization header; `printerParam` is the command's Printer parameter. */
-  authenticate(header: string | undefined, printerParam: string | undefined): TpfmAuthResult {
+  /**
+   * Reads the Authorization header; `printerParam` is the command's Printer parameter, `source`
+   * the request's address. Throws TooManyRequestsError while the device or source is throttled.
+   */
+  async authenticate(
+    header: string | undefined,
+    printerParam: string | undefined,
+    source: string,
+  ): Promise<TpfmAuthResult> {
     if (header === undefined || header.trim() === '') return { kind: 'none' };
     const basic = parseBasic(header);
     if (!basic) return { kind: 'refused', reason: 'Authorization must be Basic user:password' };
-    const row = this.findDevice(basic.password, printerParam);
+    const row = await this.findDevice(basic, printerParam, source);
     if (!row) return { kind: 'refused', reason: 'the password is no pull printer’s password' };
     const device: TpfmDevice = {
       organizationId: row.organizationId,
@@ -78,25 +91,56 @@ export class TpfmAuthenticator {
     return byId?.organizationId === device.organizationId ? byId : undefined;
   }
 
-  private findDevice(password: string, printerParam: string | undefined): PullPasswordRow | undefined {
+  /**
+   * The Printer parameter names a pull printer: only that printer's password is checked
+   * (throttled per printer and source). Without one, the printer this password matched before is
+   * tried first, then the others, all as one attempt of the source.
+   */
+  private async findDevice(
+    basic: { user: string; password: string },
+    printerParam: string | undefined,
+    source: string,
+  ): Promise<PullPasswordRow | undefined> {
     const rows = this.pull.passwordRows();
     const wanted = printerParam?.trim().toLowerCase();
-    const named = wanted
-      ? rows.filter((r) => {
-          if (r.printerName.toLowerCase() === wanted) return true;
-          return this.store.printers.findById(wanted)?.name === r.printerName;
-        })
-      : [];
-    const ordered = [...named, ...rows.filter((r) => !named.includes(r))];
-    return ordered.find((r) => this.matches(r.hash, password));
+    const named = wanted ? rows.filter((r) => this.names(r, wanted)) : [];
+    const subject = named.length > 0 ? `device:${wanted}` : `device-user:${basic.user}`;
+    await this.guard.begin(subject, source);
+    const tag = createHmac('sha256', this.key).update(basic.password).digest('base64');
+    const known = this.matched.get(tag);
+    const candidates =
+      named.length > 0
+        ? named
+        : [...rows.filter((r) => rowKey(r) === known), ...rows.filter((r) => rowKey(r) !== known)];
+    let found: PullPasswordRow | undefined;
+    try {
+      if (candidates.length === 0) await this.guard.hasher.verifyUnknown(basic.password);
+      found = await this.firstMatch(candidates, basic.password);
+    } finally {
+      await this.guard.finish(subject, source, found !== undefined);
+    }
+    if (found) this.remember(tag, found);
+    return found;
   }
 
-  private matches(hash: string, password: string): boolean {
-    const key = createHash('sha256').update(hash).update('\0').update(password).digest('base64');
-    if (this.verified.has(key)) return true;
-    if (!verifySecret(password, hash)) return false;
-    if (this.verified.size >= CACHE_LIMIT) this.verified.clear();
-    this.verified.add(key);
-    return true;
+  private names(row: PullPasswordRow, wanted: string): boolean {
+    if (row.printerName.toLowerCase() === wanted) return true;
+    const byId = this.store.printers.findById(wanted);
+    return byId?.name === row.printerName && byId.organizationId === row.organizationId;
   }
+
+  private async firstMatch(rows: PullPasswordRow[], password: string): Promise<PullPasswordRow | undefined> {
+    for (const row of rows) if (await this.guard.hasher.verify(password, row.hash)) return row;
+    return undefined;
+  }
+
+  private remember(tag: string, row: PullPasswordRow): void {
+    this.matched.delete(tag);
+    this.matched.set(tag, rowKey(row));
+    if (this.matched.size > CACHE_LIMIT) this.matched.delete(this.matched.keys().next().value as string);
+  }
+}
+
+function rowKey(row: PullPasswordRow): string {
+  return `${row.organizationId}/${row.printerName}`;
 }

@@ -7,6 +7,7 @@
  * any other error code 1 with X-FMP-OSError / X-FMP-OSErrText. PrintJob streams (tpfm-print-job.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { TooManyRequestsError } from '../../lib/errors.js';
 import { TPFM_COMMANDS, TPFM_HEADERS, type TpfmCommand } from '../../protocol/tpfm-codes.js';
 import type { EmulatorContext } from '../context.js';
 import * as commands from './tpfm-commands.js';
@@ -61,6 +62,8 @@ export async function tpfmRoutes(app: FastifyInstance, options: TpfmRoutesOption
     try {
       return await handle(request, reply, { query, langId, base: baseUrl(request, context) }, services);
     } catch (error) {
+      // Throttled device checks answer 429 with Retry-After (http/http-errors.ts), not an X-FMP code.
+      if (error instanceof TooManyRequestsError) throw error;
       const failure = error instanceof TpfmFailure ? error : osFailure(error);
       if (failure.returnCode === 1) request.log.error({ err: error }, 'tpfm command failed');
       return sendFailure(reply, failure, langId);
@@ -84,7 +87,7 @@ async function handle(
   if (idempotencyKey) call.idempotencyKey = idempotencyKey.slice(0, 200);
   const rule = TPFM_COMMANDS[command].auth;
   if (rule !== 'none') {
-    const auth = s.auth.authenticate(request.headers.authorization, req.query['Printer']);
+    const auth = await s.auth.authenticate(request.headers.authorization, req.query['Printer'], request.ip);
     if (auth.kind === 'refused') return sendChallenge(reply);
     if (auth.kind === 'device')
       Object.assign(call, { device: auth.device, userName: auth.userName, user: auth.user });

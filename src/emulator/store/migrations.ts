@@ -456,4 +456,14 @@ export const MIGRATIONS: readonly Migration[] = [
         created_at INTEGER NOT NULL
       );`,
   },
+  {
+    version: 18,
+    name: 'revoked sign-ins (refresh-token families), so their access tokens stop at once',
+    sql: `
+      CREATE TABLE revoked_families (
+        family_id TEXT PRIMARY KEY,
+        revoked_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

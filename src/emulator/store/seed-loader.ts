@@ -1,29 +1,62 @@
 /**
  * Applies an EmulatorSeed (config/emulator-seed-schema.ts) to an empty database: organizations,
  * users with their cards, OAuth clients and printer settings. A database that already holds an
- * organization is left as it is, so restarts keep their state.
+ * organization is left as it is, so restarts keep their state. Secrets are hashed first (off the
+ * event loop), then everything is written in one transaction.
  */
 import type { EmulatorSeed, SeedOrganization } from '../../config/emulator-seed-schema.js';
 import type { EmulatorStore } from './emulator-store.js';
+import type { SecretHasher } from './secret-hash.js';
 
-/** Seeds an empty store in one transaction; returns false (and changes nothing) when not empty. */
-export function applySeed(store: EmulatorStore, seed: EmulatorSeed, now: number): boolean {
+/** The seed's secrets as hashes, in the seed's order. */
+interface SeedHashes {
+  users: string[];
+  clients: (string | null)[];
+  printers: (string | null)[];
+}
+
+/** Seeds an empty store in one transaction; resolves false (and changes nothing) when not empty. */
+export async function applySeed(
+  store: EmulatorStore,
+  seed: EmulatorSeed,
+  now: number,
+  hasher: SecretHasher,
+): Promise<boolean> {
+  if (store.organizations.count() > 0) return false;
+  const hashes = await Promise.all(seed.organizations.map((org) => hashSeed(org, hasher)));
   if (store.organizations.count() > 0) return false;
   store.transaction(() => {
-    for (const org of seed.organizations) seedOrganization(store, org, now);
+    seed.organizations.forEach((org, i) => {
+      seedOrganization(store, org, hashes[i]!, now);
+    });
     for (const org of seed.organizations) seedManagedOrganizations(store, org);
   });
   return true;
 }
 
-function seedOrganization(store: EmulatorStore, seed: SeedOrganization, now: number): void {
+async function hashSeed(org: SeedOrganization, hasher: SecretHasher): Promise<SeedHashes> {
+  const optional = (secret: string | undefined) =>
+    secret === undefined || secret === '' ? null : hasher.hash(secret);
+  return {
+    users: await Promise.all(org.users.map((u) => hasher.hash(u.password))),
+    clients: await Promise.all(org.oauth_clients.map((c) => optional(c.client_secret))),
+    printers: await Promise.all(org.printers.map((p) => optional(p.pull_printing_password ?? undefined))),
+  };
+}
+
+function seedOrganization(
+  store: EmulatorStore,
+  seed: SeedOrganization,
+  hashes: SeedHashes,
+  now: number,
+): void {
   const org = store.organizations.create(seed.name, now, { isPartner: seed.partner });
-  for (const u of seed.users) {
+  seed.users.forEach((u, i) => {
     const user = store.users.create(
       {
         organizationId: org.id,
         email: u.email,
-        password: u.password,
+        passwordHash: hashes.users[i]!,
         firstName: u.first_name,
         lastName: u.last_name,
         roles: u.roles,
@@ -32,13 +65,13 @@ function seedOrganization(store: EmulatorStore, seed: SeedOrganization, now: num
       now,
     );
     for (const card of u.cards) store.users.addCard(org.id, card, user.id, now);
-  }
-  for (const c of seed.oauth_clients) {
+  });
+  seed.oauth_clients.forEach((c, i) => {
     store.clients.create(
       {
         clientId: c.client_id,
         organizationId: org.id,
-        secret: c.client_secret,
+        secretHash: hashes.clients[i]!,
         name: c.name,
         externalDescription: c.external_description,
         clientType: c.client_type,
@@ -51,10 +84,10 @@ function seedOrganization(store: EmulatorStore, seed: SeedOrganization, now: num
       },
       now,
     );
-  }
-  for (const p of seed.printers) {
-    store.printerSettings.setPullPrintingPassword(org.id, p.name, p.pull_printing_password ?? null);
-  }
+  });
+  seed.printers.forEach((p, i) => {
+    store.printerSettings.setPullPrintingPasswordHash(org.id, p.name, hashes.printers[i]!);
+  });
 }
 
 /** Links a partner to the organizations it manages (named in `manages`; each must be in the seed). */
