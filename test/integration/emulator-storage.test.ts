@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +34,20 @@ async function put(
 }
 
 function stored(fileid: string): Promise<Buffer> {
-  return readFile(join(h.dataDir, 'files', `${fileid}.bin`));
+  const record = h.emulator.app.emulator.store.storedFiles.find(fileid);
+  if (!record) throw new Error(`no record of ${fileid}`);
+  expect(record.path.startsWith(join(h.dataDir, 'files', fileid))).toBe(true);
+  return readFile(record.path);
+}
+
+/** Resolves once the emulator streams an upload of the file into a temporary file. */
+async function uploadStarted(fileid: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const names = await readdir(join(h.dataDir, 'files'));
+    if (names.some((n) => n.startsWith(fileid) && n.endsWith('.tmp'))) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`the upload of ${fileid} never started`);
 }
 
 /** Prints the file, proving the upload made it printable. */
@@ -119,16 +132,13 @@ describe('uploads', () => {
     const record = h.emulator.app.emulator.store.storedFiles.find(fileid);
     expect(record?.sha256).toBe(createHash('sha256').update(whole).digest('hex'));
 
-    // A second list can reuse committed blocks and add uncommitted ones.
+    // One completed upload per URL: a second block or block list is refused, the bytes stay.
     const extra = { id: Buffer.from('block-extra').toString('base64'), data: Buffer.from('tail') };
-    expect(
-      (await put(`${sasUri}&comp=block&blockid=${encodeURIComponent(extra.id)}`, extra.data)).status,
-    ).toBe(201);
-    const relist = `<BlockList><Committed>${blocks[3]!.id}</Committed><Uncommitted>${extra.id}</Uncommitted><Latest>${blocks[0]!.id}</Latest></BlockList>`;
-    expect((await put(`${sasUri}&comp=blocklist`, relist)).status).toBe(201);
-    expect((await stored(fileid)).equals(Buffer.concat([blocks[3]!.data, extra.data, blocks[0]!.data]))).toBe(
-      true,
-    );
+    const late = await put(`${sasUri}&comp=block&blockid=${encodeURIComponent(extra.id)}`, extra.data);
+    expect(late.status).toBe(409);
+    const relist = `<BlockList><Committed>${blocks[3]!.id}</Committed><Latest>${blocks[0]!.id}</Latest></BlockList>`;
+    expect((await put(`${sasUri}&comp=blocklist`, relist)).status).toBe(409);
+    expect((await stored(fileid)).equals(whole)).toBe(true);
     await printable(fileid);
   });
 
@@ -140,6 +150,62 @@ describe('uploads', () => {
     const badId = await put(`${sasUri}&comp=block&blockid=${encodeURIComponent('not base64!')}`, 'x');
     expect(badId.status).toBe(400);
     expect(badId.text).toMatch(/blockid: must be base64/);
+  });
+});
+
+describe('one completed upload per URL; a printed file is immutable', () => {
+  const blob = { 'x-ms-blob-type': 'BlockBlob', 'content-type': 'application/pdf' };
+
+  it('refuses a second whole-blob PUT after a completed one with 409, keeping the first bytes', async () => {
+    const { fileid, sasUri } = await prepare();
+    const first = randomBytes(1000);
+    expect((await put(sasUri, first, blob)).status).toBe(201);
+    const second = await put(sasUri, randomBytes(1000), blob);
+    expect(second.status).toBe(409);
+    expect(second.headers['x-ms-error-code']).toBe('BlobImmutable');
+    expect(second.text).toContain(`file ${fileid} was already uploaded; ask PrepareUpload for a new URL`);
+    expect((await stored(fileid)).equals(first)).toBe(true);
+  });
+
+  it('a PUT that finishes after Print cannot replace the job’s bytes or make the fileid printable again', async () => {
+    const { fileid, sasUri } = await prepare();
+    const slow = new Readable({ read() {} });
+    const late = put(sasUri, slow, blob);
+    slow.push(randomBytes(1000));
+    await uploadStarted(fileid);
+    const original = randomBytes(2000);
+    expect((await put(sasUri, original, blob)).status).toBe(201);
+    const print = await call(h, '/sfapi/Print/', {
+      method: 'POST',
+      body: { fileid, type: 'pdf', printerid: h.printerId },
+    });
+    expect(print.status).toBe(200);
+    slow.push(randomBytes(1000));
+    slow.push(null);
+    const answer = await late;
+    expect(answer.status).toBe(409);
+    const job = h.emulator.app.emulator.store.jobs.findById(print.body.jobid)!;
+    expect(
+      createHash('sha256')
+        .update(await readFile(job.file.path))
+        .digest('hex'),
+    ).toBe(createHash('sha256').update(original).digest('hex'));
+    const again = await call(h, '/sfapi/Print/', {
+      method: 'POST',
+      body: { fileid, type: 'pdf', printerid: h.printerId },
+    });
+    expect(again.status).toBe(400);
+    expect(JSON.stringify(again.body)).toContain('was already printed; upload the document again');
+  });
+
+  it('two Prints racing for one fileid make one job; the other is told the file was printed', async () => {
+    const { fileid, sasUri } = await prepare();
+    expect((await put(sasUri, randomBytes(500), blob)).status).toBe(201);
+    const body = { fileid, type: 'pdf', printerid: h.printerId };
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => call(h, '/sfapi/Print/', { method: 'POST', body })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400, 400]);
   });
 });
 

@@ -1,7 +1,10 @@
 /**
  * Documents submitted for printing, on disk under `<dataDir>/files/`: one `<fileid>.bin` per
  * document, its record (owner, state, size, sha256) in the database, uploaded blocks in
- * `<fileid>.blocks/` until a block list commits them. Everything streams: bodies go through a
+ * `<fileid>.blocks/` until a block list commits them. An upload URL takes one completed upload:
+ * each upload streams to its own file, and only the first to finish becomes the document (a
+ * compare-and-set on the record); later ones, and any upload once Print took the file, get a
+ * ConflictError (409), so the bytes of a submitted job never change. Everything streams: bodies go through a
  * hashing counter straight into a temporary file that is renamed into place, so a 1 GB upload is
  * never held in memory. Also signs and checks the upload URLs (sasUri) with an HMAC key kept in
  * `<dataDir>/files/.signing-key`.
@@ -13,7 +16,7 @@ import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../../lib/clock.js';
-import { PrintRelayError, ValidationError } from '../../lib/errors.js';
+import { ConflictError, PrintRelayError, ValidationError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import { type BlockListEntry, blockKey } from '../../protocol/sfapi-block-list.js';
 import type { StoredFile, StoredFileRepo, StoredFileState } from './stored-file-repo.js';
@@ -123,13 +126,25 @@ export class FileStore {
     return this.options.clock.now() >= expiresAt ? 'expired' : 'valid';
   }
 
-  /** Streams a whole document into the file and marks it ready. */
+  /** Streams a whole document into its own file and makes it the document (first upload only). */
   async writeDocument(file: StoredFile, body: Readable): Promise<void> {
     this.assertWritable(file);
-    const { size, sha256 } = await this.streamTo(body, file.path);
-    Object.assign(file, { size, sha256, state: 'ready', committed: [] });
-    await this.save(file);
+    const path = this.uploadPath(file.fileId);
+    const { size, sha256 } = await this.streamTo(body, path);
+    await this.complete(file, { path, size, sha256, committed: [] });
     this.options.logger.debug({ file: file.fileId, size }, 'document uploaded');
+  }
+
+  /**
+   * Print takes a ready (or already printed) file: `printed` keeps its fileid printable again,
+   * `consumed` (printanddelete) ends it. The move is one conditional update, so of racing Prints
+   * exactly one consumes the file; false when the file is no longer in the state it was read in.
+   */
+  take(file: StoredFile, to: 'printed' | 'consumed'): boolean {
+    if (file.state !== 'ready' && file.state !== 'printed') return false;
+    if (!this.options.records.transition(file.fileId, file.state, to)) return false;
+    file.state = to;
+    return true;
   }
 
   /** Streams one uploaded block to `<fileid>.blocks/<key>`; a block sent twice is replaced. */
@@ -149,7 +164,8 @@ export class FileStore {
     this.assertWritable(file);
     const sources = await this.resolveBlocks(file, entries);
     const hash = createHash('sha256');
-    const temp = `${file.path}.${randomUUID()}.tmp`;
+    const path = this.uploadPath(file.fileId);
+    const temp = `${path}.tmp`;
     const committed: NonNullable<StoredFile['committed']> = [];
     let offset = 0;
     for (const source of sources) {
@@ -174,10 +190,9 @@ export class FileStore {
       await rm(temp, { force: true });
       throw error;
     }
-    await rename(temp, file.path);
+    await rename(temp, path);
+    await this.complete(file, { path, size: offset, sha256: hash.digest('hex'), committed });
     await rm(this.blockDir(file.fileId), { recursive: true, force: true });
-    Object.assign(file, { size: offset, sha256: hash.digest('hex'), state: 'ready', committed });
-    await this.save(file);
     this.options.logger.debug(
       { file: file.fileId, size: offset, blocks: sources.length },
       'block list committed',
@@ -186,8 +201,10 @@ export class FileStore {
 
   /** Deletes a file, its blocks and its record. */
   async remove(fileId: string): Promise<void> {
+    const path = this.options.records.find(fileId)?.path;
     this.options.records.remove(fileId);
     await rm(join(this.dir, `${fileId}.bin`), { force: true });
+    if (path?.startsWith(this.dir)) await rm(path, { force: true });
     await rm(this.blockDir(fileId), { recursive: true, force: true });
   }
 
@@ -239,9 +256,28 @@ export class FileStore {
   }
 
   private assertWritable(file: StoredFile): void {
-    if (file.state === 'consumed' || file.state === 'printed' || file.state === 'fetching') {
-      throw new PrintRelayError('conflict', `file ${file.fileId} can no longer be uploaded (${file.state})`);
+    if (file.state === 'ready') throw alreadyUploaded(file.fileId);
+    if (file.state !== 'pending') {
+      throw new ConflictError(`file ${file.fileId} can no longer be uploaded (${file.state})`);
     }
+  }
+
+  /** Makes the uploaded bytes at `done.path` the document, unless another upload finished first. */
+  private async complete(
+    file: StoredFile,
+    done: Pick<StoredFile, 'path' | 'size' | 'sha256' | 'committed'>,
+  ): Promise<void> {
+    const candidate = { ...file, ...done, state: 'ready' as const };
+    if (!this.options.records.completeUpload(candidate)) {
+      await rm(done.path, { force: true });
+      throw alreadyUploaded(file.fileId);
+    }
+    Object.assign(file, candidate);
+  }
+
+  /** A path of its own for each upload: `<fileid>.<random>.bin`. */
+  private uploadPath(fileId: string): string {
+    return join(this.dir, `${fileId}.${randomUUID()}.bin`);
   }
 
   private signature(fileId: string, expires: string): string {
@@ -255,6 +291,10 @@ export class FileStore {
   private blockDir(fileId: string): string {
     return join(this.dir, `${fileId}.blocks`);
   }
+}
+
+function alreadyUploaded(fileId: string): ConflictError {
+  return new ConflictError(`file ${fileId} was already uploaded; ask PrepareUpload for a new URL`);
 }
 
 async function fileSize(path: string): Promise<number | undefined> {

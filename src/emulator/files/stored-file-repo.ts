@@ -69,6 +69,34 @@ export class StoredFileRepo {
       });
   }
 
+  /**
+   * Marks a pending file ready with its bytes at `path`, in one statement: true only for the
+   * first completed upload; false when the file is no longer pending (uploaded, printed).
+   */
+  completeUpload(file: StoredFile): boolean {
+    const result = this.db
+      .prepare(
+        `UPDATE stored_files SET state = 'ready', path = ?, size = ?, sha256 = ?, committed_json = ?
+         WHERE file_id = ? AND state = 'pending'`,
+      )
+      .run(
+        file.path,
+        file.size,
+        file.sha256,
+        file.committed ? JSON.stringify(file.committed) : null,
+        file.fileId,
+      );
+    return result.changes === 1;
+  }
+
+  /** Moves a file from state `from` to `to` in one statement; false when it was not in `from`. */
+  transition(fileId: string, from: StoredFileState, to: StoredFileState): boolean {
+    const result = this.db
+      .prepare('UPDATE stored_files SET state = ? WHERE file_id = ? AND state = ?')
+      .run(to, fileId, from);
+    return result.changes === 1;
+  }
+
   find(fileId: string): StoredFile | undefined {
     const row = this.db.prepare('SELECT * FROM stored_files WHERE file_id = ?').get(fileId) as
       | StoredFileRow

@@ -58,7 +58,10 @@ export class PrintService {
     }
     if (file.state !== 'ready' && file.state !== 'printed') this.notReady(file);
     // Without printanddelete the file stays and its fileid prints again; with it, never again.
-    await this.files.setState(file, print.printAndDelete ? 'consumed' : 'printed');
+    // One Print takes the file at a time; a racing one sees it consumed.
+    if (!this.files.take(file, print.printAndDelete ? 'consumed' : 'printed')) {
+      this.notReady({ ...file, state: 'consumed' });
+    }
     const { jobId } = await this.parts.jobs.create(this.newJob(print, file, organizationId, userId));
     return { jobid: jobId, printerId: print.printerId, size: file.size };
   }
