@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TpfmClient, type TpfmProgressEvent } from '../../src/client/tpfm-client.js';
 import { silentLogger } from '../../src/log/logger.js';
@@ -183,6 +184,33 @@ describe('PrintJob with the project client', () => {
     expect(await heldNames()).toContain(job);
     const again = await tpfm(h, 'CancelPrintJob', { ProcId: run.procId! }, alice);
     expect(again.code).toBe(9);
+  });
+
+  it('releases a held job once: parallel PrintJob calls get code 5 while the first runs', async () => {
+    const job = await held('Only once');
+    const url = new URL('/TPFM/', h.baseUrl);
+    for (const [k, v] of Object.entries({ Cmd: 'PrintJob', Job: job, Delete: 0 }))
+      url.searchParams.set(k, String(v));
+    const headers = {
+      'x-lang-id': 'en',
+      'x-fmp-user-agent': 'parallel test',
+      authorization: `Basic ${Buffer.from(`${ALICE_CARD}:${DEVICE_PASSWORD}`).toString('base64')}`,
+    };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => request(url, { headers })));
+    const started = answers.filter((a) => a.headers['x-fmp-procid'] !== undefined);
+    const refused = answers.filter((a) => a.headers['x-fmp-return'] === '5');
+    expect(started).toHaveLength(1);
+    expect(refused).toHaveLength(5);
+    expect(decodeErrText(refused[0]!.headers['x-fmp-errtext'] as string)).toBe(
+      `Job file does not exist: job ${job.replace(/\.pdf$/, '')} is being printed by PrintJob ${started[0]!.headers['x-fmp-procid']}`,
+    );
+    for (const a of refused) await a.body.dump();
+    const jobs = h.emulator.app.emulator.store.db
+      .prepare("SELECT COUNT(*) AS n FROM jobs WHERE printer_id = ? AND file_name = 'Only once'")
+      .get(h.demoPrinterId) as { n: number };
+    expect(jobs.n).toBe(1);
+    await tpfm(h, 'CancelPrintJob', { ProcId: Number(started[0]!.headers['x-fmp-procid']) }, alice);
+    await started[0]!.body.dump();
   });
 
   it('validates PrintJob parameters: 4, 5, 6, 7, 8; CancelPrintJob: 9', async () => {

@@ -15,6 +15,7 @@ import type { User } from '../accounts/user-repo.js';
 import type { JobService } from '../jobs/job-service.js';
 import { JOB_STATUS_CODE } from '../jobs/job-status.js';
 import type { PullQueueService } from './pull-queue.js';
+import { TpfmFailure } from './tpfm-wire.js';
 
 /** What a process reports. */
 export type PrintUpdate =
@@ -43,6 +44,7 @@ export interface PrintRelease {
 }
 
 interface Running extends PrintProcess {
+  heldId: string;
   unwatch: () => void;
   listeners: Set<(update: PrintUpdate) => void>;
   lastPages: string;
@@ -59,9 +61,16 @@ export class TpfmPrintProcesses {
     private readonly logger: Logger,
   ) {}
 
-  /** Starts printing a held job; the job is offered to the printer's connector at once. */
+  /**
+   * Starts printing a held job; the job is offered to the printer's connector at once. A held job
+   * is released once at a time: while a release of it runs, another gets TpfmFailure code 5.
+   */
   start(release: PrintRelease): PrintProcess {
     const { held, user, printer } = release;
+    const runningFor = [...this.running.values()].find((p) => p.heldId === held.id);
+    if (runningFor) {
+      throw new TpfmFailure(5, `job ${held.id} is being printed by PrintJob ${runningFor.procId}`);
+    }
     const ticket = { ...held.ticket, ...(release.copies === undefined ? {} : { copies: release.copies }) };
     const { jobId } = this.jobs.create({
       organizationId: user.organizationId,
@@ -75,6 +84,7 @@ export class TpfmPrintProcesses {
     const listeners = new Set<(update: PrintUpdate) => void>();
     const proc: Running = {
       procId: this.nextProcId++,
+      heldId: held.id,
       jobId,
       userId: user.id,
       listeners,
