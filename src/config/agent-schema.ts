@@ -144,6 +144,13 @@ export const AgentConfigSchema = T.Object(
           default: 86_400,
           description: 'A job whose printer stays unreachable this long fails with 3011.',
         }),
+        download_attempts: T.Integer({
+          minimum: 1,
+          maximum: 1000,
+          default: 10,
+          description:
+            "A job whose document cannot be downloaded (network error, checksum mismatch) this many times fails with 3011 and the reason; while it waits for the next try, the printer's other jobs go ahead.",
+        }),
         status_poll_ms: T.Integer({
           minimum: 5,
           maximum: 60_000,

@@ -31,7 +31,7 @@ describe.skipIf(!enabled)('agent with the emulator and ippeveprinter', () => {
   const printerName = 'Agent Loop Printer';
   const slowName = 'Agent Slow Printer';
 
-  function config(channel: 'websocket' | 'poll'): AgentConfig {
+  function config(channel: 'websocket' | 'poll', downloadAttempts = 8): AgentConfig {
     const yaml = `
 version: 1
 cloud:
@@ -49,6 +49,7 @@ jobs:
   retry_initial_ms: 50
   retry_max_ms: 500
   status_poll_ms: 100
+  download_attempts: ${downloadAttempts}
 printers:
   - name: ${printerName}
     uri: ${inject('ippeveprinterUri')}
@@ -58,8 +59,8 @@ printers:
     return parseAgentConfig(yaml, 'agent.yaml', { env: {} });
   }
 
-  const agentFor = (channel: 'websocket' | 'poll', dataDir = join(dir, 'agent')) =>
-    new Agent({ config: config(channel), dataDir, logger: silentLogger() });
+  const agentFor = (channel: 'websocket' | 'poll', dataDir = join(dir, 'agent'), downloadAttempts = 8) =>
+    new Agent({ config: config(channel, downloadAttempts), dataDir, logger: silentLogger() });
 
   /** Submits a text document as an app does and returns the cloud job id. */
   async function submit(printerId: string, text: string): Promise<string> {
@@ -96,11 +97,28 @@ printers:
   }
 
   async function waitFor(jobId: string, code = 0): Promise<number> {
-    for (;;) {
+    // Bounded, so a job that never ends fails the test instead of hanging it.
+    for (let i = 0; i < 1200; i++) {
       const status = await sfapi.status(jobId);
       if (status.jobstatus === code || ![129, 1246].includes(status.jobstatus)) return status.jobstatus;
       await sleep(100);
     }
+    throw new Error(`job ${jobId} did not end`);
+  }
+
+  /**
+   * Submits a good, a poisoned and a good job while no agent runs; the poisoned one's bytes are
+   * changed at the emulator after Print (as a late second upload could before issue 10), so
+   * every download fails its sha256 check.
+   */
+  async function poisonedBetweenGood(printerId: string): Promise<[string, string, string]> {
+    const first = await submit(printerId, 'good job before the poisoned one\n');
+    const poisoned = await submit(printerId, 'this document will not match its hash\n');
+    const last = await submit(printerId, 'good job after the poisoned one\n');
+    const record = rig.emulator.app.emulator.store.jobs.findById(poisoned)!;
+    // Same length, other bytes: the download completes and fails its sha256 check every time.
+    writeFileSync(record.file.path, 'X'.repeat(record.file.size));
+    return [first, poisoned, last];
   }
 
   /** Printer jobs that carry this cloud job's name (ippeveprinter keeps `<id>-<name>.*` files per job). */
@@ -224,4 +242,51 @@ printers:
       await restarted.stop();
     }
   });
+
+  it('a job whose download keeps failing does not hold up the printer’s later jobs', async () => {
+    const dataDir = join(dir, 'agent');
+    const printerId = await printerWhileStopped(dataDir);
+    const [first, poisoned, last] = await poisonedBetweenGood(printerId);
+    const agent = agentFor('websocket', dataDir, 1000);
+    await agent.start();
+    try {
+      expect(await waitFor(first)).toBe(0);
+      expect(await waitFor(last)).toBe(0);
+      expect(printsOf(last)).toBe(1);
+      expect(ledgerRow(dataDir, poisoned).state).toBe('downloading');
+      expect(printsOf(poisoned)).toBe(0);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('a job that cannot be fetched fails after the configured attempts, saying why; the others print', async () => {
+    const dataDir = join(dir, 'agent');
+    const printerId = await printerWhileStopped(dataDir);
+    const [first, poisoned, last] = await poisonedBetweenGood(printerId);
+    const agent = agentFor('websocket', dataDir, 3);
+    await agent.start();
+    try {
+      expect(await waitFor(first)).toBe(0);
+      expect(await waitFor(last)).toBe(0);
+      expect(await waitFor(poisoned)).toBe(3011);
+      const message = rig.emulator.app.emulator.store.jobs.findById(poisoned)?.message ?? '';
+      expect(message).toMatch(
+        /^could not fetch the document after 3 attempts: job \S+: document sha256 [0-9a-f]{64} != [0-9a-f]{64}$/,
+      );
+      expect(ledgerRow(dataDir, poisoned)).toEqual({ state: 'failed', attempts: 3 });
+      expect(printsOf(poisoned)).toBe(0);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  /** Starts and stops an agent, so the printer exists and no agent takes the next jobs at once; its cloud id. */
+  async function printerWhileStopped(dataDir: string): Promise<string> {
+    const agent = agentFor('websocket', dataDir);
+    await agent.start();
+    const printerId = cloudIdOf(agent, printerName);
+    await agent.stop();
+    return printerId;
+  }
 });

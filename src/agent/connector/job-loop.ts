@@ -4,8 +4,11 @@
  * (at most `prefetch` at once), Print-Jobs go out strictly one at a time and in arrival order,
  * and each submitted job is watched until it ends while the next one is already sent — the way
  * a spooler keeps a printer busy. A cancel offer cancels the job (at the printer once
- * submitted). On start, unfinished ledger jobs are resumed. stop() waits for running jobs: a
- * Print-Job in flight finishes, then every job stops in a resumable state.
+ * submitted). A job whose download failed leaves the line while it waits for its next try and
+ * joins it again at the end, so one document that cannot be fetched never holds up the printer's
+ * later jobs (it fails for good after `jobs.download_attempts`). On start, unfinished ledger jobs
+ * are resumed. stop() waits for running jobs: a Print-Job in flight finishes, then every job
+ * stops in a resumable state.
  */
 import { setMaxListeners } from 'node:events';
 import { mkdirSync } from 'node:fs';
@@ -68,6 +71,8 @@ export class JobLoop {
   private readonly cancels = new Set<string>();
   private readonly claiming = new Set<string>();
   private readonly wakers = new Map<string, AbortController>();
+  /** Jobs waiting for their next download try: the timer that queues them again. */
+  private readonly retries = new Map<string, { timer: NodeJS.Timeout; printerId: string }>();
   private stopController = new AbortController();
   private running = false;
   private stopHeartbeat = () => {};
@@ -117,6 +122,8 @@ export class JobLoop {
     this.cancels.add(jobId);
     this.deps.logger.info({ job: jobId }, 'cancel requested');
     this.wakers.get(jobId)?.abort(new Error('job cancelled'));
+    const waiting = this.retries.get(jobId);
+    if (waiting) this.requeue(jobId, waiting.printerId);
   }
 
   /** Number of jobs not yet ended. */
@@ -130,6 +137,8 @@ export class JobLoop {
   async stop(): Promise<void> {
     this.running = false;
     this.stopController.abort(new Error('agent stopping'));
+    for (const { timer } of this.retries.values()) clearTimeout(timer);
+    this.retries.clear();
     await Promise.all([...this.pipelines.values()].flatMap((p) => [p.submitChain, ...p.active]));
     this.pipelines.clear();
     this.stopHeartbeat();
@@ -154,6 +163,10 @@ export class JobLoop {
     );
     pipeline.submitChain = pipeline.submitChain.then(async () => {
       await prepared;
+      if (this.waitOutOfLine(printerId, jobId)) {
+        pipeline.queued--;
+        return;
+      }
       await this.guard(log, () => this.deps.runner.submit(jobId, backend, control));
       const watching = this.guard(log, () => this.deps.runner.watch(jobId, backend, control)).finally(() => {
         pipeline.active.delete(watching);
@@ -162,6 +175,23 @@ export class JobLoop {
       });
       pipeline.active.add(watching);
     });
+  }
+
+  /** A job whose download waits for its next try leaves the line; a timer queues it again. */
+  private waitOutOfLine(printerId: string, jobId: string): boolean {
+    const job = this.deps.ledger.get(jobId);
+    if (!job || !this.running || !this.deps.runner.waitingToRetry(job)) return false;
+    this.wakers.delete(jobId);
+    const timer = setTimeout(() => this.requeue(jobId, printerId), this.deps.runner.retryDelayMs(job));
+    this.retries.set(jobId, { timer, printerId });
+    return true;
+  }
+
+  private requeue(jobId: string, printerId: string): void {
+    const waiting = this.retries.get(jobId);
+    if (waiting) clearTimeout(waiting.timer);
+    this.retries.delete(jobId);
+    if (this.running) this.enqueue(printerId, jobId);
   }
 
   private pipelineOf(printerId: string): PrinterPipeline {

@@ -73,16 +73,33 @@ export class JobRunner {
     await this.watch(jobId, backend, control);
   }
 
-  /** offered | downloading -> spooled (or cancelled / failed). */
+  /**
+   * offered | downloading -> spooled (or cancelled / failed). A failed download does not wait
+   * here: it records its next try (`nextRetryAt`) and returns with the job still downloading, so
+   * the caller can let the printer's other jobs go first (see waitingToRetry, retryDelayMs).
+   * After `jobs.download_attempts` failed downloads the job fails with the reason.
+   */
   prepare(jobId: string, control: JobControl): Promise<LedgerJob> {
-    return this.drive(jobId, control, ['offered', 'downloading'], async (job, log) => {
+    const step = async (job: LedgerJob, log: Logger) => {
       if (control.cancelled()) return this.cancel(job, log);
       if (job.state === 'offered') {
         this.deps.emit(job.jobId, { kind: 'downloading' });
         return this.deps.ledger.move(job.jobId, 'downloading');
       }
       return this.download(job, control.wake, log);
-    });
+    };
+    const pause = (job: LedgerJob) => !control.cancelled() && this.waitingToRetry(job);
+    return this.drive(jobId, control, ['offered', 'downloading'], step, pause);
+  }
+
+  /** True while a failed download waits for its next try. */
+  waitingToRetry(job: LedgerJob): boolean {
+    return job.state === 'downloading' && this.retryDelayMs(job) > 0;
+  }
+
+  /** Milliseconds until the job's next try (0: now). */
+  retryDelayMs(job: LedgerJob): number {
+    return Math.max(0, (job.nextRetryAt ?? 0) - this.deps.clock.now());
   }
 
   /** spooled | submitting -> submitted (or cancelled / failed); the caller sends one at a time per printer. */
@@ -104,18 +121,20 @@ export class JobRunner {
   }
 
   /**
-   * Repeats `step` while the job is in one of `states`; retryable errors wait with backoff. A job
-   * that ends here (completed, failed, cancelled) has its spool file removed.
+   * Repeats `step` while the job is in one of `states` (and `pause` does not hold); retryable
+   * errors wait with backoff. A job that ends here (completed, failed, cancelled) has its spool
+   * file removed.
    */
   private async drive(
     jobId: string,
     control: JobControl,
     states: LedgerJob['state'][],
     step: (job: LedgerJob, log: Logger) => Promise<LedgerJob>,
+    pause: (job: LedgerJob) => boolean = () => false,
   ): Promise<LedgerJob> {
     const log = this.deps.logger.child({ job: jobId });
     let job = this.require(jobId);
-    while (states.includes(job.state) && !control.stop.aborted) {
+    while (states.includes(job.state) && !control.stop.aborted && !pause(job)) {
       try {
         job = await step(job, log);
       } catch (error) {
@@ -146,15 +165,26 @@ export class JobRunner {
       await this.deps.download(job.offer, target, stop);
     } catch (error) {
       if (!isRetryable(error) || stop.aborted) throw error;
-      log.warn({ error: errorMessage(error) }, 'download failed; retrying');
-      await sleep(backoffDelay(this.backoff(), job.attempts + 1, this.deps.random), stop);
-      return this.deps.ledger.move(job.jobId, 'downloading', {
-        lastError: errorMessage(error),
-        attempt: true,
-      });
+      return this.downloadFailed(job, errorMessage(error), log);
     }
     log.debug({ bytes: job.offer.document.size }, 'document spooled');
     return this.deps.ledger.move(job.jobId, 'spooled', { spoolPath: target });
+  }
+
+  /** Records a failed download and when to try again; fails the job after the last attempt. */
+  private downloadFailed(job: LedgerJob, message: string, log: Logger): LedgerJob {
+    const attempts = job.attempts + 1;
+    if (attempts >= this.deps.jobs.download_attempts) {
+      const counted = this.deps.ledger.move(job.jobId, 'downloading', { lastError: message, attempt: true });
+      return this.fail(counted, `could not fetch the document after ${attempts} attempts: ${message}`, log);
+    }
+    const delayMs = backoffDelay(this.backoff(), attempts, this.deps.random);
+    log.warn({ error: message, attempt: attempts, delayMs }, 'download failed; will try again');
+    return this.deps.ledger.move(job.jobId, 'downloading', {
+      lastError: message,
+      attempt: true,
+      nextRetryAt: this.deps.clock.now() + delayMs,
+    });
   }
 
   /** One Print-Job; `busy.count` counts consecutive busy answers for the retry schedule. */

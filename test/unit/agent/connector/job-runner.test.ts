@@ -78,7 +78,13 @@ describe('JobRunner and JobLoop', () => {
   let outbox: Outbox;
   let printer: FakePrinter;
   let runner: JobRunner;
-  const jobs = { retry_initial_ms: 10, retry_max_ms: 40, give_up_after_s: 60, status_poll_ms: 50 };
+  const jobs = {
+    retry_initial_ms: 10,
+    retry_max_ms: 40,
+    give_up_after_s: 60,
+    download_attempts: 5,
+    status_poll_ms: 50,
+  };
   const kinds = (jobId: string) => outbox.pendingFor(jobId).map((e) => e.event.kind);
 
   beforeEach(() => {
