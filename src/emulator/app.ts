@@ -5,7 +5,7 @@
  * the server, closes the WebSockets and the database.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
@@ -59,6 +59,7 @@ import { PairingService } from './oauth/pairing.js';
 import { PrinterService } from './printers/printer-service.js';
 import { TokenService } from './oauth/token-service.js';
 import { openEmulatorStore } from './store/emulator-store.js';
+import { ensurePrivateDatabaseFile, ensurePrivateDir, warnOnLooseModes } from './store/data-files.js';
 import { applySeed } from './store/seed-loader.js';
 import { FileStore } from './files/file-store.js';
 import { UrlFetcher } from './files/url-fetcher.js';
@@ -185,7 +186,8 @@ async function createContext(
 ): Promise<{ context: EmulatorContext; webhookParts: WebhookParts }> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger.child({ part: 'emulator' });
-  await mkdir(options.dataDir, { recursive: true });
+  await ensurePrivateDir(options.dataDir);
+  await ensurePrivateDatabaseFile(options.db);
   const store = openEmulatorStore(options.db);
   try {
     const credentials = new CredentialGuard(new SecretHasher(clock), clock, options.credentialLimits);
@@ -193,8 +195,10 @@ async function createContext(
       logger.info('seeded an empty database');
     const signIn = new UserSignIn(store, credentials);
     const issuer = options.publicUrl ?? 'printrelay-emulator';
-    const tokens = new TokenService(store, clock, logger, issuer, credentials, signIn);
+    const keyDir = join(options.dataDir, 'keys');
+    const tokens = new TokenService(store, clock, logger, issuer, credentials, signIn, keyDir);
     await tokens.start();
+    await warnOnLooseModes(secretPaths(options, keyDir, tokens.keyFiles()), logger);
     const hub = new ConnectorHub(clock, logger, options.channelHeartbeatS);
     const connectors = new ConnectorService(store, clock, logger);
     const printerParts = await startPrinterParts(store, clock, logger, options.driverDir);
@@ -264,6 +268,13 @@ async function createContext(
     store.close();
     throw error;
   }
+}
+
+/** Everything on disk that holds secrets, for the start-up mode check. */
+function secretPaths(options: EmulatorOptions, keyDir: string, keyFiles: string[]): string[] {
+  const db = options.db === ':memory:' ? [] : [options.db, `${options.db}-wal`, `${options.db}-shm`];
+  const files = join(options.dataDir, 'files');
+  return [options.dataDir, ...db, keyDir, ...keyFiles, files, join(files, '.signing-key')];
 }
 
 async function listen(

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { importJWK, SignJWT, type JWTPayload } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call, DEMO, demoBasic, type Harness, startHarness, tokenRequest } from './emulator-harness.js';
@@ -11,7 +13,8 @@ afterEach(async () => h.close());
 /** Signs claims with the emulator's own active key, as a forger holding it could not, but a bug could. */
 async function signed(claims: JWTPayload): Promise<string> {
   const row = h.emulator.app.emulator.store.signingKeys.active()!;
-  const key = await importJWK(JSON.parse(row.privateJwk), 'RS256');
+  const file = join(h.dataDir, 'keys', `${row.kid}.private.jwk`);
+  const key = await importJWK(JSON.parse(await readFile(file, 'utf8')), 'RS256');
   return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: row.kid, typ: 'JWT' }).sign(key);
 }
 

@@ -20,6 +20,7 @@ import { ConflictError, PrintRelayError, ValidationError } from '../../lib/error
 import type { Logger } from '../../log/logger.js';
 import { type BlockListEntry, blockKey } from '../../protocol/sfapi-block-list.js';
 import type { StoredFile, StoredFileRepo, StoredFileState } from './stored-file-repo.js';
+import { ensurePrivateDir } from '../store/data-files.js';
 
 export type { StoredFile, StoredFileState } from './stored-file-repo.js';
 
@@ -63,7 +64,7 @@ export class FileStore {
 
   /** Creates `<dataDir>/files/` and loads or makes the signing key. */
   async start(): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await ensurePrivateDir(this.dir);
     const keyPath = join(this.dir, '.signing-key');
     try {
       this.key = Buffer.from(await readFile(keyPath, 'utf8'), 'base64');

@@ -1,5 +1,7 @@
 /**
- * Signing keys table: the JWT key pairs as JWK JSON, so tokens stay valid across restarts.
+ * Signing keys table: the JWT public keys as JWK JSON, so tokens stay valid across restarts
+ * (the private halves live in their own files, see signing-key-service.ts; `private_jwk` is ''
+ * once moved).
  * Borrowing the database handle; the owner of the handle closes it.
  */
 import type { EmulatorDatabase } from '../store/database.js';
@@ -42,6 +44,11 @@ export class SigningKeyRepo {
         'INSERT INTO signing_keys (kid, algorithm, private_jwk, public_jwk, created_at, active) VALUES (?, ?, ?, ?, ?, ?)',
       )
       .run(key.kid, key.algorithm, key.privateJwk, key.publicJwk, key.createdAt, key.active ? 1 : 0);
+  }
+
+  /** Blanks the private key of a stored key (it lives in its own file). */
+  clearPrivate(kid: string): void {
+    this.db.prepare("UPDATE signing_keys SET private_jwk = '' WHERE kid = ?").run(kid);
   }
 
   /** The newest active key, used for signing. */

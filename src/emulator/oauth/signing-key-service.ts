@@ -1,7 +1,10 @@
 /**
- * The JWT signing key: an RS256 key pair generated on first start and kept in the database, so
- * tokens survive restarts. Signs and verifies access tokens and publishes the JWKS document.
- * `start()` loads or creates the key; there is nothing to clean up.
+ * The JWT signing key: an RS256 key pair generated on first start, so tokens survive restarts.
+ * The public half is kept in the database, the private half in its own file
+ * `<keyDir>/<kid>.private.jwk` (0600 in a 0700 directory); a private key found in an older
+ * database is moved to its file and blanked in the database. A missing private key file gives a
+ * new key (tokens of the old one still verify). Signs and verifies access tokens and publishes
+ * the JWKS document. `start()` loads or creates the key; there is nothing to clean up.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -16,7 +19,10 @@ import {
   jwtVerify,
   decodeProtectedHeader,
 } from 'jose';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Clock } from '../../lib/clock.js';
+import { writeSecretFile } from '../store/data-files.js';
 import type { Logger } from '../../log/logger.js';
 import { TokenVerificationError } from './oauth-errors.js';
 import type { SigningKeyRepo } from './signing-key-repo.js';
@@ -37,19 +43,52 @@ export class SigningKeyService {
     private readonly repo: SigningKeyRepo,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** Directory of the private key files. */
+    private readonly keyDir: string,
   ) {}
 
   /** Loads the stored keys, generating and storing a key pair when there is none. */
   async start(): Promise<void> {
-    if (!this.repo.active()) await this.generate();
+    await this.movePrivateKeysToFiles();
+    let active = this.repo.active();
+    let privateJwk = active && (await this.readPrivate(active.kid));
+    if (!active || privateJwk === undefined) {
+      if (active) this.logger.warn({ path: this.keyPath(active.kid) }, 'signing key file missing: new key');
+      await this.generate();
+      active = this.repo.active()!;
+      privateJwk = (await this.readPrivate(active.kid))!;
+    }
     this.verified.clear();
     for (const record of this.repo.all()) {
       const jwk = JSON.parse(record.publicJwk) as JWK;
       this.publicKeys.set(record.kid, { jwk, key: (await importJWK(jwk, ALGORITHM)) as CryptoKey });
     }
-    const active = this.repo.active()!;
-    const key = (await importJWK(JSON.parse(active.privateJwk) as JWK, ALGORITHM)) as CryptoKey;
+    const key = (await importJWK(JSON.parse(privateJwk) as JWK, ALGORITHM)) as CryptoKey;
     this.signing = { kid: active.kid, key };
+  }
+
+  /** The private key files of every stored key (for the start-up mode check). */
+  keyFiles(): string[] {
+    return this.repo.all().map((r) => this.keyPath(r.kid));
+  }
+
+  private keyPath(kid: string): string {
+    return join(this.keyDir, `${kid.replace(/[^A-Za-z0-9-]/g, '_')}.private.jwk`);
+  }
+
+  private async readPrivate(kid: string): Promise<string | undefined> {
+    return readFile(this.keyPath(kid), 'utf8').catch(() => undefined);
+  }
+
+  private async movePrivateKeysToFiles(): Promise<void> {
+    for (const record of this.repo.all()) {
+      if (record.privateJwk === '') continue;
+      if ((await this.readPrivate(record.kid)) === undefined) {
+        await writeSecretFile(this.keyPath(record.kid), record.privateJwk);
+      }
+      this.repo.clearPrivate(record.kid);
+      this.logger.info({ kid: record.kid }, 'moved the private signing key out of the database');
+    }
   }
 
   /** Signs `claims` as a JWT with the active key. */
@@ -121,10 +160,11 @@ export class SigningKeyService {
       modulusLength: 2048,
     });
     const kid = randomUUID();
+    await writeSecretFile(this.keyPath(kid), JSON.stringify(await exportJWK(privateKey)));
     this.repo.insert({
       kid,
       algorithm: ALGORITHM,
-      privateJwk: JSON.stringify(await exportJWK(privateKey)),
+      privateJwk: '',
       publicJwk: JSON.stringify(await exportJWK(publicKey)),
       createdAt: this.clock.now(),
       active: true,

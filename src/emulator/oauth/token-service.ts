@@ -48,8 +48,10 @@ export class TokenService {
     readonly issuer: string,
     private readonly guard: CredentialGuard,
     private readonly signIn: UserSignIn,
+    /** Directory of the private signing key files. */
+    keyDir: string,
   ) {
-    this.keys = new SigningKeyService(store.signingKeys, clock, logger);
+    this.keys = new SigningKeyService(store.signingKeys, clock, logger, keyDir);
     this.revoked = new RevokedAccessTokenRepo(store.db);
     this.retries = new RefreshRetryCache(clock);
   }
@@ -57,6 +59,11 @@ export class TokenService {
   /** Loads or creates the signing key. */
   async start(): Promise<void> {
     await this.keys.start();
+  }
+
+  /** The private signing key files (for the start-up mode check). */
+  keyFiles(): string[] {
+    return this.keys.keyFiles();
   }
 
   /** The public keys (GET /.well-known/jwks.json). */

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../../src/lib/clock.js';
@@ -55,7 +58,12 @@ describe('SigningKeyService with remembered tokens', () => {
 
   async function service(clock: ManualClock) {
     db = openEmulatorDatabase(':memory:');
-    const keys = new SigningKeyService(new SigningKeyRepo(db), clock, silentLogger());
+    const keys = new SigningKeyService(
+      new SigningKeyRepo(db),
+      clock,
+      silentLogger(),
+      mkdtempSync(join(tmpdir(), 'signing-keys-')),
+    );
     await keys.start();
     return keys;
   }
