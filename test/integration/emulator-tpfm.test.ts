@@ -248,6 +248,12 @@ describe('CreateLocalJob and UpdateLocalJob', () => {
     expect(stored(id).state).toBe('closed');
   });
 
+  it('refuses the pull-printing queue as the copier of a local job with code 4', async () => {
+    const queue = await create({ Printer: 'Pull Printing' });
+    expect(queue.code).toBe(4);
+    expect(queue.errText).toContain('Printer must be a physical printer, not the pull-printing queue');
+  });
+
   it('validates the parameter table (12), the printer (4) and unknown ids (13)', async () => {
     const missing = await tpfm(h, 'CreateLocalJob', { Printer: DEMO.printer.name }, alice);
     expect(missing.code).toBe(12);

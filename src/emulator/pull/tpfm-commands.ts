@@ -164,6 +164,9 @@ export function createLocalJob(s: TpfmServices, call: TpfmCall): TpfmResult {
   const user = requireUser(call);
   const params = localJobParams(() => parseCreateLocalJob(call.query));
   const printer = namedPrinter(s, call)!;
+  if (s.queue.ensureQueue(printer.organizationId).printerId === printer.id) {
+    throw new TpfmFailure(4, 'Printer must be a physical printer, not the pull-printing queue');
+  }
   const id = s.localJobs.create(user, printer.id, params, call.idempotencyKey);
   return { body: '', headers: { [TPFM_HEADERS.jobId]: id } };
 }
