@@ -21,6 +21,7 @@ import { systemClock } from '../src/lib/clock.js';
 import { silentLogger } from '../src/log/logger.js';
 import { openEmulatorStore } from '../src/emulator/store/emulator-store.js';
 import { applySeed } from '../src/emulator/store/seed-loader.js';
+import { SecretHasher } from '../src/emulator/store/secret-hash.js';
 import { buildEvent } from '../src/emulator/webhooks/webhook-event-content.js';
 import { startWebhookParts } from '../src/emulator/webhooks/webhook-parts.js';
 import { WEBHOOK_USER_AGENT } from '../src/emulator/webhooks/webhook-sender.js';
@@ -153,7 +154,7 @@ async function main(): Promise<void> {
   const parts = await startWebhookParts(store, systemClock, silentLogger(), join(work, 'data'), options);
   const agent = new Agent({ connections: concurrency, connect: { ca: [certs.caPem] } });
   try {
-    applySeed(store, defaultEmulatorSeed(), Date.now());
+    await applySeed(store, defaultEmulatorSeed(), Date.now(), new SecretHasher(systemClock));
     const orgId = store.organizations.findByName('Demo Org')!.id;
     const url = new URL(receiver.url);
     const endpointId = parts.service.create(orgId, { name: 'Bench', url: url.toString() }).endpoint_id;

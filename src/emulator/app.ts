@@ -221,7 +221,7 @@ async function createContext(
     });
     const memberships = new MembershipService(store, clock, logger);
     const mail = new MailOutbox(store.db, clock);
-    const invitations = new InvitationService(store, memberships, mail, clock, logger);
+    const invitations = new InvitationService(store, memberships, mail, clock, logger, signIn);
     const oauthClients = new OAuthClientService(store, clock, logger, credentials.hasher);
     const partnerOrganizations = new PartnerOrganizationService(
       store,

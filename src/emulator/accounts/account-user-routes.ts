@@ -37,13 +37,13 @@ export function requireAccountAdmin(what: string): preHandlerAsyncHookHandler {
 
 /** Registers the account-user routes. */
 export const accountUserRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  const { accountUsers, publicUrl } = context;
+  const { accountUsers, baseUrl } = context;
   const auth = { preHandler: requireScopes(REQUIRED_SCOPE.account) };
 
   app.get('/v1/users', { ...auth, schema: accountUserSchemas.list }, async (request) => {
     const page = parsePage(request.query as Record<string, unknown>, { pageNumbers: true });
     const { count, results } = accountUsers.list(accountCaller(request), page.limit, page.offset);
-    return envelope(request, publicUrl, page, count, results);
+    return envelope(request, baseUrl, page, count, results);
   });
 
   app.get<IdParams>('/v1/users/:id', { ...auth, schema: accountUserSchemas.get }, async (request) =>

@@ -31,9 +31,9 @@ type IdParams = { Params: { id: string } };
 
 /** Registers the invitation API and the acceptance page. */
 export const invitationRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  const { invitations, publicUrl } = context;
+  const { invitations, baseUrl } = context;
   const auth = { preHandler: [requireScopes(REQUIRED_SCOPE.account), requireAccountAdmin('invitations')] };
-  const base = (request: FastifyRequest) => requestBaseUrl(request, publicUrl);
+  const base = (request: FastifyRequest) => requestBaseUrl(request, baseUrl);
 
   app.post('/v1/userinvitations', { ...auth, schema: invitationSchemas.create }, async (request, reply) => {
     const invitee = invitations.parseNew(request.body);
@@ -44,7 +44,7 @@ export const invitationRoutes: EmulatorRoutePlugin = async (app, { context }) =>
   app.get('/v1/userinvitations', { ...auth, schema: invitationSchemas.list }, async (request) => {
     const page = parsePage(request.query as Record<string, unknown>);
     const { count, results } = invitations.list(request.auth.organizationId, page.limit, page.offset);
-    return envelope(request, publicUrl, page, count, results);
+    return envelope(request, baseUrl, page, count, results);
   });
 
   app.patch<IdParams>(
@@ -76,7 +76,7 @@ export const invitationRoutes: EmulatorRoutePlugin = async (app, { context }) =>
     };
     try {
       const view = invitations.view(token);
-      const user = invitations.accept(token, input);
+      const user = await invitations.accept(token, input, request.ip);
       return page(reply, 200, renderInvitationAccepted(view.organizationName, user.email));
     } catch (error) {
       if (error instanceof ValidationError)

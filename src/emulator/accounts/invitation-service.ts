@@ -16,6 +16,7 @@ import type { Invitation } from './invitation-repo.js';
 import type { MailOutbox } from './mail-outbox.js';
 import type { MembershipService } from './membership-service.js';
 import type { User, UserRole } from './user-repo.js';
+import type { UserSignIn } from './user-sign-in.js';
 
 /** invitation_status values. */
 export type InvitationStatus = 'OPEN' | 'ACCEPTED' | 'EXPIRED';
@@ -59,6 +60,7 @@ export class InvitationService {
     private readonly mail: MailOutbox,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly signIn: UserSignIn,
   ) {}
 
   /** The status at the clock's current time. */
@@ -185,44 +187,59 @@ export class InvitationService {
    * Accepts an OPEN invitation: a new user is created with the announced id and the password
    * given; an existing user must give their password. GoneError when expired or used.
    */
-  accept(token: string, form: AcceptanceForm): User {
+  async accept(token: string, form: AcceptanceForm, source = 'invitation-page'): Promise<User> {
     const { invitation, existingUser } = this.view(token);
-    const status = this.status(invitation);
-    if (status !== 'OPEN')
-      throw new GoneError(`the invitation is ${status.toLowerCase()}`, `invitation_${status.toLowerCase()}`);
+    this.assertOpen(invitation);
     const password = form.password ?? '';
+    // The password is checked or hashed off the event loop (UserSignIn), before the transaction.
+    let passwordHash: string | undefined;
+    if (existingUser) {
+      if (!(await this.signIn.verify(existingUser.email, password, source)))
+        throw new ValidationError('password', 'does not match the existing account of this address');
+    } else {
+      this.checkNewUser(invitation, form, password);
+      passwordHash = await this.signIn.hashPassword(password);
+    }
     return this.store.transaction(() => {
+      // Another acceptance may have finished while the password was checked.
+      this.assertOpen(this.view(token).invitation);
       const user = existingUser
-        ? this.joinExisting(invitation, existingUser, password)
-        : this.createUser(invitation, form, password);
+        ? this.joinExisting(invitation, existingUser)
+        : this.createUser(invitation, form, passwordHash!);
       this.store.invitations.markAccepted(invitation.id, user.id, this.clock.now());
       this.logger.info({ invitation: invitation.id, user: user.id }, 'invitation accepted');
       return user;
     });
   }
 
-  private joinExisting(inv: Invitation, user: User, password: string): User {
-    if (!this.store.users.verifyPassword(user.email, password))
-      throw new ValidationError('password', 'does not match the existing account of this address');
+  private assertOpen(invitation: Invitation): void {
+    const status = this.status(invitation);
+    if (status !== 'OPEN')
+      throw new GoneError(`the invitation is ${status.toLowerCase()}`, `invitation_${status.toLowerCase()}`);
+  }
+
+  private joinExisting(inv: Invitation, user: User): User {
     if (!this.store.memberships.find(user.id, inv.organizationId))
       this.memberships.add(inv.organizationId, user.id, inv.roles);
     return user;
   }
 
-  private createUser(inv: Invitation, form: AcceptanceForm, password: string): User {
+  private checkNewUser(inv: Invitation, form: AcceptanceForm, password: string): void {
     if (password.length < MIN_PASSWORD_LENGTH)
       throw new ValidationError('password', `must have at least ${MIN_PASSWORD_LENGTH} characters`);
-    const firstName = (form.firstName ?? inv.firstName).trim();
-    const lastName = (form.lastName ?? inv.lastName).trim();
-    if (firstName === '') throw new ValidationError('first_name', 'must not be empty');
+    if ((form.firstName ?? inv.firstName).trim() === '')
+      throw new ValidationError('first_name', 'must not be empty');
+  }
+
+  private createUser(inv: Invitation, form: AcceptanceForm, passwordHash: string): User {
     return this.store.users.create(
       {
         id: inv.userId,
         organizationId: inv.organizationId,
         email: inv.email,
-        password,
-        firstName,
-        lastName,
+        passwordHash,
+        firstName: (form.firstName ?? inv.firstName).trim(),
+        lastName: (form.lastName ?? inv.lastName).trim(),
         roles: inv.roles,
         pullPrintingEnabled: true,
         preferredLanguage: inv.preferredLanguage,

@@ -30,13 +30,13 @@ function wantsHtml(request: FastifyRequest): boolean {
 
 /** Registers the outbox route. */
 export const mailRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  const { mail, publicUrl } = context;
+  const { mail, baseUrl } = context;
   app.get('/_emulator/mail', { schema: mailSchema }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const to = typeof query['to'] === 'string' && query['to'] !== '' ? query['to'] : undefined;
     const page = parsePage(query);
     const mails = mail.list(page.limit, page.offset, to);
-    const body = envelope(request, publicUrl, page, mail.count(to), mails.map(mailResource));
+    const body = envelope(request, baseUrl, page, mail.count(to), mails.map(mailResource));
     if (!wantsHtml(request)) return body;
     return reply
       .type('text/html; charset=utf-8')

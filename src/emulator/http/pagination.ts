@@ -76,7 +76,6 @@ function readInt(
   }
   return n;
 }
-}
 
 /** The base URL of a request's absolute links (see BaseUrlPolicy). */
 export function requestBaseUrl(request: FastifyRequest, base: BaseUrlPolicy): string {

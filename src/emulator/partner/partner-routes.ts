@@ -27,18 +27,18 @@ const ORGS = '/partner/v1/organizations';
 
 /** Registers the partner routes. */
 export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  const { partnerOrganizations: orgs, partnerMembers: members, publicUrl } = context;
+  const { partnerOrganizations: orgs, partnerMembers: members, baseUrl } = context;
   const auth = { preHandler: [requireScopes(REQUIRED_SCOPE.account), requirePartner] };
   const query = (request: FastifyRequest) => request.query as Record<string, unknown>;
   const partner = (request: FastifyRequest) => request.auth.organizationId;
 
   app.post(ORGS, { ...auth, schema: partnerSchemas.createOrganization }, async (request, reply) =>
-    reply.status(201).send(orgs.create(partner(request), request.body, requestBaseUrl(request, publicUrl))),
+    reply.status(201).send(orgs.create(partner(request), request.body, requestBaseUrl(request, baseUrl))),
   );
   app.get(ORGS, { ...auth, schema: partnerSchemas.listOrganizations }, async (request) => {
     const page = parsePage(query(request));
     const { count, results } = orgs.list(partner(request), page.limit, page.offset);
-    return envelope(request, publicUrl, page, count, results);
+    return envelope(request, baseUrl, page, count, results);
   });
   app.get<OrgParams>(`${ORGS}/:orgId`, { ...auth, schema: partnerSchemas.getOrganization }, async (request) =>
     organizationResource(orgs.managed(partner(request), request.params.orgId)),
@@ -70,7 +70,7 @@ export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
         page.limit,
         page.offset,
       );
-      return envelope(request, publicUrl, page, count, results);
+      return envelope(request, baseUrl, page, count, results);
     },
   );
   app.post<OrgParams>(
@@ -115,7 +115,7 @@ export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
         page.limit,
         page.offset,
       );
-      return envelope(request, publicUrl, page, count, results);
+      return envelope(request, baseUrl, page, count, results);
     },
   );
   app.get<MemberParams>(

@@ -22,6 +22,7 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EmulatorRoutePlugin } from '../context.js';
 import { requireAnyScope, requireScopes } from '../http/bearer-auth.js';
+import type { BaseUrlPolicy } from '../http/base-url.js';
 import { envelope } from '../http/pagination.js';
 import { schemaErrorsToValidation } from '../http/schema-errors.js';
 import { parseEventOrder } from './webhook-endpoint-rules.js';
@@ -38,7 +39,7 @@ const write = { preHandler: requireScopes('webhooks') };
 
 /** Registers the webhook routes. */
 export const webhookRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  const { webhooks, publicUrl } = context;
+  const { webhooks, baseUrl } = context;
   app.setSchemaErrorFormatter(schemaErrorsToValidation);
   // JSON Merge Patch bodies are JSON (RFC 7396); plain application/json is accepted as well.
   app.addContentTypeParser(
@@ -64,7 +65,7 @@ export const webhookRoutes: EmulatorRoutePlugin = async (app, { context }) => {
     async (request) => {
       const p = page(request);
       const { count, rows } = webhooks.page(request.auth.organizationId, p.limit, p.offset);
-      return envelope(request, publicUrl, p, count, rows);
+      return envelope(request, baseUrl, p, count, rows);
     },
   );
 
@@ -96,15 +97,11 @@ export const webhookRoutes: EmulatorRoutePlugin = async (app, { context }) => {
     },
   );
 
-  registerEventRoutes(app, webhooks, publicUrl);
+  registerEventRoutes(app, webhooks, baseUrl);
   registerSettingsRoutes(app, webhooks);
 };
 
-function registerEventRoutes(
-  app: FastifyInstance,
-  webhooks: WebhookService,
-  publicUrl: string | undefined,
-): void {
+function registerEventRoutes(app: FastifyInstance, webhooks: WebhookService, baseUrl: BaseUrlPolicy): void {
   const one = { params: S.EndpointParams };
   const event = { params: S.EventParams };
   app.get<IdParams & { Querystring: EventQuery }>(
@@ -123,7 +120,7 @@ function registerEventRoutes(
         p.limit,
         p.offset,
       );
-      return envelope(request, publicUrl, p, count, rows);
+      return envelope(request, baseUrl, p, count, rows);
     },
   );
   app.delete<IdParams>(
