@@ -175,9 +175,10 @@ describe('one completed upload per URL; a printed file is immutable', () => {
     await uploadStarted(fileid);
     const original = randomBytes(2000);
     expect((await put(sasUri, original, blob)).status).toBe(201);
+    // printanddelete: the fileid must never print again (without it, printing it again is allowed).
     const print = await call(h, '/sfapi/Print/', {
       method: 'POST',
-      body: { fileid, type: 'pdf', printerid: h.printerId },
+      body: { fileid, type: 'pdf', printerid: h.printerId, printanddelete: true },
     });
     expect(print.status).toBe(200);
     slow.push(randomBytes(1000));
@@ -192,16 +193,18 @@ describe('one completed upload per URL; a printed file is immutable', () => {
     ).toBe(createHash('sha256').update(original).digest('hex'));
     const again = await call(h, '/sfapi/Print/', {
       method: 'POST',
-      body: { fileid, type: 'pdf', printerid: h.printerId },
+      body: { fileid, type: 'pdf', printerid: h.printerId, printanddelete: true },
     });
     expect(again.status).toBe(400);
-    expect(JSON.stringify(again.body)).toContain('was already printed; upload the document again');
+    expect(JSON.stringify(again.body)).toContain(
+      'was printed with printanddelete and is deleted; upload the document again',
+    );
   });
 
-  it('two Prints racing for one fileid make one job; the other is told the file was printed', async () => {
+  it('two Prints with printanddelete racing for one fileid make one job; the others are told the file was printed', async () => {
     const { fileid, sasUri } = await prepare();
     expect((await put(sasUri, randomBytes(500), blob)).status).toBe(201);
-    const body = { fileid, type: 'pdf', printerid: h.printerId };
+    const body = { fileid, type: 'pdf', printerid: h.printerId, printanddelete: true };
     const answers = await Promise.all(
       [1, 2, 3].map(() => call(h, '/sfapi/Print/', { method: 'POST', body })),
     );
