@@ -35,10 +35,12 @@ describe('what the emulator keeps on disk', () => {
     expect(await mode(dataDir)).toBe('700');
     expect(await mode(join(dataDir, 'emulator.db'))).toBe('600');
     expect(await mode(join(dataDir, 'keys'))).toBe('700');
-    const keyFiles = await readdir(join(dataDir, 'keys'));
-    expect(keyFiles).toHaveLength(1);
+    // The signing key's own file, and the webhook passwords' sealing key beside it.
+    const keyFiles = (await readdir(join(dataDir, 'keys'))).sort();
+    expect(keyFiles).toHaveLength(2);
     expect(keyFiles[0]).toMatch(/^[0-9a-f-]{36}\.private\.jwk$/);
-    expect(await mode(join(dataDir, 'keys', keyFiles[0]!))).toBe('600');
+    expect(keyFiles[1]).toBe('webhook-secrets.key');
+    for (const file of keyFiles) expect(await mode(join(dataDir, 'keys', file))).toBe('600');
     expect(await mode(join(dataDir, 'files'))).toBe('700');
     expect(await mode(join(dataDir, 'files', '.signing-key'))).toBe('600');
     const db = new Database(join(dataDir, 'emulator.db'), { readonly: true });
