@@ -1,5 +1,5 @@
 /**
- * The fault proofs that are run on demand (`npm run proof:agent-kill`) and not by `npm test`:
+ * The fault proofs that are run on demand (`npm run proofs`) and not by `npm test`:
  * see the file comment of each proof for why and what it shows.
  */
 import { defineConfig } from 'vitest/config';

@@ -10,7 +10,7 @@
  * spool files), none lost. FAULT_JOBS / FAULT_KILLS size the run: 48 jobs / 9 kills by default (well under a minute on
  * a quiet machine); the full proof is FAULT_JOBS=200 FAULT_KILLS=20.
  *
- * Run with `npm run proof:agent-kill` (vitest.proofs.config.ts), not in `npm test`: a kill that
+ * Run with `npm run proofs` (vitest.proofs.config.ts), not in `npm test`: a kill that
  * lands while another job's Print-Job is on the wire leaves ippeveprinter (which prints cut
  * documents) a partial copy, which the agent watches and never resends: 1 job of 48 ended as a
  * partial copy in two of three runs on this machine (0 printed twice). Open in issue 15 (Create-Job + Send-Document would
