@@ -17,7 +17,7 @@ import { sleep } from '../src/lib/abort.js';
 import { addEverywhereQueue, startCupsd } from '../test/support/cupsd.js';
 import { startIppEvePrinter } from '../test/support/ippeveprinter.js';
 import { freePort } from '../test/support/peers.js';
-import { mb, memoryOf, startPart } from './support/processes.js';
+import { mb, memoryOf, startEmulatorPart, startPart } from './support/processes.js';
 
 const many = Number(process.env.BENCH_PRINTERS ?? 50);
 const settleS = Number(process.env.BENCH_SETTLE_S ?? 15);
@@ -129,21 +129,9 @@ async function main(): Promise<void> {
     for (let i = 1; i <= many; i++)
       await withRetries(() => addEverywhereQueue(cupsd, `bench-${i}`, printer.uri));
     console.log(`setup   ${many} CUPS queues in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    const emulator = await startPart(
-      [
-        'emulator',
-        '--listen',
-        '127.0.0.1:0',
-        '--db',
-        ':memory:',
-        '--data-dir',
-        join(work, 'emulator'),
-        '--no-pretty',
-      ],
-      /listening on (\S+)/,
-    );
+    const emulator = await startEmulatorPart(join(work, 'emulator'));
     stops.unshift(() => emulator.part.stop());
-    const url = emulator.match.replace(/\/+$/, '');
+    const { url } = emulator;
     const one = await idleAgent(work, url, cupsd.server, 1);
     console.log(
       `idle    agent with 1 printer:   RSS ${mb(one.rss)} (${one.heapNote}), V8 heap used ${mb(one.heapUsed)}`,

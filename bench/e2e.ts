@@ -27,7 +27,7 @@ import { freePort } from '../test/support/peers.js';
 import { writePdf } from '../test/support/pdf.js';
 import { printAndWait } from '../test/support/whole-loop.js';
 import { runIpptoolBatch, writeBatchTest } from './support/ipptool-baseline.js';
-import { cpuSecondsOf, mb, memoryOf, resetPeak, startPart } from './support/processes.js';
+import { cpuSecondsOf, mb, memoryOf, resetPeak, startEmulatorPart, startPart } from './support/processes.js';
 import { fetchPasswordToken } from '../src/client/oauth-client.js';
 import {
   type HttpsReceiver,
@@ -206,22 +206,12 @@ async function main(): Promise<void> {
 
     const caFile = join(work, 'webhook-ca.pem');
     const receivers = await startSlowReceivers(caFile, stops);
-    const emulator = await startPart(
-      [
-        'emulator',
-        ...(receivers.length > 0 ? ['--webhook-ca', caFile] : []),
-        '--listen',
-        '127.0.0.1:0',
-        '--db',
-        ':memory:',
-        '--data-dir',
-        join(work, 'emulator'),
-        '--no-pretty',
-      ],
-      /listening on (\S+)/,
+    const emulator = await startEmulatorPart(
+      join(work, 'emulator'),
+      receivers.length > 0 ? ['--webhook-ca', caFile] : [],
     );
     stops.unshift(() => emulator.part.stop());
-    const url = emulator.match.replace(/\/+$/, '');
+    const { url } = emulator;
     const agentConfig = join(work, 'agent.yaml');
     const controlPort = await freePort();
     writeFileSync(

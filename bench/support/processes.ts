@@ -115,3 +115,28 @@ export function cpuSecondsOf(pid: number, options: { withChildren?: boolean } = 
 export function mb(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
+
+/**
+ * Starts `printrelay emulator` on a free port with an in-memory database and its files under
+ * `dataDir` (plus `extraArgs`); resolves with the part and its base URL. The caller stops it.
+ */
+export async function startEmulatorPart(
+  dataDir: string,
+  extraArgs: string[] = [],
+): Promise<{ part: RunningPart; url: string }> {
+  const { part, match } = await startPart(
+    [
+      'emulator',
+      ...extraArgs,
+      '--listen',
+      '127.0.0.1:0',
+      '--db',
+      ':memory:',
+      '--data-dir',
+      dataDir,
+      '--no-pretty',
+    ],
+    /listening on (\S+)/,
+  );
+  return { part, url: match.replace(/\/+$/, '') };
+}
