@@ -91,6 +91,14 @@ const hasPeers = !blocker && peersAvailable('dpkg-deb', 'systemd-analyze', 'soca
 describe.skipIf(blocker !== undefined || !hasPeers)('the .deb on this machine', () => {
   it('installs, runs, upgrades keeping the config, removes keeping state, and purges', async () => {
     if (run('dpkg-query', ['-W', 'printrelay']).code === 0) ok('dpkg', ['-P', 'printrelay']);
+    // The package keeps its system user on purge, as Debian does; the test removes the user it
+    // made, so a CI machine ends as it began.
+    if (run('id', ['-u', 'printrelay']).code !== 0) {
+      cleanups.push(() => {
+        run('userdel', ['printrelay']);
+        run('groupdel', ['printrelay']);
+      });
+    }
     const built = ok('scripts/build-deb.sh', ['--fast', '--out', dir]).trim().split('\n').at(-1) as string;
     expect(built).toBe(join(dir, `printrelay_${version}_${hostArch}.deb`));
     ok('dpkg', ['-i', built]);
