@@ -466,4 +466,16 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 19,
+    name: 'answers of refreshes sent with a retry key, sealed with that refresh, so a retry works across a restart',
+    sql: `
+      CREATE TABLE refresh_retries (
+        id TEXT PRIMARY KEY,
+        sealed_answer TEXT NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX refresh_retries_expiry ON refresh_retries(expires_at);
+    `,
+  },
 ];
