@@ -16,6 +16,7 @@ import { type Clock, systemClock } from '../lib/clock.js';
 import type { Logger } from '../log/logger.js';
 import type { EmulatorContext } from './context.js';
 import { BaseUrlPolicy } from './http/base-url.js';
+import { OutboundAddressPolicy } from './http/outbound-address-policy.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { PathOnlyLogController } from './http/request-log.js';
@@ -96,6 +97,11 @@ export interface EmulatorOptions {
   webhooks?: WebhookOptions;
   /** Failure throttles of secret checks (default: defaultCredentialLimits). */
   credentialLimits?: CredentialLimits;
+  /**
+   * Address ranges (CIDRs or single addresses) that fileurl fetches and webhook deliveries may
+   * reach although private, loopback or link-local (default none: public addresses only).
+   */
+  outboundAllow?: readonly string[];
 }
 
 /** A built emulator; the creator calls close(). */
@@ -203,13 +209,17 @@ async function createContext(
     const connectors = new ConnectorService(store, clock, logger);
     const printerParts = await startPrinterParts(store, clock, logger, options.driverDir);
     const printers = new PrinterService(store, clock, logger, printerParts);
-    const webhookParts = await startWebhookParts(store, clock, logger, options.dataDir, options.webhooks);
+    const outbound = new OutboundAddressPolicy(options.outboundAllow);
+    const webhookParts = await startWebhookParts(store, clock, logger, options.dataDir, {
+      ...options.webhooks,
+      policy: outbound,
+    });
     const jobs = new JobService(store, clock, logger, hub, webhookParts.publisher);
     const groups = new GroupService(store, clock, logger);
     const assignments = new AssignmentService(store, printers, groups, clock, logger);
     const files = new FileStore({ dataDir: options.dataDir, records: store.storedFiles, clock, logger });
     await files.start();
-    const fetcher = new UrlFetcher({ files, logger: logger.child({ part: 'sfapi' }) });
+    const fetcher = new UrlFetcher({ files, logger: logger.child({ part: 'sfapi' }), policy: outbound });
     const pull = await startPullServices({
       store,
       jobs,

@@ -76,7 +76,14 @@ describe.runIf(havePeers)('printrelay emulator webhook flags', { timeout: 90_000
   it('runs the documented webhook commands against a receiver of the configured CA', async () => {
     const receiver = await startHttpsReceiver(certs, answer(200));
     try {
-      const p = emulator('--webhook-ca', join(dir, 'ca.pem'), '--webhook-timeout-ms', '5000');
+      const p = emulator(
+        '--webhook-ca',
+        join(dir, 'ca.pem'),
+        '--webhook-timeout-ms',
+        '5000',
+        '--allow-outbound',
+        '127.0.0.1',
+      );
       const url = (await p.waitFor(/^listening on (http:\/\/\S+)$/m))[1]!.replace(/\/$/, '');
       const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', await docsWebhookCommands()], {
         env: { ...process.env, E: url, HOOK: receiver.url },

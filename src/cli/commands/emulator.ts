@@ -3,7 +3,8 @@
  * host:port (port 0 picks a free one), --db FILE or :memory:, --seed FILE (default: the demo
  * seed), --data-dir DIR (uploaded files; default ./.printrelay-emulator), --webhook-ca FILE (a
  * PEM CA that webhook receivers' certificates may chain to, besides the system CAs),
- * --webhook-timeout-ms N (the receivers' answer deadline; default 30000). Prints
+ * --webhook-timeout-ms N (the receivers' answer deadline; default 30000), --allow-outbound CIDR
+ * (private ranges fileurl and webhooks may reach; default none: public addresses only). Prints
  * `listening on <url>`; a signal closes it.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { defaultEmulatorSeed, loadEmulatorSeed } from '../../config/load-config.js';
 import { readTlsFiles, selfSignedTls, type TlsMaterial } from '../tls-files.js';
+import { addOutboundOption, type OutboundFlags, outboundAllowOf } from '../outbound-flags.js';
 import {
   addLogOptions,
   CliError,
@@ -21,7 +23,7 @@ import {
   parseListenAddress,
 } from '../cli-runtime.js';
 
-interface EmulatorFlags extends LogFlags {
+interface EmulatorFlags extends LogFlags, OutboundFlags {
   listen: string;
   db?: string;
   seed?: string;
@@ -48,6 +50,7 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--webhook-ca <file>', 'PEM file of an extra CA to trust for webhook receivers')
     .option('--webhook-timeout-ms <ms>', 'how long a webhook receiver may take to answer', '30000');
   addServingOptions(command);
+  addOutboundOption(command, 'default: public addresses only');
   addLogOptions(command).action(async (flags: EmulatorFlags) => runEmulator(flags));
 }
 
@@ -61,6 +64,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   const db = flags.db ?? join(dataDir, 'emulator.db');
   const tls = await tlsOf(flags, dataDir);
+  const outboundAllow = await outboundAllowOf(flags);
   const { createEmulator } = await import('../../emulator/app.js');
   const emulator = await createEmulator({
     db,
@@ -69,6 +73,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
     logger,
     ...servingOptions(flags, tls),
     webhooks,
+    outboundAllow,
   });
   let url: string;
   try {
