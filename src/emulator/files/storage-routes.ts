@@ -13,7 +13,6 @@
  */
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Readable } from 'node:stream';
 import { PrintRelayError, ValidationError, errorMessage } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import { parseBlockList } from '../../protocol/sfapi-block-list.js';
