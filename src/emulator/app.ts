@@ -102,6 +102,8 @@ export interface EmulatorOptions {
    * reach although private, loopback or link-local (default none: public addresses only).
    */
   outboundAllow?: readonly string[];
+  /** Time between two registration sheets printed for one unknown card (default 10 minutes). */
+  registrationSheetIntervalMs?: number;
 }
 
 /** A built emulator; the creator calls close(). */
@@ -228,6 +230,9 @@ async function createContext(
       logger,
       dataDir: options.dataDir,
       credentials,
+      ...(options.registrationSheetIntervalMs === undefined
+        ? {}
+        : { registrationSheetIntervalMs: options.registrationSheetIntervalMs }),
     });
     const memberships = new MembershipService(store, clock, logger);
     const mail = new MailOutbox(store.db, clock);

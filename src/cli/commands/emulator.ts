@@ -4,7 +4,8 @@
  * seed), --data-dir DIR (uploaded files; default ./.printrelay-emulator), --webhook-ca FILE (a
  * PEM CA that webhook receivers' certificates may chain to, besides the system CAs),
  * --webhook-timeout-ms N (the receivers' answer deadline; default 30000), --allow-outbound CIDR
- * (private ranges fileurl and webhooks may reach; default none: public addresses only). Prints
+ * (private ranges fileurl and webhooks may reach; default none: public addresses only),
+ * --registration-sheet-interval-s N (one registration sheet per unknown card per N s; 600). Prints
  * `listening on <url>`; a signal closes it.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -31,6 +32,7 @@ interface EmulatorFlags extends LogFlags, OutboundFlags {
   publicUrl?: string;
   webhookCa?: string;
   webhookTimeoutMs?: string;
+  registrationSheetIntervalS: string;
   trustProxy?: boolean;
   tls?: boolean;
   tlsCert?: string;
@@ -48,7 +50,12 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--data-dir <dir>', 'where uploaded files are kept', '.printrelay-emulator')
     .option('--public-url <url>', 'base URL clients reach the emulator at (for upload URLs)')
     .option('--webhook-ca <file>', 'PEM file of an extra CA to trust for webhook receivers')
-    .option('--webhook-timeout-ms <ms>', 'how long a webhook receiver may take to answer', '30000');
+    .option('--webhook-timeout-ms <ms>', 'how long a webhook receiver may take to answer', '30000')
+    .option(
+      '--registration-sheet-interval-s <s>',
+      'at most one registration-code sheet per unknown card in this many seconds',
+      '600',
+    );
   addServingOptions(command);
   addOutboundOption(command, 'default: public addresses only');
   addLogOptions(command).action(async (flags: EmulatorFlags) => runEmulator(flags));
@@ -65,6 +72,12 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
   const db = flags.db ?? join(dataDir, 'emulator.db');
   const tls = await tlsOf(flags, dataDir);
   const outboundAllow = await outboundAllowOf(flags);
+  const sheetIntervalS = parseIntegerOption(
+    '--registration-sheet-interval-s',
+    flags.registrationSheetIntervalS,
+    0,
+    7 * 24 * 3600,
+  );
   const { createEmulator } = await import('../../emulator/app.js');
   const emulator = await createEmulator({
     db,
@@ -74,6 +87,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
     ...servingOptions(flags, tls),
     webhooks,
     outboundAllow,
+    registrationSheetIntervalMs: sheetIntervalS * 1000,
   });
   let url: string;
   try {

@@ -468,8 +468,9 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 19,
-    name: 'answers of refreshes sent with a retry key, sealed with that refresh, so a retry works across a restart',
+    name: 'refresh retry answers survive a restart; registration codes remember when their sheet was last printed',
     sql: `
+      ALTER TABLE registration_codes ADD COLUMN printed_at INTEGER;
       CREATE TABLE refresh_retries (
         id TEXT PRIMARY KEY,
         sealed_answer TEXT NOT NULL,
