@@ -53,6 +53,8 @@ export interface DemoStackOptions {
   trustProxy?: boolean;
   /** Ranges fileurl and webhooks may reach besides public addresses; default DEMO_OUTBOUND_ALLOW. */
   outboundAllow?: readonly string[];
+  /** Browser origins allowed cross-origin besides registered redirect URLs. */
+  corsOrigins?: readonly string[];
 }
 
 /** The demo runs on one developer box: its emulator may fetch from and deliver to loopback. */
@@ -130,6 +132,7 @@ export class DemoStack {
       ...(this.options.publicUrl ? { publicUrl: this.options.publicUrl } : {}),
       ...(this.options.trustProxy ? { trustProxy: true } : {}),
       outboundAllow: this.options.outboundAllow ?? DEMO_OUTBOUND_ALLOW,
+      ...(this.options.corsOrigins ? { corsOrigins: this.options.corsOrigins } : {}),
     });
     this.stoppers.push(() => emulator.close());
     this.approvePairing = (code) => emulator.app.emulator.pairings.approvePairing(code, DEMO.admin.email);

@@ -45,6 +45,8 @@ export async function startHarness(
     credentialLimits?: CredentialLimits;
     /** Ranges fileurl and webhooks may reach; default LOOPBACK_ALLOW (the tests' receivers). */
     outboundAllow?: readonly string[];
+    /** Extra CORS origins (besides registered redirect URLs). */
+    corsOrigins?: readonly string[];
   } = {},
 ): Promise<Harness> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'emulator-test-')));
@@ -59,6 +61,7 @@ export async function startHarness(
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     ...(options.credentialLimits === undefined ? {} : { credentialLimits: options.credentialLimits }),
     outboundAllow: options.outboundAllow ?? LOOPBACK_ALLOW,
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
   });
   const baseUrl = await emulator.listen('127.0.0.1', 0);
   return {

@@ -20,8 +20,9 @@ import { demoBanner } from '../demo-banner.js';
 import { DEMO_OUTBOUND_ALLOW, DemoStack } from '../demo-stack.js';
 import { registerSeedSecrets, servingOptions } from './emulator.js';
 import { addOutboundOption, type OutboundFlags, outboundAllowOf } from '../outbound-flags.js';
+import { addCorsOption, type CorsFlags, corsOriginsOf } from '../cors-flags.js';
 
-interface DemoFlags extends LogFlags, OutboundFlags {
+interface DemoFlags extends LogFlags, OutboundFlags, CorsFlags {
   port: string;
   dataDir: string;
   publicUrl?: string;
@@ -41,6 +42,7 @@ export function registerDemoCommand(program: Command): void {
     )
     .option('--trust-proxy', 'honour X-Forwarded-Proto/Host/Port from a reverse proxy in front');
   addOutboundOption(command, 'loopback is allowed in the demo');
+  addCorsOption(command);
   addLogOptions(command, 'warn').action(async (flags: DemoFlags) => runDemo(flags));
 }
 
@@ -49,6 +51,7 @@ async function runDemo(flags: DemoFlags): Promise<void> {
   const { logger, redactor } = createCliLogger(flags, { level: 'warn' });
   registerSeedSecrets(defaultEmulatorSeed(), redactor);
   const outboundAllow = await outboundAllowOf(flags, DEMO_OUTBOUND_ALLOW);
+  const corsOrigins = await corsOriginsOf(flags);
   const stack = new DemoStack({
     host: '127.0.0.1',
     port,
@@ -57,6 +60,7 @@ async function runDemo(flags: DemoFlags): Promise<void> {
     redactor,
     ...servingOptions(flags, undefined),
     outboundAllow,
+    corsOrigins,
   });
   const starting = new AbortController();
   onShutdownSignals(

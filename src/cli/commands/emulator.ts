@@ -5,7 +5,8 @@
  * PEM CA that webhook receivers' certificates may chain to, besides the system CAs),
  * --webhook-timeout-ms N (the receivers' answer deadline; default 30000), --allow-outbound CIDR
  * (private ranges fileurl and webhooks may reach; default none: public addresses only),
- * --registration-sheet-interval-s N (one registration sheet per unknown card per N s; 600). Prints
+ * --registration-sheet-interval-s N (one registration sheet per unknown card per N s; 600),
+ * --cors-origin ORIGIN (browser origins allowed besides registered redirect URLs). Prints
  * `listening on <url>`; a signal closes it.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import type { Command } from 'commander';
 import { defaultEmulatorSeed, loadEmulatorSeed } from '../../config/load-config.js';
 import { readTlsFiles, selfSignedTls, type TlsMaterial } from '../tls-files.js';
 import { addOutboundOption, type OutboundFlags, outboundAllowOf } from '../outbound-flags.js';
+import { addCorsOption, type CorsFlags, corsOriginsOf } from '../cors-flags.js';
 import {
   addLogOptions,
   CliError,
@@ -24,7 +26,7 @@ import {
   parseListenAddress,
 } from '../cli-runtime.js';
 
-interface EmulatorFlags extends LogFlags, OutboundFlags {
+interface EmulatorFlags extends LogFlags, OutboundFlags, CorsFlags {
   listen: string;
   db?: string;
   seed?: string;
@@ -58,6 +60,7 @@ export function registerEmulatorCommand(program: Command): void {
     );
   addServingOptions(command);
   addOutboundOption(command, 'default: public addresses only');
+  addCorsOption(command);
   addLogOptions(command).action(async (flags: EmulatorFlags) => runEmulator(flags));
 }
 
@@ -72,6 +75,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
   const db = flags.db ?? join(dataDir, 'emulator.db');
   const tls = await tlsOf(flags, dataDir);
   const outboundAllow = await outboundAllowOf(flags);
+  const corsOrigins = await corsOriginsOf(flags);
   const sheetIntervalS = parseIntegerOption(
     '--registration-sheet-interval-s',
     flags.registrationSheetIntervalS,
@@ -88,6 +92,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
     webhooks,
     outboundAllow,
     registrationSheetIntervalMs: sheetIntervalS * 1000,
+    corsOrigins,
   });
   let url: string;
   try {
