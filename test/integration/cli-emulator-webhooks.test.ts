@@ -67,6 +67,18 @@ describe.runIf(havePeers)('printrelay emulator webhook flags', { timeout: 90_000
       ['--webhook-timeout-ms', '5'],
       '--webhook-timeout-ms: expected a whole number from 100 to 300000, got "5"',
     ],
+    [
+      ['--allow-outbound', '10.0.0.0/33'],
+      '--allow-outbound: "10.0.0.0/33" is not an address range: give a CIDR such as 192.168.10.0/24 or fd00::/8, or one address',
+    ],
+    [
+      ['--cors-origin', 'https://app.example.com/callback'],
+      '--cors-origin: "https://app.example.com/callback" is not an origin: give scheme, host and port only, e.g. https://app.example.com',
+    ],
+    [
+      ['--registration-sheet-interval-s', '-1'],
+      '--registration-sheet-interval-s: expected a whole number from 0 to 604800, got "-1"',
+    ],
   ])('refuses %j naming the flag', async (flags, message) => {
     const p = emulator(...flags);
     expect(await p.exited).not.toBe(0);
