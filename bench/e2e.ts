@@ -208,7 +208,7 @@ async function main(): Promise<void> {
     const receivers = await startSlowReceivers(caFile, stops);
     const emulator = await startEmulatorPart(
       join(work, 'emulator'),
-      receivers.length > 0 ? ['--webhook-ca', caFile] : [],
+      receivers.length > 0 ? ['--webhook-ca', caFile, '--allow-outbound', '127.0.0.1'] : [],
     );
     stops.unshift(() => emulator.part.stop());
     const { url } = emulator;

@@ -25,6 +25,7 @@ import { SecretHasher } from '../src/emulator/store/secret-hash.js';
 import { buildEvent } from '../src/emulator/webhooks/webhook-event-content.js';
 import { startWebhookParts } from '../src/emulator/webhooks/webhook-parts.js';
 import { WEBHOOK_USER_AGENT } from '../src/emulator/webhooks/webhook-sender.js';
+import { OutboundAddressPolicy } from '../src/emulator/http/outbound-address-policy.js';
 import { makeTestCertificates } from '../test/support/https-receiver.js';
 
 const events = Number(process.env.BENCH_EVENTS ?? 3000);
@@ -150,6 +151,8 @@ async function main(): Promise<void> {
     perEndpoint: concurrency,
     connectionsPerOrigin: concurrency,
     pollMs: 1000,
+    // The receiver listens on loopback, which the emulator refuses unless allowed.
+    policy: new OutboundAddressPolicy(['127.0.0.1']),
   };
   const parts = await startWebhookParts(store, systemClock, silentLogger(), join(work, 'data'), options);
   const agent = new Agent({ connections: concurrency, connect: { ca: [certs.caPem] } });

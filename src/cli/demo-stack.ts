@@ -51,7 +51,14 @@ export interface DemoStackOptions {
   publicUrl?: string;
   /** Honour X-Forwarded-Proto/Host/Port from that proxy. */
   trustProxy?: boolean;
+  /** Ranges fileurl and webhooks may reach besides public addresses; default DEMO_OUTBOUND_ALLOW. */
+  outboundAllow?: readonly string[];
+  /** Browser origins allowed cross-origin besides registered redirect URLs. */
+  corsOrigins?: readonly string[];
 }
+
+/** The demo runs on one developer box: its emulator may fetch from and deliver to loopback. */
+export const DEMO_OUTBOUND_ALLOW: readonly string[] = ['127.0.0.0/8', '::1/128'];
 
 /** Name of the queue printer the emulator holds pull-printing jobs in. */
 export const DEMO_QUEUE_PRINTER = 'Pull Printing';
@@ -124,6 +131,8 @@ export class DemoStack {
       ...(this.options.clock ? { clock: this.options.clock } : {}),
       ...(this.options.publicUrl ? { publicUrl: this.options.publicUrl } : {}),
       ...(this.options.trustProxy ? { trustProxy: true } : {}),
+      outboundAllow: this.options.outboundAllow ?? DEMO_OUTBOUND_ALLOW,
+      ...(this.options.corsOrigins ? { corsOrigins: this.options.corsOrigins } : {}),
     });
     this.stoppers.push(() => emulator.close());
     this.approvePairing = (code) => emulator.app.emulator.pairings.approvePairing(code, DEMO.admin.email);

@@ -1,21 +1,21 @@
 /**
  * The emulator: one Fastify 5 app serving the cloud's hosts on one origin (paths matched
- * case-insensitively, trailing slash optional), CORS with credentials, one error mapping,
+ * case-insensitively, trailing slash optional), CORS with credentials for the origins of
+ * registered redirect URLs and configured ones (http/cors-policy.ts), one error mapping,
  * its SQLite store seeded on first start, and every route plugin of routes/. `close()` stops
  * the server, closes the WebSockets and the database.
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import cookie from '@fastify/cookie';
-import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { EmulatorSeed } from '../config/emulator-seed-schema.js';
-import { type Clock, systemClock } from '../lib/clock.js';
-import type { Logger } from '../log/logger.js';
+import { systemClock } from '../lib/clock.js';
 import type { EmulatorContext } from './context.js';
 import { BaseUrlPolicy } from './http/base-url.js';
+import { CorsPolicy, registerCors } from './http/cors-policy.js';
+import { OutboundAddressPolicy } from './http/outbound-address-policy.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { PathOnlyLogController } from './http/request-log.js';
@@ -67,36 +67,13 @@ import { SessionService } from './oauth/sessions.js';
 import { startPullServices } from './pull/pull-services.js';
 import { PrintService } from './sfapi/print-service.js';
 import { webhookRoutes } from './webhooks/webhook-routes.js';
-import { type WebhookOptions, type WebhookParts, startWebhookParts } from './webhooks/webhook-parts.js';
-import { type CredentialLimits, CredentialGuard } from './store/credential-guard.js';
+import { type WebhookParts, startWebhookParts } from './webhooks/webhook-parts.js';
+import { CredentialGuard } from './store/credential-guard.js';
+import type { EmulatorOptions } from './emulator-options.js';
+
+export type { EmulatorOptions } from './emulator-options.js';
 import { SecretHasher } from './store/secret-hash.js';
 import { UserSignIn } from './accounts/user-sign-in.js';
-
-/** How to build an emulator (see createEmulator). */
-export interface EmulatorOptions {
-  /** Database file path, or ':memory:'. */
-  db: string;
-  /** Directory for uploaded files and other data; created when missing. */
-  dataDir: string;
-  /** Applied to an empty database only. */
-  seed: EmulatorSeed;
-  logger: Logger;
-  clock?: Clock;
-  /** Base for absolute URLs such as sasUri; default: see BaseUrlPolicy. Also the tokens' issuer. */
-  publicUrl?: string;
-  /** Honour X-Forwarded-Proto/Host/Port from a reverse proxy in front (default false). */
-  trustProxy?: boolean;
-  /** Serve HTTPS with this key and certificate (PEM); default plain HTTP. */
-  tls?: { key: string | Buffer; cert: string | Buffer };
-  /** Seconds between channel pings (default 25); tests shorten it. */
-  channelHeartbeatS?: number;
-  /** The printer driver catalog directory (default: drivers/printers/ of the package). */
-  driverDir?: string;
-  /** Webhook delivery: an extra CA to trust, the answer deadline (default 30 s), concurrency. */
-  webhooks?: WebhookOptions;
-  /** Failure throttles of secret checks (default: defaultCredentialLimits). */
-  credentialLimits?: CredentialLimits;
-}
 
 /** A built emulator; the creator calls close(). */
 export interface Emulator {
@@ -121,11 +98,7 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
   app.decorate('emulator', context);
   app.decorateRequest('auth', null as never);
   installErrorHandlers(app);
-  await app.register(cors, {
-    origin: true,
-    credentials: true,
-    exposedHeaders: ['etag', 'content-range', 'www-authenticate'],
-  });
+  await registerCors(app, new CorsPolicy(context.store.db, options.corsOrigins));
   await app.register(formbody);
   // Signs the sign-in pages' session cookie; a new secret per start (sessions do not survive restarts).
   await app.register(cookie, { secret: randomBytes(32).toString('base64url') });
@@ -203,13 +176,17 @@ async function createContext(
     const connectors = new ConnectorService(store, clock, logger);
     const printerParts = await startPrinterParts(store, clock, logger, options.driverDir);
     const printers = new PrinterService(store, clock, logger, printerParts);
-    const webhookParts = await startWebhookParts(store, clock, logger, options.dataDir, options.webhooks);
+    const outbound = new OutboundAddressPolicy(options.outboundAllow);
+    const webhookParts = await startWebhookParts(store, clock, logger, options.dataDir, {
+      ...options.webhooks,
+      policy: outbound,
+    });
     const jobs = new JobService(store, clock, logger, hub, webhookParts.publisher);
     const groups = new GroupService(store, clock, logger);
     const assignments = new AssignmentService(store, printers, groups, clock, logger);
     const files = new FileStore({ dataDir: options.dataDir, records: store.storedFiles, clock, logger });
     await files.start();
-    const fetcher = new UrlFetcher({ files, logger: logger.child({ part: 'sfapi' }) });
+    const fetcher = new UrlFetcher({ files, logger: logger.child({ part: 'sfapi' }), policy: outbound });
     const pull = await startPullServices({
       store,
       jobs,
@@ -218,6 +195,9 @@ async function createContext(
       logger,
       dataDir: options.dataDir,
       credentials,
+      ...(options.registrationSheetIntervalMs === undefined
+        ? {}
+        : { registrationSheetIntervalMs: options.registrationSheetIntervalMs }),
     });
     const memberships = new MembershipService(store, clock, logger);
     const mail = new MailOutbox(store.db, clock);

@@ -67,6 +67,18 @@ describe.runIf(havePeers)('printrelay emulator webhook flags', { timeout: 90_000
       ['--webhook-timeout-ms', '5'],
       '--webhook-timeout-ms: expected a whole number from 100 to 300000, got "5"',
     ],
+    [
+      ['--allow-outbound', '10.0.0.0/33'],
+      '--allow-outbound: "10.0.0.0/33" is not an address range: give a CIDR such as 192.168.10.0/24 or fd00::/8, or one address',
+    ],
+    [
+      ['--cors-origin', 'https://app.example.com/callback'],
+      '--cors-origin: "https://app.example.com/callback" is not an origin: give scheme, host and port only, e.g. https://app.example.com',
+    ],
+    [
+      ['--registration-sheet-interval-s', '-1'],
+      '--registration-sheet-interval-s: expected a whole number from 0 to 604800, got "-1"',
+    ],
   ])('refuses %j naming the flag', async (flags, message) => {
     const p = emulator(...flags);
     expect(await p.exited).not.toBe(0);
@@ -76,7 +88,14 @@ describe.runIf(havePeers)('printrelay emulator webhook flags', { timeout: 90_000
   it('runs the documented webhook commands against a receiver of the configured CA', async () => {
     const receiver = await startHttpsReceiver(certs, answer(200));
     try {
-      const p = emulator('--webhook-ca', join(dir, 'ca.pem'), '--webhook-timeout-ms', '5000');
+      const p = emulator(
+        '--webhook-ca',
+        join(dir, 'ca.pem'),
+        '--webhook-timeout-ms',
+        '5000',
+        '--allow-outbound',
+        '127.0.0.1',
+      );
       const url = (await p.waitFor(/^listening on (http:\/\/\S+)$/m))[1]!.replace(/\/$/, '');
       const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', await docsWebhookCommands()], {
         env: { ...process.env, E: url, HOOK: receiver.url },

@@ -19,6 +19,12 @@ import { checkResponseAgainstOpenApi } from '../support/openapi-responses.js';
 
 export { DEMO };
 
+/**
+ * The allow-list of test emulators: their webhook receivers and fileurl servers listen on
+ * loopback, which the emulator refuses by default.
+ */
+export const LOOPBACK_ALLOW: readonly string[] = ['127.0.0.0/8', '::1/128'];
+
 export interface Harness {
   emulator: Emulator;
   baseUrl: string;
@@ -37,6 +43,10 @@ export async function startHarness(
     clock?: ManualClock;
     webhooks?: WebhookOptions;
     credentialLimits?: CredentialLimits;
+    /** Ranges fileurl and webhooks may reach; default LOOPBACK_ALLOW (the tests' receivers). */
+    outboundAllow?: readonly string[];
+    /** Extra CORS origins (besides registered redirect URLs). */
+    corsOrigins?: readonly string[];
   } = {},
 ): Promise<Harness> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'emulator-test-')));
@@ -50,6 +60,8 @@ export async function startHarness(
     ...(options.heartbeatS === undefined ? {} : { channelHeartbeatS: options.heartbeatS }),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     ...(options.credentialLimits === undefined ? {} : { credentialLimits: options.credentialLimits }),
+    outboundAllow: options.outboundAllow ?? LOOPBACK_ALLOW,
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
   });
   const baseUrl = await emulator.listen('127.0.0.1', 0);
   return {

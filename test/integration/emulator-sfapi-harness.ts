@@ -114,6 +114,8 @@ export function seedWithOtherClient(): EmulatorSeed {
 export async function startSfapiHarness(
   clock?: Clock,
   logger: Logger = silentLogger(),
+  // The fileurl tests serve their documents on loopback, which the emulator refuses by default.
+  outboundAllow: readonly string[] = ['127.0.0.0/8', '::1/128'],
 ): Promise<SfapiHarness> {
   const dataDir = await mkdtemp(join(tmpdir(), 'printrelay-sfapi-'));
   const emulator = await createEmulator({
@@ -122,6 +124,7 @@ export async function startSfapiHarness(
     seed: seedWithOtherClient(),
     logger,
     ...(clock ? { clock } : {}),
+    outboundAllow,
   });
   const base = await emulator.listen('127.0.0.1', 0);
   const printerName = 'Sfapi Test Printer';

@@ -3,7 +3,10 @@
  * host:port (port 0 picks a free one), --db FILE or :memory:, --seed FILE (default: the demo
  * seed), --data-dir DIR (uploaded files; default ./.printrelay-emulator), --webhook-ca FILE (a
  * PEM CA that webhook receivers' certificates may chain to, besides the system CAs),
- * --webhook-timeout-ms N (the receivers' answer deadline; default 30000). Prints
+ * --webhook-timeout-ms N (the receivers' answer deadline; default 30000), --allow-outbound CIDR
+ * (private ranges fileurl and webhooks may reach; default none: public addresses only),
+ * --registration-sheet-interval-s N (one registration sheet per unknown card per N s; 600),
+ * --cors-origin ORIGIN (browser origins allowed besides registered redirect URLs). Prints
  * `listening on <url>`; a signal closes it.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -11,6 +14,8 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { defaultEmulatorSeed, loadEmulatorSeed } from '../../config/load-config.js';
 import { readTlsFiles, selfSignedTls, type TlsMaterial } from '../tls-files.js';
+import { addOutboundOption, type OutboundFlags, outboundAllowOf } from '../outbound-flags.js';
+import { addCorsOption, type CorsFlags, corsOriginsOf } from '../cors-flags.js';
 import {
   addLogOptions,
   CliError,
@@ -21,7 +26,7 @@ import {
   parseListenAddress,
 } from '../cli-runtime.js';
 
-interface EmulatorFlags extends LogFlags {
+interface EmulatorFlags extends LogFlags, OutboundFlags, CorsFlags {
   listen: string;
   db?: string;
   seed?: string;
@@ -29,6 +34,7 @@ interface EmulatorFlags extends LogFlags {
   publicUrl?: string;
   webhookCa?: string;
   webhookTimeoutMs?: string;
+  registrationSheetIntervalS: string;
   trustProxy?: boolean;
   tls?: boolean;
   tlsCert?: string;
@@ -46,8 +52,15 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--data-dir <dir>', 'where uploaded files are kept', '.printrelay-emulator')
     .option('--public-url <url>', 'base URL clients reach the emulator at (for upload URLs)')
     .option('--webhook-ca <file>', 'PEM file of an extra CA to trust for webhook receivers')
-    .option('--webhook-timeout-ms <ms>', 'how long a webhook receiver may take to answer', '30000');
+    .option('--webhook-timeout-ms <ms>', 'how long a webhook receiver may take to answer', '30000')
+    .option(
+      '--registration-sheet-interval-s <s>',
+      'at most one registration-code sheet per unknown card in this many seconds',
+      '600',
+    );
   addServingOptions(command);
+  addOutboundOption(command, 'default: public addresses only');
+  addCorsOption(command);
   addLogOptions(command).action(async (flags: EmulatorFlags) => runEmulator(flags));
 }
 
@@ -61,6 +74,14 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   const db = flags.db ?? join(dataDir, 'emulator.db');
   const tls = await tlsOf(flags, dataDir);
+  const outboundAllow = await outboundAllowOf(flags);
+  const corsOrigins = await corsOriginsOf(flags);
+  const sheetIntervalS = parseIntegerOption(
+    '--registration-sheet-interval-s',
+    flags.registrationSheetIntervalS,
+    0,
+    7 * 24 * 3600,
+  );
   const { createEmulator } = await import('../../emulator/app.js');
   const emulator = await createEmulator({
     db,
@@ -69,6 +90,9 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
     logger,
     ...servingOptions(flags, tls),
     webhooks,
+    outboundAllow,
+    registrationSheetIntervalMs: sheetIntervalS * 1000,
+    corsOrigins,
   });
   let url: string;
   try {

@@ -7,13 +7,16 @@
  * - a raw body with `x-ms-blob-type: BlockBlob` (Azure Blob SDK, small files);
  * - Azure blocks: `&comp=block&blockid=<base64>` bodies, then `&comp=blocklist` with the XML list.
  * Success is 201 with an empty body; errors come as Azure-style XML `<Error><Code/><Message/>`.
+ * After an error the unread rest of the body is read and dropped when it is at most
+ * DRAIN_LIMIT bytes, so the keep-alive connection goes on; a longer rest gets the answer with
+ * `Connection: close` instead (request-body.ts).
  */
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Readable } from 'node:stream';
 import { PrintRelayError, ValidationError, errorMessage } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import { parseBlockList } from '../../protocol/sfapi-block-list.js';
+import { drainBody, lingerOnClose, readText } from './request-body.js';
 import { type FileStore, type StoredFile, TooLargeError } from './file-store.js';
 
 /** Path prefix of upload URLs; the file id follows. */
@@ -21,6 +24,9 @@ export const STORAGE_UPLOAD_PREFIX = '/storage/uploads/';
 
 /** Largest XML block list read (50,000 blocks of 64-byte ids fit). */
 const MAX_BLOCK_LIST_BYTES = 8 * 1024 * 1024;
+
+/** The most of an unread body dropped after an error to keep the connection (16 MiB). */
+const DRAIN_LIMIT = 16 * 1024 * 1024;
 
 /** The store uploads go to (shared with the /sfapi/ routes) and a logger. */
 export interface StorageRoutesOptions {
@@ -38,7 +44,10 @@ export async function storageRoutes(app: FastifyInstance, options: StorageRoutes
     try {
       return await upload(request, reply, options.files, fileId.toLowerCase());
     } catch (error) {
-      request.raw.resume();
+      if (!(await drainBody(request.raw, DRAIN_LIMIT))) {
+        reply.header('connection', 'close');
+        lingerOnClose(request.raw);
+      }
       return sendStorageError(reply, error, log, fileId);
     }
   });
@@ -58,7 +67,7 @@ async function upload(request: FastifyRequest, reply: FastifyReply, files: FileS
       throw new ValidationError('blockid', 'is required with comp=block');
     await files.writeBlock(file, query.blockid, request.raw);
   } else if (query.comp === 'blocklist') {
-    const xml = await readText(request.raw, MAX_BLOCK_LIST_BYTES);
+    const xml = await readText(request.raw, MAX_BLOCK_LIST_BYTES, 'blocklist');
     await files.commitBlockList(file, parseBlockList(xml));
   } else if (query.comp !== undefined) {
     throw new ValidationError('comp', 'must be block or blocklist');
@@ -86,7 +95,13 @@ async function putBlob(request: FastifyRequest, files: FileStore, file: StoredFi
 function putMultipart(request: FastifyRequest, files: FileStore, file: StoredFile): Promise<void> {
   return new Promise((resolve, reject) => {
     let written: Promise<void> | undefined;
-    const parser = busboy({ headers: request.headers, limits: { fields: 20 } });
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: request.headers, limits: { fields: 20 } });
+    } catch (error) {
+      reject(new ValidationError('content-type', multipartHeaderRule(error)));
+      return;
+    }
     parser.on('file', (name, stream) => {
       if (name !== 'file' || written) {
         stream.resume();
@@ -95,9 +110,10 @@ function putMultipart(request: FastifyRequest, files: FileStore, file: StoredFil
       written = files.writeDocument(file, stream);
       written.catch(() => undefined);
     });
-    parser.on('error', (error) =>
-      reject(new ValidationError('file', `bad multipart body: ${errorMessage(error)}`)),
-    );
+    parser.on('error', (error) => {
+      request.raw.unpipe(parser);
+      reject(new ValidationError('file', `bad multipart body: ${errorMessage(error)}`));
+    });
     parser.on('close', () => {
       if (!written) reject(new ValidationError('file', 'the multipart body needs a part named file'));
       else written.then(resolve, reject);
@@ -107,15 +123,12 @@ function putMultipart(request: FastifyRequest, files: FileStore, file: StoredFil
   });
 }
 
-async function readText(body: Readable, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new ValidationError('blocklist', `must be at most ${limit} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** The rule a multipart Content-Type broke (busboy names the missing part). */
+function multipartHeaderRule(error: unknown): string {
+  const message = errorMessage(error);
+  if (/boundary/i.test(message))
+    return 'multipart/form-data needs a boundary parameter (multipart/form-data; boundary=...)';
+  return `is not a usable multipart/form-data type: ${message}`;
 }
 
 function sendCreated(reply: FastifyReply, file: StoredFile) {

@@ -2,17 +2,23 @@
  * Fetches a document named by `fileurl` in a Print request: a streaming GET (redirects
  * followed) written to disk through FileStore.streamTo, so large files never sit in memory.
  * Fetches run in the background; the Print route answers 412 until the fetch has finished.
+ * Every connection, redirects included, goes through the outbound address policy
+ * (http/outbound-address-policy.ts): private, loopback and link-local addresses are refused
+ * unless allowed.
  */
 import { Readable } from 'node:stream';
-import { fetch } from 'undici';
+import { Agent, fetch } from 'undici';
 import { PermanentError, errorMessage } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
+import { OutboundAddressRefused, type OutboundAddressPolicy } from '../http/outbound-address-policy.js';
 import type { FileStore, StoredFile } from './file-store.js';
 
 /** What a UrlFetcher needs: the store the documents go to and a logger. */
 export interface UrlFetcherOptions {
   files: FileStore;
   logger: Logger;
+  /** Which addresses may be fetched from. */
+  policy: OutboundAddressPolicy;
   /** Gives up on a fetch after this long (default 10 minutes). */
   timeoutMs?: number;
 }
@@ -24,8 +30,16 @@ export interface UrlFetcherOptions {
 export class UrlFetcher {
   private readonly running = new Map<string, Promise<void>>();
   private readonly controller = new AbortController();
+  private readonly dispatcher: Agent;
 
-  constructor(private readonly options: UrlFetcherOptions) {}
+  constructor(private readonly options: UrlFetcherOptions) {
+    this.dispatcher = new Agent({ connect: options.policy.connector() });
+  }
+
+  /** Why the literal host of `url` may not be fetched from (ip address or localhost), or undefined. */
+  refusal(url: string): string | undefined {
+    return this.options.policy.urlRefusal(url);
+  }
 
   /**
    * Starts fetching `url` into `file` (already in state fetching) and returns at once. The file
@@ -53,6 +67,7 @@ export class UrlFetcher {
   async stop(): Promise<void> {
     this.controller.abort(new Error('emulator stopping'));
     await Promise.allSettled([...this.running.values()]);
+    await this.dispatcher.close();
   }
 
   private async fetchInto(file: StoredFile, url: string): Promise<void> {
@@ -63,7 +78,7 @@ export class UrlFetcher {
       AbortSignal.timeout(this.options.timeoutMs ?? 600_000),
     ]);
     try {
-      const response = await fetch(url, { signal, redirect: 'follow' });
+      const response = await fetch(url, { signal, redirect: 'follow', dispatcher: this.dispatcher });
       if (!response.ok || !response.body) {
         await response.body?.cancel();
         throw new PermanentError('fetch_failed', `the server answered HTTP ${response.status}`);
@@ -73,8 +88,11 @@ export class UrlFetcher {
       await files.setState(file, 'ready');
       log.info({ size }, 'fetched document from URL');
     } catch (error) {
-      const cause = error instanceof Error && error.cause ? ` (${errorMessage(error.cause)})` : '';
-      const reason = `fetching fileurl failed: ${errorMessage(error)}${cause}`;
+      const cause = error instanceof Error ? error.cause : undefined;
+      const reason =
+        cause instanceof OutboundAddressRefused
+          ? `fetching fileurl failed: ${cause.message}`
+          : `fetching fileurl failed: ${errorMessage(error)}${cause ? ` (${errorMessage(cause)})` : ''}`;
       log.warn({ reason }, 'document fetch failed');
       await files.setState(file, 'failed', reason);
     }

@@ -60,6 +60,25 @@ function oauthGrantError(error: OAuthGrantError): OAuthError {
   return new OAuthError(400, error.code, error.message);
 }
 
+/**
+ * Runs the work of an OAuth endpoint (token, pairing, revocation): a throttle (429) answers in
+ * the RFC 6749 section 5.2 shape too, `error` and `error_description`, with its Retry-After.
+ */
+export async function oauthEndpoint<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof TooManyRequestsError)) throw error;
+    throw new OAuthError(429, error.code, error.message, retryAfterHeader(error.retryAfterMs));
+  }
+}
+
+function retryAfterHeader(retryAfterMs: number | undefined): Record<string, string> {
+  return retryAfterMs === undefined
+    ? {}
+    : { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) };
+}
+
 /** 409 conflict. */
 export function conflict(message: string, field?: string): HttpError {
   return new HttpError(409, 'conflict', message, {}, field);
@@ -135,10 +154,7 @@ function fromDomainError(error: unknown): HttpErrorResponse | undefined {
   if (error instanceof ForbiddenError)
     return { status: 403, headers: {}, body: { error: error.code, message: error.message } };
   if (error instanceof TooManyRequestsError) {
-    const headers: Record<string, string> =
-      error.retryAfterMs === undefined
-        ? {}
-        : { 'retry-after': String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))) };
+    const headers = retryAfterHeader(error.retryAfterMs);
     return { status: 429, headers, body: { error: error.code, message: error.message } };
   }
   return undefined;

@@ -10,7 +10,7 @@
 import type { FastifyReply } from 'fastify';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
-import { OAuthError } from '../http/http-errors.js';
+import { OAuthError, oauthEndpoint } from '../http/http-errors.js';
 import { requestBaseUrl } from '../http/pagination.js';
 import { PAIRING_PAGE_PATH, normalizePairingCode } from './pairing.js';
 import type { BrowserSession } from './sessions.js';
@@ -31,7 +31,9 @@ export const oauthPairRoutes: EmulatorRoutePlugin = async (app, { context }) => 
     reply.header('cache-control', 'no-store');
     const form = formFields(request.body);
     const credentials = clientCredentials(request, form);
-    const client = await context.tokens.authenticateClient(credentials.id, credentials.secret, request.ip);
+    const client = await oauthEndpoint(() =>
+      context.tokens.authenticateClient(credentials.id, credentials.secret, request.ip),
+    );
     const mode = form['mode'] ?? 'device';
     if (mode !== 'device') throw new OAuthError(400, 'invalid_request', 'mode: must be device');
     return context.pairings.startPairing(client, form['scope'], requestBaseUrl(request, context.baseUrl));

@@ -6,7 +6,7 @@
  */
 import { decodeJwt } from 'jose';
 import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
-import { OAuthError } from '../http/http-errors.js';
+import { OAuthError, oauthEndpoint } from '../http/http-errors.js';
 import type { OAuthClient } from '../clients/oauth-client-repo.js';
 import { clientCredentials, formFields } from './token-routes.js';
 
@@ -16,7 +16,9 @@ export const oauthRevokeRoutes: EmulatorRoutePlugin = async (app, { context }) =
     reply.header('cache-control', 'no-store');
     const form = formFields(request.body);
     const credentials = clientCredentials(request, form);
-    const client = await context.tokens.authenticateClient(credentials.id, credentials.secret, request.ip);
+    const client = await oauthEndpoint(() =>
+      context.tokens.authenticateClient(credentials.id, credentials.secret, request.ip),
+    );
     const token = form['token'];
     if (!token) throw new OAuthError(400, 'invalid_request', 'token: required');
     const hint = form['token_type_hint'];

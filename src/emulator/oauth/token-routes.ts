@@ -6,7 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
-import { OAuthError } from '../http/http-errors.js';
+import { OAuthError, oauthEndpoint } from '../http/http-errors.js';
 import type { OAuthClient } from '../clients/oauth-client-repo.js';
 import type { TokenResponse } from './token-types.js';
 
@@ -60,7 +60,9 @@ export const grantHandlers = new Map<string, GrantHandler>([
 
 /** Registers the token endpoint. */
 export const oauthTokenRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  app.post('/oauth/access_token', async (request, reply) => tokenEndpoint(request, reply, context));
+  app.post('/oauth/access_token', async (request, reply) =>
+    oauthEndpoint(() => tokenEndpoint(request, reply, context)),
+  );
 };
 
 async function tokenEndpoint(

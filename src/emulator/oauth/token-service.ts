@@ -53,7 +53,7 @@ export class TokenService {
   ) {
     this.keys = new SigningKeyService(store.signingKeys, clock, logger, keyDir);
     this.revoked = new RevokedAccessTokenRepo(store.db);
-    this.retries = new RefreshRetryCache(clock);
+    this.retries = new RefreshRetryCache(store.db, clock);
   }
 
   /** Loads or creates the signing key. */

@@ -114,6 +114,20 @@ export class PrinterRepo {
     return row && toRecord(row);
   }
 
+  /**
+   * A printer of the organization by name ignoring ASCII case (the /TPFM/ rule, docs/tpfm.md):
+   * the exact spelling wins when two names differ only in case, else the oldest.
+   */
+  findByNameIgnoringCase(organizationId: string, name: string): PrinterRecord | undefined {
+    const row = this.db
+      .prepare(
+        `SELECT * FROM printers WHERE organization_id = ? AND name = ? COLLATE NOCASE
+           ORDER BY name = ? DESC, created_at, id LIMIT 1`,
+      )
+      .get(organizationId, name, name) as PrinterRow | undefined;
+    return row && toRecord(row);
+  }
+
   findByTpId(connectorId: string, tpId: number): PrinterRecord | undefined {
     const row = this.db
       .prepare('SELECT * FROM printers WHERE connector_id = ? AND tp_id = ?')

@@ -92,7 +92,7 @@ export class HeldJobRepo {
   /** A user's held job by its file name or its id. */
   findForUser(userId: string, handle: string): HeldJobRecord | undefined {
     const row = this.db
-      .prepare('SELECT * FROM held_jobs WHERE user_id = ? AND (file_name = ? OR id = ?)')
+      .prepare('SELECT * FROM held_jobs WHERE user_id = ? AND (file_name = ? COLLATE NOCASE OR id = ?)')
       .get(userId, handle, handle.toLowerCase()) as HeldRow | undefined;
     return row && toRecord(row);
   }

@@ -38,6 +38,8 @@ export interface PullServiceParts {
   dataDir: string;
   /** Checks the devices' pull-printing passwords (throttled, off the event loop). */
   credentials: CredentialGuard;
+  /** Time between two registration sheets for one card (default 10 minutes). */
+  registrationSheetIntervalMs?: number;
 }
 
 /** Builds and starts the pull-printing services: the queue installs its hold hook in `jobs`. */
@@ -46,7 +48,14 @@ export async function startPullServices(parts: PullServiceParts): Promise<TpfmSe
   const logger = parts.logger.child({ part: 'pull-printing' });
   const queue = new PullQueueService(store, jobs, clock, logger);
   queue.start();
-  const registration = new RegistrationCodeService(store, jobs, clock, logger, dataDir);
+  const registration = new RegistrationCodeService(
+    store,
+    jobs,
+    clock,
+    logger,
+    dataDir,
+    parts.registrationSheetIntervalMs,
+  );
   await registration.start();
   return {
     store,

@@ -15,6 +15,8 @@ export interface RegistrationCodeRecord {
   createdAt: number;
   expiresAt: number;
   claimedBy: string | null;
+  /** When its sheet was last printed (null: not yet). */
+  printedAt: number | null;
 }
 
 interface CodeRow {
@@ -26,6 +28,7 @@ interface CodeRow {
   created_at: number;
   expires_at: number;
   claimed_by: string | null;
+  printed_at: number | null;
 }
 
 function toRecord(r: CodeRow): RegistrationCodeRecord {
@@ -38,6 +41,7 @@ function toRecord(r: CodeRow): RegistrationCodeRecord {
     createdAt: r.created_at,
     expiresAt: r.expires_at,
     claimedBy: r.claimed_by,
+    printedAt: r.printed_at,
   };
 }
 
@@ -82,6 +86,20 @@ export class RegistrationCodeRepo {
       )
       .get(organizationId, cardNumber, now) as CodeRow | undefined;
     return row && toRecord(row);
+  }
+
+  /**
+   * Takes the right to print the code's sheet at `now` unless it was printed after `since`;
+   * false when it was (one sheet per interval). Atomic, so parallel requests print one sheet.
+   */
+  takeSheet(organizationId: string, code: string, now: number, since: number): boolean {
+    const result = this.db
+      .prepare(
+        `UPDATE registration_codes SET printed_at = ? WHERE organization_id = ? AND code = ?
+           AND (printed_at IS NULL OR printed_at <= ?)`,
+      )
+      .run(now, organizationId, code, since);
+    return result.changes > 0;
   }
 
   /** Records the print job of a code. */

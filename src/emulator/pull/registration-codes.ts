@@ -5,6 +5,8 @@
  * printer's connector prints a small PDF). The user signs in to the portal (or calls the API
  * with a bearer token) and claims the code; from then on the card belongs to that user. A code
  * is valid for 24 hours and once; printing again for the same card reuses its open code.
+ * One sheet per card per `sheetIntervalMs` (default 10 minutes, by the injected clock): a
+ * GetCapabilities for the same unknown card within it prints nothing more.
  * `start()` creates the folder of the generated sheets; nothing to stop (printed sheets are
  * removed by JobService, as they are print-and-delete jobs).
  */
@@ -23,6 +25,8 @@ import { registrationSheetPdf } from './tpfm-registration-document.js';
 
 /** How long a printed code can be claimed. */
 export const REGISTRATION_CODE_TTL_MS = 24 * 60 * 60 * 1000;
+/** Default time between two sheets for one card. */
+export const REGISTRATION_SHEET_INTERVAL_MS = 10 * 60 * 1000;
 /** The user id recorded on registration-sheet print jobs (no user owns them). */
 export const REGISTRATION_JOB_USER = 'pull-printing-registration';
 /** Path of the portal page where users claim codes. */
@@ -39,6 +43,7 @@ export class RegistrationCodeService {
     private readonly clock: Clock,
     private readonly logger: Logger,
     dataDir: string,
+    private readonly sheetIntervalMs = REGISTRATION_SHEET_INTERVAL_MS,
   ) {
     this.codes = new RegistrationCodeRepo(store.db);
     this.dir = join(dataDir, 'registration-sheets');
@@ -49,12 +54,22 @@ export class RegistrationCodeService {
     await mkdir(this.dir, { recursive: true });
   }
 
-  /** Prints the card's registration code on the printer; returns the code (never log it with the card). */
+  /**
+   * Prints the card's registration code on the printer; returns the code (never log it with the
+   * card), or undefined when a sheet for the card was printed within the interval.
+   */
   async issue(organizationId: string, cardNumber: string, printer: PrinterRecord, claimAt: string) {
     const now = this.clock.now();
     const record =
       this.codes.openForCard(organizationId, cardNumber, now) ??
       this.newCode(organizationId, cardNumber, printer.id, now);
+    if (!this.codes.takeSheet(organizationId, record.code, now, now - this.sheetIntervalMs)) {
+      this.logger.info(
+        { printer: printer.name },
+        'registration sheet not printed: one per card per interval',
+      );
+      return undefined;
+    }
     const pdf = registrationSheetPdf({ code: record.code, claimAt, printerName: printer.name });
     const path = join(this.dir, `${organizationId}-${record.code}-${now}.pdf`);
     await writeFile(path, pdf);
@@ -111,6 +126,7 @@ export class RegistrationCodeService {
         createdAt: now,
         expiresAt: now + REGISTRATION_CODE_TTL_MS,
         claimedBy: null,
+        printedAt: null,
       };
       if (this.codes.insert(record)) return record;
     }

@@ -81,7 +81,7 @@ export class TpfmAuthenticator {
   printer(device: TpfmDevice, nameOrId: string): PrinterRecord | undefined {
     const byId = this.store.printers.findById(nameOrId.toLowerCase());
     if (byId?.organizationId === device.organizationId) return byId;
-    return this.store.printers.findByName(device.organizationId, nameOrId);
+    return this.store.printers.findByNameIgnoringCase(device.organizationId, nameOrId);
   }
 
   private findUser(device: TpfmDevice, userName: string): User | undefined {
@@ -102,7 +102,7 @@ export class TpfmAuthenticator {
     source: string,
   ): Promise<PullPasswordRow | undefined> {
     const rows = this.pull.passwordRows();
-    const wanted = printerParam?.trim().toLowerCase();
+    const wanted = printerParam === undefined ? undefined : foldAscii(printerParam.trim());
     const named = wanted ? rows.filter((r) => this.names(r, wanted)) : [];
     const subject = named.length > 0 ? `device:${wanted}` : `device-user:${basic.user}`;
     await this.guard.begin(subject, source);
@@ -124,7 +124,7 @@ export class TpfmAuthenticator {
   }
 
   private names(row: PullPasswordRow, wanted: string): boolean {
-    if (row.printerName.toLowerCase() === wanted) return true;
+    if (foldAscii(row.printerName) === wanted) return true;
     const byId = this.store.printers.findById(wanted);
     return byId?.name === row.printerName && byId.organizationId === row.organizationId;
   }
@@ -143,4 +143,9 @@ export class TpfmAuthenticator {
 
 function rowKey(row: PullPasswordRow): string {
   return `${row.organizationId}/${row.printerName}`;
+}
+
+/** Lower-cases ASCII letters only, as SQLite's NOCASE does (printer names in /TPFM/). */
+function foldAscii(text: string): string {
+  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
 }

@@ -68,6 +68,8 @@ export class PrintService {
 
   private async sourceFile(print: PrintRequest, organizationId: string, userId: string) {
     if ('fileurl' in print.source) {
+      const refused = this.fetcher.refusal(print.source.fileurl);
+      if (refused) invalid('fileurl', refused);
       const file = await this.files.create(organizationId, userId, 'fetching');
       this.fetcher.start(file, print.source.fileurl);
       return file;

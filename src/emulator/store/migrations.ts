@@ -466,4 +466,17 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 19,
+    name: 'refresh retry answers survive a restart; registration codes remember when their sheet was last printed',
+    sql: `
+      ALTER TABLE registration_codes ADD COLUMN printed_at INTEGER;
+      CREATE TABLE refresh_retries (
+        id TEXT PRIMARY KEY,
+        sealed_answer TEXT NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX refresh_retries_expiry ON refresh_retries(expires_at);
+    `,
+  },
 ];

@@ -4,11 +4,14 @@
  * configuration; certificate verification is never turned off. One POST per call, with the
  * spec's headers (`Content-Type: application/json; charset=utf-8`, `User-Agent: <product>/2.0`,
  * Basic credentials when configured) and a deadline; the answer is a transcript of request and
- * response. The creator calls close().
+ * response. Every connection goes through the outbound address policy: a receiver on a private,
+ * loopback or link-local address is refused unless the allow-list names it. The creator calls
+ * close().
  */
 import { STATUS_CODES } from 'node:http';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent } from 'undici';
+import { OutboundAddressPolicy } from '../http/outbound-address-policy.js';
 import type { DeliveryError } from './webhook-delivery-repo.js';
 
 /** The User-Agent of every delivery (the spec's form <product>/2.0). */
@@ -25,6 +28,8 @@ export interface WebhookSenderOptions {
   timeoutMs?: number;
   /** Connections per endpoint origin (default 4). */
   connectionsPerOrigin?: number;
+  /** Which receiver addresses may be connected to (default: public addresses only). */
+  policy?: OutboundAddressPolicy;
 }
 
 /** One side of a transcript: all strings, as the spec's test result gives them. */
@@ -65,6 +70,7 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
 /** Sends webhook POSTs; one instance per emulator. */
 export class WebhookSender {
   private readonly agent: Agent;
+  private readonly policy: OutboundAddressPolicy;
   readonly timeoutMs: number;
 
   constructor(options: WebhookSenderOptions = {}) {
@@ -74,12 +80,21 @@ export class WebhookSender {
     const secureContext = options.extraCaPem
       ? createSecureContext({ ca: [...rootCertificates, options.extraCaPem] })
       : undefined;
+    this.policy = options.policy ?? new OutboundAddressPolicy();
     this.agent = new Agent({
       connections: options.connectionsPerOrigin ?? 4,
-      connect: { ...(secureContext ? { secureContext } : {}), timeout: this.timeoutMs },
+      connect: this.policy.connector({
+        ...(secureContext ? { secureContext } : {}),
+        timeout: this.timeoutMs,
+      }),
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
     });
+  }
+
+  /** Why the literal host of `url` may not receive webhooks (an address or localhost), or undefined. */
+  urlRefusal(url: string): string | undefined {
+    return this.policy.urlRefusal(url);
   }
 
   /** POSTs one event; resolves to the transcript (also on failure), rejects only when `signal` aborts. */

@@ -7,7 +7,7 @@
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
-import { ConflictError, NotFoundError } from '../../lib/errors.js';
+import { ConflictError, NotFoundError, ValidationError, ValidationErrors } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import type { DeliveryRecord, EventOrderKey } from './webhook-delivery-repo.js';
@@ -96,6 +96,7 @@ export class WebhookService {
   /** Creates an endpoint from a POST body (ValidationErrors naming each bad field). */
   create(orgId: string, body: unknown): WebhookEndpointWire {
     const draft = parseEndpointCreate(body);
+    this.checkAddress(draft.url);
     const now = this.clock.now();
     const record = this.toRecord(
       draft,
@@ -123,6 +124,7 @@ export class WebhookService {
   update(orgId: string, id: string, patch: unknown): WebhookEndpointWire {
     const current = this.require(orgId, id);
     const draft = applyEndpointPatch(this.draftOf(current), patch);
+    if (draft.url !== current.url) this.checkAddress(draft.url);
     const record = this.toRecord(draft, current, current.basicPasswordSealed, this.clock.now());
     this.store.webhookEndpoints.save(record);
     this.dispatcher.endpointChanged(id);
@@ -142,6 +144,7 @@ export class WebhookService {
   /** Sends the topic's sample event to the given URL; changes nothing stored. */
   async test(orgId: string, body: unknown): Promise<DeliveryTranscript> {
     const t = parseEndpointTest(body);
+    this.checkAddress(t.url);
     const ids = {
       eventId: randomUUID(),
       jobId: randomUUID(),
@@ -264,6 +267,12 @@ export class WebhookService {
     const delivery = this.store.webhookDeliveries.find(endpoint.id, eventId.toLowerCase());
     if (!delivery || delivery.status === 'queued') throw new NotFoundError(`failed event ${eventId}`);
     return delivery;
+  }
+
+  /** A URL whose literal host is refused by the outbound address policy is a bad `url`. */
+  private checkAddress(url: string): void {
+    const refused = this.sender.urlRefusal(url);
+    if (refused) throw new ValidationErrors([new ValidationError('url', refused)]);
   }
 
   private draftOf(e: WebhookEndpointRecord): EndpointDraft {

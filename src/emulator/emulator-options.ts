@@ -1,0 +1,45 @@
+/**
+ * What an emulator is built from (createEmulator in app.ts): database, data directory, seed,
+ * logger and clock, how it is reached (public URL, proxy, TLS), and the limits and allow-lists
+ * of its outward-facing parts.
+ */
+import type { EmulatorSeed } from '../config/emulator-seed-schema.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../log/logger.js';
+import type { CredentialLimits } from './store/credential-guard.js';
+import type { WebhookOptions } from './webhooks/webhook-parts.js';
+
+/** How to build an emulator (see createEmulator). */
+export interface EmulatorOptions {
+  /** Database file path, or ':memory:'. */
+  db: string;
+  /** Directory for uploaded files and other data; created when missing. */
+  dataDir: string;
+  /** Applied to an empty database only. */
+  seed: EmulatorSeed;
+  logger: Logger;
+  clock?: Clock;
+  /** Base for absolute URLs such as sasUri; default: see BaseUrlPolicy. Also the tokens' issuer. */
+  publicUrl?: string;
+  /** Honour X-Forwarded-Proto/Host/Port from a reverse proxy in front (default false). */
+  trustProxy?: boolean;
+  /** Serve HTTPS with this key and certificate (PEM); default plain HTTP. */
+  tls?: { key: string | Buffer; cert: string | Buffer };
+  /** Seconds between channel pings (default 25); tests shorten it. */
+  channelHeartbeatS?: number;
+  /** The printer driver catalog directory (default: drivers/printers/ of the package). */
+  driverDir?: string;
+  /** Webhook delivery: an extra CA to trust, the answer deadline (default 30 s), concurrency. */
+  webhooks?: WebhookOptions;
+  /** Failure throttles of secret checks (default: defaultCredentialLimits). */
+  credentialLimits?: CredentialLimits;
+  /**
+   * Address ranges (CIDRs or single addresses) that fileurl fetches and webhook deliveries may
+   * reach although private, loopback or link-local (default none: public addresses only).
+   */
+  outboundAllow?: readonly string[];
+  /** Time between two registration sheets printed for one unknown card (default 10 minutes). */
+  registrationSheetIntervalMs?: number;
+  /** Origins allowed cross-origin besides those of registered redirect URLs (see http/cors-policy.ts). */
+  corsOrigins?: readonly string[];
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { OutboundAddressPolicy } from '../../../../src/emulator/http/outbound-address-policy.js';
+
+const RULE =
+  'the emulator connects only to public addresses unless the allow-list (--allow-outbound) names the range';
+
+describe('OutboundAddressPolicy', () => {
+  const strict = new OutboundAddressPolicy();
+
+  it.each([
+    ['127.0.0.1', 'a loopback address'],
+    ['127.8.9.10', 'a loopback address'],
+    ['::1', 'a loopback address'],
+    ['::ffff:127.0.0.1', 'a loopback address'],
+    ['::ffff:7f00:1', 'a loopback address'],
+    ['10.1.2.3', 'a private address'],
+    ['172.16.0.1', 'a private address'],
+    ['172.31.255.255', 'a private address'],
+    ['192.168.1.1', 'a private address'],
+    ['::ffff:192.168.1.1', 'a private address'],
+    ['169.254.169.254', 'a link-local address'],
+    ['fe80::1', 'a link-local address'],
+    ['fe80::1%eth0', 'a link-local address'],
+    ['febf::1', 'a link-local address'],
+    ['fc00::1', 'a unique-local (private) address'],
+    ['fd12:3456::1', 'a unique-local (private) address'],
+    ['100.64.0.1', 'a shared (carrier-grade NAT) address'],
+    ['0.0.0.0', 'an unspecified address'],
+    ['::', 'an unspecified address'],
+    ['224.0.0.1', 'a multicast address'],
+    ['ff02::1', 'a multicast address'],
+    ['255.255.255.255', 'a reserved address'],
+  ])('refuses %s as %s', (address, kind) => {
+    const bare = address.replace(/%.*$/, '');
+    expect(strict.refusal(address)).toBe(`${bare} is ${kind}; ${RULE}`);
+  });
+
+  it.each(['8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])(
+    'allows the public address %s',
+    (address) => {
+      expect(strict.refusal(address)).toBeUndefined();
+    },
+  );
+
+  it('allows exactly the listed ranges and single addresses', () => {
+    const lab = new OutboundAddressPolicy(['192.168.10.0/24', '::1', 'fd00:1::/32']);
+    expect(lab.refusal('192.168.10.77')).toBeUndefined();
+    expect(lab.refusal('::ffff:192.168.10.77')).toBeUndefined();
+    expect(lab.refusal('192.168.11.77')).toBe(`192.168.11.77 is a private address; ${RULE}`);
+    expect(lab.refusal('::1')).toBeUndefined();
+    expect(lab.refusal('127.0.0.1')).toBe(`127.0.0.1 is a loopback address; ${RULE}`);
+    expect(lab.refusal('fd00:1:2::3')).toBeUndefined();
+    expect(lab.refusal('fd00:2::3')).toBe(`fd00:2::3 is a unique-local (private) address; ${RULE}`);
+  });
+
+  it('judges the literal host of a URL, and localhost names as loopback', () => {
+    expect(strict.urlRefusal('http://127.0.0.1:8080/a.pdf')).toBe(`127.0.0.1 is a loopback address; ${RULE}`);
+    expect(strict.urlRefusal('https://[::1]/hook')).toBe(`::1 is a loopback address; ${RULE}`);
+    expect(strict.urlRefusal('https://[::ffff:10.0.0.1]/hook')).toBe(
+      `::ffff:a00:1 is a private address; ${RULE}`,
+    );
+    expect(strict.urlRefusal('http://localhost:9/a.pdf')).toBe(`localhost is a loopback address; ${RULE}`);
+    expect(strict.urlRefusal('http://printer.localhost/a.pdf')).toBe(
+      `printer.localhost is a loopback address; ${RULE}`,
+    );
+    expect(strict.urlRefusal('https://files.example.com/a.pdf')).toBeUndefined();
+    expect(new OutboundAddressPolicy(['127.0.0.0/8']).urlRefusal('http://localhost/a.pdf')).toBeUndefined();
+  });
+
+  it.each(['192.168.0.0/33', '10.0.0.0/', 'fd00::/129', 'example.com', '10.0.0.0/8/1', '10.0.0.0/x'])(
+    'refuses the allow-list entry %s naming it',
+    (entry) => {
+      expect(() => new OutboundAddressPolicy([entry])).toThrow(
+        `"${entry}" is not an address range: give a CIDR such as 192.168.10.0/24 or fd00::/8, or one address`,
+      );
+    },
+  );
+});
