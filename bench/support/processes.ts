@@ -112,6 +112,14 @@ export function cpuSecondsOf(pid: number, options: { withChildren?: boolean } = 
   return (own + children) / ticksPerSecond;
 }
 
+/**
+ * CPU seconds (user + system) of the children `pid` has waited for (cutime + cstime of
+ * /proc/<pid>/stat): for this process, the ipptool runs it started and saw exit.
+ */
+export function childrenCpuSecondsOf(pid: number): number {
+  return cpuSecondsOf(pid, { withChildren: true }) - cpuSecondsOf(pid);
+}
+
 export function mb(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
