@@ -29,7 +29,7 @@ import { runIpptoolBatch, writeBatchTest } from './support/ipptool-baseline.js';
 import { percentile, runJobs, signIn, waitForPrinter } from './support/job-runs.js';
 import { largeDocumentRun } from './support/large-document.js';
 import { pinPlan, pinProcess } from './support/pinning.js';
-import { cpuSecondsOf, mb, memoryOf, startEmulatorPart } from './support/processes.js';
+import { cpuSecondsOf, mb, memoryOf, privateMemoryOf, startEmulatorPart } from './support/processes.js';
 import { scrapedRun } from './support/scrape.js';
 import { registerEndpoints, startSlowReceivers } from './support/slow-webhooks.js';
 
@@ -134,8 +134,9 @@ async function main(): Promise<void> {
         `cores   busy during the run: core ${pin.agentCore} (agent + printer) ${busy(cpu.agent + cpu.printer)}, core ${pin.cloudCore} (emulator + app) ${busy(cpu.emulator + cpu.app)}`,
       );
     }
+    const agentPages = privateMemoryOf(agent.part.pid);
     console.log(
-      `memory  agent peak RSS ${mb(memoryOf(agent.part.pid).peak)} (now ${mb(memoryOf(agent.part.pid).rss)}); emulator peak RSS ${mb(memoryOf(emulator.part.pid).peak)}`,
+      `memory  agent peak RSS ${mb(memoryOf(agent.part.pid).peak)} (now ${mb(memoryOf(agent.part.pid).rss)}: private ${mb(agentPages.private)}, shared ${mb(agentPages.shared)}); emulator peak RSS ${mb(memoryOf(emulator.part.pid).peak)}`,
     );
 
     if (scrapeHz > 0) {

@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { DEMO } from '../../src/config/demo-seed.js';
 import { sleep } from '../../src/lib/abort.js';
 import { freePort } from '../../test/support/peers.js';
-import { type RunningPart, startPart } from './processes.js';
+import { agentNodeFlags, type RunningPart, startPart } from './processes.js';
 
 export interface BenchAgent {
   part: RunningPart;
@@ -47,6 +47,8 @@ export async function startBenchAgent(
   const { part } = await startPart(
     ['agent', '--config', config, '--data-dir', join(work, 'agent'), '--no-pretty'],
     null,
+    undefined,
+    agentNodeFlags(),
   );
   onStarted(part.pid);
   const deadline = Date.now() + 120_000;

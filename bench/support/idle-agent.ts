@@ -11,7 +11,7 @@ import { DEMO } from '../../src/config/demo-seed.js';
 import { sleep } from '../../src/lib/abort.js';
 import { addEverywhereQueue, type PrivateCupsd, startCupsd } from '../../test/support/cupsd.js';
 import { freePort } from '../../test/support/peers.js';
-import { mb, memoryOf, startPart } from './processes.js';
+import { agentNodeFlags, mb, memoryOf, privateMemoryOf, startPart } from './processes.js';
 
 /** What an idle agent holds. */
 export interface IdleFigures {
@@ -109,6 +109,8 @@ export async function idleAgent(
   const agent = await startPart(
     ['agent', '--config', config, '--data-dir', join(work, `agent-${count}`)],
     null,
+    undefined,
+    agentNodeFlags(),
   );
   try {
     onStarted(agent.part.pid);
@@ -133,10 +135,11 @@ export async function idleAgent(
     }
     samples.sort((a, b) => a - b);
     const heapUsed = await heapUsedOf(port);
+    const pages = privateMemoryOf(agent.part.pid);
     return {
       rss: samples[2] ?? 0,
       heapUsed,
-      note: `min ${mb(samples[0] ?? 0)}, max ${mb(samples[4] ?? 0)}`,
+      note: `min ${mb(samples[0] ?? 0)}, max ${mb(samples[4] ?? 0)}; private ${mb(pages.private)}, shared ${mb(pages.shared)}`,
     };
   } finally {
     await agent.part.stop();
