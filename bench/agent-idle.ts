@@ -3,14 +3,14 @@
  * has registered its printers and settled, with 1 and with BENCH_PRINTERS (50) configured
  * printers (bench/support/idle-agent.ts). The 1-printer agent is the baseline of the same run.
  *
- *   npm run bench:idle     (BENCH_PRINTERS=50, BENCH_SETTLE_S=15)
+ *   npm run bench:idle     (BENCH_PRINTERS=50, BENCH_SETTLE_S=15, BENCH_IDLE_VIA=cups|ipp)
  * Prints the RSS of both agents, the cost per extra printer, and last `ratio <50/1 RSS>`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startIppEvePrinter } from '../test/support/ippeveprinter.js';
-import { idleAgent, startQueues } from './support/idle-agent.js';
+import { idleAgent, startIdlePrinters } from './support/idle-agent.js';
 import { mb, startEmulatorPart } from './support/processes.js';
 
 const many = Number(process.env.BENCH_PRINTERS ?? 50);
@@ -21,17 +21,17 @@ async function main(): Promise<void> {
   const printer = await startIppEvePrinter({ name: 'Bench Idle Printer' });
   const stops: (() => Promise<void>)[] = [() => printer.stop()];
   try {
-    const { cupsd, seconds } = await startQueues(printer.uri, many);
-    stops.unshift(() => cupsd.stop());
-    console.log(`setup   ${many} CUPS queues in ${seconds.toFixed(1)} s`);
+    const printers = await startIdlePrinters(printer.uri, many);
+    stops.unshift(() => printers.stop());
+    console.log(`setup   ${printers.setup}`);
     const emulator = await startEmulatorPart(join(work, 'emulator'));
     stops.unshift(() => emulator.part.stop());
     const { url } = emulator;
-    const one = await idleAgent(work, url, cupsd.server, 1, settleS);
+    const one = await idleAgent(work, url, printers.uris, 1, settleS);
     console.log(
       `idle    agent with 1 printer:   RSS ${mb(one.rss)} (${one.note}), V8 heap used ${mb(one.heapUsed)}`,
     );
-    const all = await idleAgent(work, url, cupsd.server, many, settleS);
+    const all = await idleAgent(work, url, printers.uris, many, settleS);
     console.log(
       `idle    agent with ${many} printers: RSS ${mb(all.rss)} (${all.note}), V8 heap used ${mb(all.heapUsed)}`,
     );

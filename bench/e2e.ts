@@ -10,7 +10,8 @@
  * that direct run: what the agent reaches on a core of its own beside the printer.
  *
  *   npm run bench:e2e     (BENCH_JOBS=200, BENCH_WARMUP_JOBS=300, BENCH_BIG_MB=1024, BENCH_CONCURRENCY=16,
- *                          BENCH_IDLE_PRINTERS=50, BENCH_SETTLE_S=15, BENCH_SCRAPE_HZ=0, BENCH_PIN)
+ *                          BENCH_IDLE_PRINTERS=50, BENCH_IDLE_VIA=cups, BENCH_SETTLE_S=15,
+ *                          BENCH_SCRAPE_HZ=0, BENCH_PIN)
  *   BENCH_SLOW_WEBHOOKS=3 npm run bench:e2e    the same with 3 webhook endpoints configured whose
  *     HTTPS receivers take 2 s per answer (BENCH_WEBHOOK_DELAY_MS): delivery must not slow printing
  * Prints throughput of both paths, p50/p95 latency of ours, CPU per job of every process (and of
@@ -24,7 +25,7 @@ import { join } from 'node:path';
 import { startIppEvePrinter } from '../test/support/ippeveprinter.js';
 import { writePdf } from '../test/support/pdf.js';
 import { startBenchAgent } from './support/agent-part.js';
-import { idleAgent, startQueues } from './support/idle-agent.js';
+import { idleAgent, startIdlePrinters } from './support/idle-agent.js';
 import { runIpptoolBatch, writeBatchTest } from './support/ipptool-baseline.js';
 import { percentile, runJobs, signIn, waitForPrinter } from './support/job-runs.js';
 import { largeDocumentRun } from './support/large-document.js';
@@ -60,13 +61,13 @@ async function idleRun(
   core: number | undefined,
   stops: (() => Promise<void>)[],
 ): Promise<void> {
-  const { cupsd } = await startQueues(printerUri, idlePrinters);
-  stops.unshift(() => cupsd.stop());
-  const idle = await idleAgent(work, url, cupsd.server, idlePrinters, settleS, (pid) => {
+  const printers = await startIdlePrinters(printerUri, idlePrinters);
+  stops.unshift(() => printers.stop());
+  const idle = await idleAgent(work, url, printers.uris, idlePrinters, settleS, (pid) => {
     if (core !== undefined) pinProcess(pid, core);
   });
   console.log(
-    `idle    agent with ${idlePrinters} printers: RSS ${mb(idle.rss)} (${idle.note}), V8 heap used ${mb(idle.heapUsed)}`,
+    `idle    agent with ${idlePrinters} printers (${printers.setup}): RSS ${mb(idle.rss)} (${idle.note}), V8 heap used ${mb(idle.heapUsed)}`,
   );
 }
 

@@ -1,15 +1,17 @@
 /**
  * Idle memory of a real `printrelay agent` process (bench:idle, and the idle figure of bench:e2e):
  * its resident memory (VmRSS) once it has registered `count` printers and settled. The printers
- * are real: queues of a private cupsd, all pointing at one ippeveprinter, so each one is
- * described, registered and synced like a site's printer. The caller stops what it started.
+ * are real, so each one is described, registered and synced like a site's printer: queues of a
+ * private cupsd all pointing at one ippeveprinter (BENCH_IDLE_VIA=cups, the default), or one
+ * ippeveprinter each (BENCH_IDLE_VIA=ipp). The caller stops what it started.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { DEMO } from '../../src/config/demo-seed.js';
 import { sleep } from '../../src/lib/abort.js';
-import { addEverywhereQueue, type PrivateCupsd, startCupsd } from '../../test/support/cupsd.js';
+import { addEverywhereQueue, startCupsd } from '../../test/support/cupsd.js';
+import { startIppEvePrinter } from '../../test/support/ippeveprinter.js';
 import { freePort } from '../../test/support/peers.js';
 import { agentNodeFlags, mb, memoryOf, privateMemoryOf, startPart } from './processes.js';
 
@@ -23,13 +25,36 @@ export interface IdleFigures {
   note: string;
 }
 
-/** A private cupsd with `count` IPP Everywhere queues bench-1..bench-N, all to `printerUri`. */
-export async function startQueues(
+/** `count` printer URIs for idle agents and how they were made; stop() removes what it started. */
+export interface IdlePrinters {
+  uris: string[];
+  setup: string;
+  stop(): Promise<void>;
+}
+
+/** The printers of BENCH_IDLE_VIA (cups: queues bench-1..N of a private cupsd to `printerUri`; ipp: N ippeveprinters). */
+export async function startIdlePrinters(
   printerUri: string,
   count: number,
-): Promise<{ cupsd: PrivateCupsd; seconds: number }> {
-  const cupsd = await startCupsd();
+  via = process.env.BENCH_IDLE_VIA ?? 'cups',
+): Promise<IdlePrinters> {
   const started = performance.now();
+  const took = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
+  if (via === 'ipp') {
+    const printers: Awaited<ReturnType<typeof startIppEvePrinter>>[] = [];
+    const stop = async () => {
+      for (const printer of printers) await printer.stop();
+    };
+    try {
+      for (let i = 1; i <= count; i++) printers.push(await startIppEvePrinter({ name: `Idle ${i}` }));
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+    return { uris: printers.map((p) => p.uri), setup: `${count} ippeveprinters in ${took()}`, stop };
+  }
+  if (via !== 'cups') throw new Error(`BENCH_IDLE_VIA must be cups or ipp, not '${via}'`);
+  const cupsd = await startCupsd();
   try {
     for (let i = 1; i <= count; i++)
       await withRetries(() => addEverywhereQueue(cupsd, `bench-${i}`, printerUri));
@@ -37,7 +62,11 @@ export async function startQueues(
     await cupsd.stop();
     throw error;
   }
-  return { cupsd, seconds: (performance.now() - started) / 1000 };
+  return {
+    uris: Array.from({ length: count }, (_, i) => `cups://bench-${i + 1}?server=${cupsd.server}`),
+    setup: `${count} CUPS queues in ${took()}`,
+    stop: () => cupsd.stop(),
+  };
 }
 
 /** lpadmin now and then cannot connect while cupsd rewrites its state after many queues: try again. */
@@ -70,14 +99,14 @@ async function statusOf(port: number): Promise<{ printers: unknown[]; lastErrors
 }
 
 /**
- * Starts an agent (working files under `work`) with the first `count` queues of `cupsServer`,
- * waits until it serves them, lets it settle `settleS` seconds, reads its memory and stops it.
+ * Starts an agent (working files under `work`) with the first `count` printers of `uris`, waits
+ * until it serves them, lets it settle `settleS` seconds, reads its memory and stops it.
  * `onStarted` may pin the process.
  */
 export async function idleAgent(
   work: string,
   url: string,
-  cupsServer: string,
+  uris: string[],
   count: number,
   settleS: number,
   onStarted: (pid: number) => void = () => {},
@@ -87,7 +116,7 @@ export async function idleAgent(
   const printers = Array.from({ length: count }, (_, i) => ({
     // names are unique in the organization: each agent gets its own
     name: `Idle ${count} Queue ${i + 1}`,
-    uri: `cups://bench-${i + 1}?server=${cupsServer}`,
+    uri: uris[i],
   }));
   writeFileSync(
     config,
