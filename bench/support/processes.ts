@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { AGENT_NODE_FLAGS } from '../../src/service/agent-node-flags.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -83,11 +84,14 @@ export async function startPart(
 }
 
 /**
- * The node flags of agent processes in the benchmarks: BENCH_AGENT_NODE_FLAGS, split on spaces
- * (for example `--max-semi-space-size=1`, to compare a V8 setting against the default).
+ * The node flags of agent processes in the benchmarks: those the agent's services run with
+ * (AGENT_NODE_FLAGS), or BENCH_AGENT_NODE_FLAGS split on spaces when set (empty: none, node's
+ * defaults), to compare a V8 setting against another.
  */
 export function agentNodeFlags(env: Record<string, string | undefined> = process.env): string[] {
-  return (env.BENCH_AGENT_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+  const wanted = env.BENCH_AGENT_NODE_FLAGS;
+  if (wanted === undefined) return [...AGENT_NODE_FLAGS];
+  return wanted.split(' ').filter((flag) => flag !== '');
 }
 
 /**
