@@ -6,6 +6,8 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { onCore } from './pinning.js';
+import { childrenCpuSecondsOf } from './processes.js';
 
 /** Writes a .test file with `count` Print-Job blocks for `documentPath`. */
 export function writeBatchTest(dir: string, count: number, documentPath: string, format: string): string {
@@ -34,13 +36,25 @@ export interface BaselineResult {
   jobs: number;
   seconds: number;
   jobsPerSecond: number;
+  /** CPU seconds (user + system) ipptool itself used. */
+  cpuSeconds: number;
 }
 
-/** Runs the batch with ipptool against `printerUri`; resolves with its wall time. */
-export function runIpptoolBatch(printerUri: string, testFile: string, jobs: number): Promise<BaselineResult> {
+/**
+ * Runs the batch with ipptool against `printerUri` (on `core` when given); resolves with its wall
+ * time and its CPU time (this process's waited-for children: nothing else exits meanwhile).
+ */
+export function runIpptoolBatch(
+  printerUri: string,
+  testFile: string,
+  jobs: number,
+  core?: number,
+): Promise<BaselineResult> {
   return new Promise((resolve, reject) => {
+    const cpuBefore = childrenCpuSecondsOf(process.pid);
     const started = process.hrtime.bigint();
-    const child = spawn('ipptool', ['-q', '-T', '30', printerUri, testFile], {
+    const [command, args] = onCore(core, 'ipptool', ['-q', '-T', '300', printerUri, testFile]);
+    const child = spawn(command, args, {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -51,7 +65,10 @@ export function runIpptoolBatch(printerUri: string, testFile: string, jobs: numb
     child.on('exit', (code) => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       if (code !== 0) reject(new Error(`ipptool exited ${code}: ${stderr.slice(-500)}`));
-      else resolve({ jobs, seconds, jobsPerSecond: jobs / seconds });
+      else {
+        const cpuSeconds = childrenCpuSecondsOf(process.pid) - cpuBefore;
+        resolve({ jobs, seconds, jobsPerSecond: jobs / seconds, cpuSeconds });
+      }
     });
   });
 }

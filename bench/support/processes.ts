@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { AGENT_NODE_FLAGS } from '../../src/service/agent-node-flags.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -15,13 +16,15 @@ export interface RunningPart {
 }
 
 /**
- * Starts `printrelay <args>` (logs at warn); resolves once its output matches `ready`, with the
- * pattern's first group (at once with '' when `ready` is null). The caller stops the part.
+ * Starts `printrelay <args>` (logs at warn) with `nodeFlags` for node; resolves once its output
+ * matches `ready`, with the pattern's first group (at once with '' when `ready` is null). The
+ * caller stops the part.
  */
 export async function startPart(
   args: string[],
   ready: RegExp | null,
   timeoutMs = 60_000,
+  nodeFlags: string[] = [],
 ): Promise<{ part: RunningPart; match: string }> {
   // BENCH_PROFILE_DIR=<dir> writes a V8 CPU profile of each part there when it exits.
   const profile = process.env.BENCH_PROFILE_DIR
@@ -33,7 +36,7 @@ export async function startPart(
     process.env.BENCH_ENTRY === 'dist'
       ? join(root, 'dist', 'cli', 'main.js')
       : join(root, 'bin', 'printrelay.js');
-  const child = spawn(process.execPath, [...profile, entry, ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, ...profile, entry, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, PRINTRELAY_LOG_LEVEL: 'warn' },
   });
@@ -80,6 +83,30 @@ export async function startPart(
   return { part, match };
 }
 
+/**
+ * The node flags of agent processes in the benchmarks: those the agent's services run with
+ * (AGENT_NODE_FLAGS), or BENCH_AGENT_NODE_FLAGS split on spaces when set (empty: none, node's
+ * defaults), to compare a V8 setting against another.
+ */
+export function agentNodeFlags(env: Record<string, string | undefined> = process.env): string[] {
+  const wanted = env.BENCH_AGENT_NODE_FLAGS;
+  if (wanted === undefined) return [...AGENT_NODE_FLAGS];
+  return wanted.split(' ').filter((flag) => flag !== '');
+}
+
+/**
+ * Resident memory of a process from /proc/<pid>/smaps_rollup, bytes: `private` (pages only it
+ * maps: its heaps and data) and `shared` (pages other processes map too, chiefly the node
+ * binary's code, which RSS counts in full for every node process).
+ */
+export function privateMemoryOf(pid: number): { private: number; shared: number } {
+  const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
+  const rss = kb('Rss');
+  const privatePages = kb('Private_Clean') + kb('Private_Dirty');
+  return { private: privatePages, shared: rss - privatePages };
+}
+
 /** Resident memory of a process in bytes: current (VmRSS) and peak (VmHWM). */
 export function memoryOf(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -110,6 +137,14 @@ export function cpuSecondsOf(pid: number, options: { withChildren?: boolean } = 
   const own = Number(fields[11]) + Number(fields[12]);
   const children = options.withChildren ? Number(fields[13]) + Number(fields[14]) : 0;
   return (own + children) / ticksPerSecond;
+}
+
+/**
+ * CPU seconds (user + system) of the children `pid` has waited for (cutime + cstime of
+ * /proc/<pid>/stat): for this process, the ipptool runs it started and saw exit.
+ */
+export function childrenCpuSecondsOf(pid: number): number {
+  return cpuSecondsOf(pid, { withChildren: true }) - cpuSecondsOf(pid);
 }
 
 export function mb(bytes: number): string {

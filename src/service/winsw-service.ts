@@ -9,6 +9,7 @@
  * Paths here are Windows paths whatever the platform, so the definition is testable anywhere.
  */
 import { win32 } from 'node:path';
+import { AGENT_NODE_FLAGS } from './agent-node-flags.js';
 import type { ServiceAction, ServicePlan } from './service-plan.js';
 
 /** The service's id: the service name, and the base name of WinSW's .exe and .xml. */
@@ -39,7 +40,8 @@ export function serviceDir(settings: WindowsServiceSettings): string {
 
 /** The WinSW definition (printrelay-agent.xml). Pure. */
 export function winswDefinition(s: WindowsServiceSettings): string {
-  const args = [win32.join(s.appDir, 'bin', 'printrelay.js'), 'agent', '--config', s.config];
+  const script = win32.join(s.appDir, 'bin', 'printrelay.js');
+  const args = [...AGENT_NODE_FLAGS, script, 'agent', '--config', s.config];
   args.push('--data-dir', s.home, '--no-pretty', '--event-log');
   const lines = [
     '<!-- PrintRelay agent as a Windows service (WinSW). Written by printrelay service install. -->',

@@ -76,7 +76,8 @@ export async function startCupsd(): Promise<PrivateCupsd> {
     dir,
     server: `127.0.0.1:${port}`,
     async stop() {
-      if (child.exitCode === null) {
+      // exitCode stays null for a cupsd that died of a signal: its 'exit' has already come
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
         await exited;

@@ -1,9 +1,12 @@
 /**
  * The facts a connector registers with: host name, internal IPs, OS type and version (read with
- * systeminformation), and the package's version as sw_version. Pure mapping in
- * `toRegistration`; `readHostFacts` does the I/O.
+ * node:os, and the distribution's name from /etc/os-release where there is one), and the
+ * package's version as sw_version. Pure mapping in `toRegistration`; `readHostFacts` does the I/O.
+ * node:os answers what registration needs without a process or library of its own, so the agent
+ * keeps no host-inventory library resident.
  */
-import si from 'systeminformation';
+import { readFile } from 'node:fs/promises';
+import { hostname, networkInterfaces, platform, release, version } from 'node:os';
 import type { AgentConfig } from '../../config/agent-schema.js';
 import type { ConnectorRegistration, OsType } from '../../protocol/connector-channel.js';
 
@@ -18,16 +21,26 @@ export interface HostFacts {
 
 /** Reads the host facts; no cleanup needed. */
 export async function readHostFacts(): Promise<HostFacts> {
-  const [os, interfaces] = await Promise.all([si.osInfo(), si.networkInterfaces()]);
-  const list = Array.isArray(interfaces) ? interfaces : [interfaces];
-  const internalIps = list.filter((i) => !i.internal && i.ip4).map((i) => i.ip4);
+  // one address per interface: its first IPv4 one, loopback left out
+  const internalIps: string[] = [];
+  for (const addresses of Object.values(networkInterfaces())) {
+    const ip4 = addresses?.find((a) => a.family === 'IPv4' && !a.internal);
+    if (ip4) internalIps.push(ip4.address);
+  }
   return {
-    hostname: os.hostname,
+    hostname: hostname(),
     internalIps,
-    platform: os.platform,
-    osRelease: os.release,
-    distro: os.distro,
+    platform: platform(),
+    osRelease: release(),
+    distro: (await distroName()) ?? version(),
   };
+}
+
+/** PRETTY_NAME of /etc/os-release (Linux), else undefined. */
+async function distroName(): Promise<string | undefined> {
+  const text = await readFile('/etc/os-release', 'utf8').catch(() => '');
+  const value = /^PRETTY_NAME=(.*)$/m.exec(text)?.[1];
+  return value?.replace(/^"(.*)"$/, '$1');
 }
 
 /** Maps a platform name to the connector os_type. */

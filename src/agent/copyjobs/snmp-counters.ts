@@ -3,8 +3,10 @@
  * prtMarkerLifeCount for impressions, plus the colour, sheet and two-sided counters the device
  * has under the OIDs configured for it. One UDP session per source, opened on the first read and
  * closed by close(). Community and keys are secrets: they never reach a log line or an error.
+ * net-snmp is imported on the first read, so an agent whose YAML names no SNMP source never
+ * loads it.
  */
-import snmp from 'net-snmp';
+import type snmp from 'net-snmp';
 import { PrintRelayError } from '../../lib/errors.js';
 import type { SnmpSourceConfig } from '../../config/copy-jobs-schema.js';
 import type { CounterSnapshot } from './copy-counting.js';
@@ -32,8 +34,17 @@ function oidsOf(config: SnmpSourceConfig): [Field, string][] {
     .map(([f, o]) => [f, o.replace(/^\./, '')]);
 }
 
+type NetSnmp = typeof snmp;
+
+/** The net-snmp module, imported once on first use. */
+let netSnmp: Promise<NetSnmp> | undefined;
+function loadNetSnmp(): Promise<NetSnmp> {
+  netSnmp ??= import('net-snmp').then((module) => module.default);
+  return netSnmp;
+}
+
 /** Opens a net-snmp session for the configuration (v3: user with auth/priv as configured). */
-function openSession(config: SnmpSourceConfig): snmp.Session {
+function openSession(snmp: NetSnmp, config: SnmpSourceConfig): snmp.Session {
   const options = { port: config.port, timeout: config.timeout_ms, retries: 1 };
   if (config.version !== '3') {
     const version = config.version === '1' ? snmp.Version1 : snmp.Version2c;
@@ -53,7 +64,7 @@ function openSession(config: SnmpSourceConfig): snmp.Session {
 }
 
 /** A counter value as a safe integer, or undefined (missing object, error varbind). */
-function counterValue(varbind: snmp.Varbind): number | undefined {
+function counterValue(snmp: NetSnmp, varbind: snmp.Varbind): number | undefined {
   if (snmp.isVarbindError(varbind)) return undefined;
   const value = typeof varbind.value === 'bigint' ? Number(varbind.value) : varbind.value;
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
@@ -73,11 +84,13 @@ export class SnmpCounterSource implements CounterSource {
   /** One GET of every configured counter; throws SnmpReadError without impressions. */
   async read(signal?: AbortSignal): Promise<CounterSnapshot> {
     signal?.throwIfAborted();
-    this.session ??= openSession(this.config);
+    const snmp = await loadNetSnmp();
+    signal?.throwIfAborted();
+    this.session ??= openSession(snmp, this.config);
     const varbinds = await this.get(this.session);
     const snapshot: Partial<CounterSnapshot> = {};
     this.oids.forEach(([field, oid], i) => {
-      const value = varbinds[i] && counterValue(varbinds[i]);
+      const value = varbinds[i] && counterValue(snmp, varbinds[i]);
       if (value !== undefined) snapshot[field] = value;
       else if (field === 'impressions') throw new SnmpReadError(`SNMP ${this.where()}: no counter at ${oid}`);
     });

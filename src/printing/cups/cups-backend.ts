@@ -5,8 +5,9 @@
  * through `lp` (unix-print, see lp-submit.ts) so CUPS filters and drivers apply as for any
  * desktop job; job state, lookup by name and cancel are the queue's IPP endpoint served by an
  * IppBackend. close() forgets the cached queue attributes and closes its IPP connections.
+ * unix-print is imported on the first document, so an agent without cups:// printers never
+ * loads it.
  */
-import unixPrint from 'unix-print';
 import type { Logger } from '../../log/logger.js';
 import { IppBackend } from '../ipp/ipp-backend.js';
 import type {
@@ -31,6 +32,10 @@ export interface CupsBackendOptions {
   timeoutMs?: number;
 }
 
+/** unix-print's print(), imported when the first document goes to a CUPS queue. */
+const printWithLp: UnixPrintFunction = async (file, printer, options) =>
+  (await import('unix-print')).default.print(file, printer, options);
+
 /** The backend for one CUPS queue. Construct per queue; close() when done. */
 export class CupsBackend implements PrinterBackend {
   private readonly target: CupsTarget;
@@ -47,7 +52,7 @@ export class CupsBackend implements PrinterBackend {
     this.target = parseCupsUri(uri);
     this.logger = options.logger.child({ printer: `cups://${this.target.queue}` });
     this.queueIpp = new IppBackend(this.target.ippUri, { logger: this.logger, timeoutMs: options.timeoutMs });
-    this.lp = new LpSubmitter(options.print ?? unixPrint.print);
+    this.lp = new LpSubmitter(options.print ?? printWithLp);
   }
 
   /** CUPS's IPP URI of the queue. */

@@ -3,9 +3,9 @@
  * _ipp._tcp.local and _ipps._tcp.local, follows up for instances whose SRV/TXT did not come
  * along, collects every response for a browse window, then builds ipp:// / ipps:// candidates
  * (dnssd-records.ts). Each discover() opens its own socket and destroys it before returning.
- * A socket error is an error result, never "no printers".
+ * A socket error is an error result, never "no printers". multicast-dns is imported by the
+ * first browse, so a process that never browses (an agent without `discovery.dnssd`) never loads it.
  */
-import makeMdns from 'multicast-dns';
 import { sleep } from '../../lib/abort.js';
 import type { Logger } from '../../log/logger.js';
 import { type DiscoveryResult, discoveryResult, type PrinterDiscoverer } from './discovery.js';
@@ -48,7 +48,7 @@ export class DnsSdDiscoverer implements PrinterDiscoverer {
   private async browse(signal?: AbortSignal) {
     const socket = this.options.createSocket
       ? this.options.createSocket()
-      : (makeMdns() as unknown as MdnsSocket);
+      : ((await import('multicast-dns')).default() as unknown as MdnsSocket);
     const records: MdnsRecord[] = [];
     let failure: Error | undefined;
     const asked = new Set<string>();

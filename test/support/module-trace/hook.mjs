@@ -1,5 +1,7 @@
-// Module resolve hook for register.mjs: appends each bare specifier (a package) to the trace file.
+// Module resolve hook for register.mjs: appends the trace name (module-names.mjs) of every module
+// the process resolves through import to the trace file, one per line.
 import { appendFileSync } from 'node:fs';
+import { moduleName } from './module-names.mjs';
 
 let file;
 
@@ -8,8 +10,8 @@ export function initialize(data) {
 }
 
 export async function resolve(specifier, context, next) {
-  if (file && !specifier.startsWith('.') && !specifier.startsWith('/') && !specifier.includes(':')) {
-    appendFileSync(file, `${specifier}\n`);
-  }
-  return next(specifier, context);
+  const resolved = await next(specifier, context);
+  const name = file ? moduleName(resolved.url) : undefined;
+  if (name) appendFileSync(file, `${name}\n`);
+  return resolved;
 }

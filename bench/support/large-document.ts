@@ -1,0 +1,73 @@
+/**
+ * The large-document part of bench:e2e: one document of BENCH_BIG_MB MiB through the whole path
+ * (app -> emulator -> agent -> printer), with the peak RSS growth of agent and emulator, against
+ * the same file sent straight to the same printer by ipptool (on the agent's core when pinned).
+ */
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SfapiClient } from '../../src/client/sfapi-client.js';
+import { printAndWait } from '../../test/support/whole-loop.js';
+import { runIpptoolBatch, writeBatchTest } from './ipptool-baseline.js';
+import { mb, memoryOf, resetPeak } from './processes.js';
+
+/** A PDF of about `megabytes` MiB: a one-page PDF followed by padding after %%EOF, written in chunks. */
+function writeLargeDocument(path: string, onePage: Buffer, megabytes: number): void {
+  const fd = openSync(path, 'w');
+  writeSync(fd, onePage);
+  const chunk = Buffer.alloc(4 * 1024 * 1024, 0x20);
+  for (let written = 0; written < megabytes * 1024 * 1024; written += chunk.length) writeSync(fd, chunk);
+  closeSync(fd);
+}
+
+export interface LargeRun {
+  work: string;
+  megabytes: number;
+  onePage: string;
+  sfapi: SfapiClient;
+  printerId: string;
+  printerUri: string;
+  agentPid: number;
+  emulatorPid: number;
+  /** ipptool's core in the direct run (the agent's core when pinned). */
+  core?: number;
+}
+
+const rate = (bytes: number, seconds: number) => bytes / 1024 / 1024 / seconds;
+
+/** Runs both and prints them; resolves ours/direct of the rates. */
+export async function largeDocumentRun(run: LargeRun): Promise<number> {
+  const big = join(run.work, 'big.pdf');
+  writeLargeDocument(big, readFileSync(run.onePage), run.megabytes);
+  try {
+    const size = statSync(big).size;
+    const direct = await runIpptoolBatch(
+      run.printerUri,
+      writeBatchTest(run.work, 1, big, 'application/pdf'),
+      1,
+      run.core,
+    );
+    const before = { agent: memoryOf(run.agentPid).rss, emulator: memoryOf(run.emulatorPid).rss };
+    const reset = resetPeak(run.agentPid) && resetPeak(run.emulatorPid);
+    const t0 = performance.now();
+    const { status } = await printAndWait(
+      run.sfapi,
+      big,
+      { type: 'pdf', printerid: run.printerId, alias: 'big.pdf' },
+      1_800_000,
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    if (status.jobstatus !== 0) throw new Error(`the large job ended with ${status.jobstatus}`);
+    const after = { agent: memoryOf(run.agentPid).peak, emulator: memoryOf(run.emulatorPid).peak };
+    const ours = rate(size, seconds);
+    const directRate = rate(size, direct.seconds);
+    console.log(
+      `large   ${mb(size)} through the whole path in ${seconds.toFixed(1)} s (${ours.toFixed(0)} MB/s); direct ipptool ${direct.seconds.toFixed(1)} s (${directRate.toFixed(0)} MB/s, ipptool CPU ${direct.cpuSeconds.toFixed(2)} s)`,
+    );
+    console.log(
+      `large   peak RSS growth${reset ? '' : ' (peak not resettable: lifetime peak)'}: agent ${mb(after.agent - before.agent)} (peak ${mb(after.agent)}), emulator ${mb(after.emulator - before.emulator)} (peak ${mb(after.emulator)})`,
+    );
+    return ours / directRate;
+  } finally {
+    rmSync(big, { force: true });
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * What a real `printrelay agent` process keeps in memory: with a minimal agent.yaml (one IPP
+ * printer, no copy jobs, stations or discovery) it runs, registers and stops without loading the
+ * emulator, the other commands, or the libraries of features the file does not name. The module
+ * trace (test/support/module-trace) records every package and src/ file the process loads, by
+ * import and by require, up to its exit.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DEMO } from '../../src/config/load-config.js';
+import { type EmulatorWithApp, startEmulatorWithApp } from '../support/agent-rig.js';
+import { peersAvailable } from '../support/peers.js';
+import { CliProcess } from './cli-process.js';
+
+const enabled = peersAvailable('ippeveprinter') && inject('ippeveprinterUri') !== '';
+
+/** Packages the agent must not load unless its configuration uses what they serve. */
+const NOT_FOR_A_PLAIN_AGENT = [
+  // the emulator's web server and its plugins, its upload parser and certificates
+  'fastify',
+  '@fastify/cookie',
+  '@fastify/cors',
+  '@fastify/formbody',
+  '@fastify/swagger',
+  '@fastify/swagger-ui',
+  '@fastify/websocket',
+  'busboy',
+  'jose',
+  'selfsigned',
+  // host inventory (registration reads node:os)
+  'systeminformation',
+  // copy-job counters over SNMP
+  'net-snmp',
+  // card readers
+  'node-hid',
+  'serialport',
+  '@serialport/bindings-cpp',
+  // cups:// printing, Windows printing and service, DNS-SD discovery
+  'unix-print',
+  'pdf-to-printer',
+  'node-windows',
+  'multicast-dns',
+  // human log lines (the service logs JSON), the progress bar of `printrelay print`
+  'pino-pretty',
+  'cli-progress',
+  // PDF libraries
+  'pdf-lib',
+];
+
+describe.skipIf(!enabled)('the agent loads only what its configuration uses', () => {
+  let dir: string;
+  let rig: EmulatorWithApp;
+  let loaded: Set<string>;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agent-modules-'));
+    rig = await startEmulatorWithApp(dir);
+    const config = join(dir, 'agent.yaml');
+    writeFileSync(
+      config,
+      [
+        'version: 1',
+        'cloud:',
+        `  url: ${rig.base}`,
+        `  client_id: ${DEMO.client.id}`,
+        `  client_secret: ${DEMO.client.secret}`,
+        `  username: ${DEMO.admin.email}`,
+        `  password: ${DEMO.admin.password}`,
+        'control:',
+        '  port: 0',
+        'printers:',
+        '  - name: Modules Printer',
+        `    uri: ${inject('ippeveprinterUri')}`,
+        '',
+      ].join('\n'),
+    );
+    const trace = join(dir, 'modules.txt');
+    const agent = new CliProcess(
+      ['agent', '--config', config, '--data-dir', join(dir, 'agent'), '--no-pretty'],
+      {
+        NODE_OPTIONS: `--import ${new URL('../support/module-trace/register.mjs', import.meta.url).pathname}`,
+        PRINTRELAY_MODULE_TRACE: trace,
+      },
+    );
+    try {
+      await agent.waitFor(/"msg":"agent running"/);
+    } finally {
+      await agent.stop();
+    }
+    loaded = new Set(readFileSync(trace, 'utf8').split('\n').filter(Boolean));
+  });
+
+  afterAll(async () => {
+    await rig?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the trace sees imports and require() calls: the agent, undici, and better-sqlite3 with what it requires', () => {
+    const seen = ['src/agent/agent.ts', 'src/cli/commands/agent.ts', 'undici', 'better-sqlite3', 'bindings'];
+    expect(seen.filter((name) => loaded.has(name))).toEqual(seen);
+  });
+
+  it('loads none of the emulator, the other commands or the unused libraries', () => {
+    expect([...loaded].filter((name) => name.startsWith('src/emulator/'))).toEqual([]);
+    const otherCommands = [
+      'src/cli/commands/demo.ts',
+      'src/cli/commands/emulator.ts',
+      'src/cli/commands/print.ts',
+      'src/cli/commands/printers.ts',
+      'src/cli/commands/doctor.ts',
+      'src/cli/commands/card.ts',
+      'src/cli/commands/swipe.ts',
+      'src/cli/commands/service.ts',
+      'src/cli/commands/status.ts',
+      'src/cli/commands/config.ts',
+    ];
+    expect(otherCommands.filter((name) => loaded.has(name))).toEqual([]);
+    expect(NOT_FOR_A_PLAIN_AGENT.filter((name) => loaded.has(name))).toEqual([]);
+  });
+});

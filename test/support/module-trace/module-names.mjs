@@ -1,0 +1,16 @@
+// What a loaded module's URL or path is called in a module trace: the package name for a file
+// under node_modules (the innermost one, scope included), `src/...` for a project source file,
+// the URL itself for a built-in (node:fs). Anything else (tests, bin/, tsx's own helpers) is
+// left out. Shared by hook.mjs (ESM, in the hooks thread) and register.mjs (CommonJS, at exit).
+
+const packagePath = /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//;
+const sourcePath = /\/(src\/.+)$/;
+
+/** The trace name of `where` (a file: URL or an absolute path), or undefined. */
+export function moduleName(where) {
+  if (where.startsWith('node:')) return where;
+  const path = where.startsWith('file://') ? decodeURIComponent(new URL(where).pathname) : where;
+  const inPackage = packagePath.exec(path);
+  if (inPackage) return inPackage[1];
+  return sourcePath.exec(path)?.[1];
+}
