@@ -171,7 +171,8 @@ describe.skipIf(!enabled)(`agent SIGKILLed ${KILLS} times during ${JOBS} jobs`, 
         `partial=${partial.length} reconciled at the printer: found-watched=${found} absent-resent=${absent} ` +
         `cancelled-resent=${cancelled} printed-cut-resent=${printedCut}`,
     );
-    if (notDone.length > 0) console.info(describeJobs(rig, notDone, logs));
+    const unexpected = [...new Set([...notDone, ...lost, ...twice])];
+    if (unexpected.length > 0) console.info(describeJobs(rig, unexpected, logs));
     expect(jobIds).toHaveLength(JOBS);
     expect([...rig.cloudProxy.fired, ...rig.printerProxy.fired].sort()).toEqual([...kills].sort());
     expect(notDone.map((id) => [id, statuses.get(id)])).toEqual([]);

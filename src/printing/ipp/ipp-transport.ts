@@ -10,7 +10,6 @@ import { stat } from 'node:fs/promises';
 import { type Agent, type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { pipeline } from 'node:stream/promises';
 import { PermanentError, ValidationError } from '../../lib/errors.js';
 import { decodeMessage, type IppMessage, IppIncompleteError } from './ipp-codec.js';
 import { errorForNetworkFailure, IppResponseError } from './ipp-errors.js';
@@ -120,17 +119,51 @@ export async function exchange(
       req.end();
       return;
     }
-    // The document's last bytes were handed to the connection when the file has been read to its
-    // end (each chunk is written as it is read; on an uncongested socket that write reaches the
-    // OS at once). 'finish' and pipeline() settle later, leaving a wider gap for a crash.
-    const source = createReadStream(options.documentPath);
-    if (options.onDocumentSent) source.once('end', options.onDocumentSent);
-    pipeline(source, req).catch((error) => {
+    streamDocument(options.documentPath, documentSize, req, options.onDocumentSent).catch((error) => {
       // The printer may answer (busy, format not supported) and close before taking the whole
       // document; then the response wins and this write error is noise.
       setImmediate(() => {
         if (!responded) fail(mapRequestError(error, options, where));
       });
+    });
+  });
+}
+
+/**
+ * Writes the document to the request chunk by chunk (pausing while the connection is full) and
+ * calls `onSent` from the write callback of the chunk that completes it: the moment its last
+ * bytes were handed to the operating system, which delivers them even if this process dies
+ * right after. (The read stream's 'end' comes a file read later, a window in which a crash left
+ * a whole document at the printer recorded as cut.)
+ */
+function streamDocument(path: string, size: number, req: ClientRequest, onSent?: () => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const source = createReadStream(path);
+    let written = 0;
+    const abort = (error: unknown) => {
+      source.destroy();
+      reject(error);
+    };
+    req.once('error', abort);
+    req.once('close', () => source.destroy());
+    source.on('error', (error) => {
+      req.destroy(error);
+      reject(error);
+    });
+    source.on('data', (chunk: Buffer | string) => {
+      written += chunk.length;
+      const completes = written >= size && onSent !== undefined;
+      const whenFlushed = (error?: Error | null) => {
+        if (!error) onSent?.();
+      };
+      if (!req.write(chunk, completes ? whenFlushed : undefined)) {
+        source.pause();
+        req.once('drain', () => source.resume());
+      }
+    });
+    source.on('end', () => {
+      if (size === 0) onSent?.();
+      req.end(() => resolve());
     });
   });
 }
