@@ -243,8 +243,9 @@ export class ChannelClient {
       });
       const append =
         resume && res.status === 206 && header(res, 'content-range')?.startsWith(`bytes ${have}-`);
+      const where = `GET ${document.url || CHANNEL_PATHS.document(jobId)}`;
       if (append) {
-        await pipeline(res.body, createWriteStream(target, { flags: 'a' }), { signal });
+        await spoolTo(where, target, res.body, [createWriteStream(target, { flags: 'a' })], signal);
       } else {
         // A whole download is hashed on its way to disk, sparing a second read of the file.
         const hash = createHash('sha256');
@@ -254,7 +255,7 @@ export class ChannelClient {
             done(null, chunk);
           },
         });
-        await pipeline(res.body, hashing, createWriteStream(target), { signal });
+        await spoolTo(where, target, res.body, [hashing, createWriteStream(target)], signal);
         fresh = hash.digest('hex');
       }
     }
@@ -290,6 +291,60 @@ export async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');
   await pipeline(createReadStream(path), hash);
   return hash.digest('hex');
+}
+
+/** Error codes of a spool write that waits for room (or rights) instead of failing the job. */
+const SPOOL_WRITE_CODES = new Set([
+  'ENOSPC',
+  'EDQUOT',
+  'EROFS',
+  'EACCES',
+  'EPERM',
+  'EMFILE',
+  'ENFILE',
+  'EIO',
+]);
+
+/**
+ * Pipes a download body through `stages` into the spool file. A failed write (disk full,
+ * read-only) is a RetryableError `spool_write` naming the file; a body cut short by the cloud is
+ * a RetryableError `network`. Both keep what was written, so the next try resumes.
+ */
+async function spoolTo(
+  where: string,
+  target: string,
+  body: NodeJS.ReadableStream,
+  stages: NodeJS.WritableStream[],
+  signal?: AbortSignal,
+): Promise<void> {
+  try {
+    await pipeline(body, ...(stages as [NodeJS.WritableStream]), { signal });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    const code = (error as { code?: string }).code ?? '';
+    if (SPOOL_WRITE_CODES.has(code)) {
+      throw new RetryableError(
+        'spool_write',
+        `cannot write the spool file ${target}: ${spoolProblem(code)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    throw new RetryableError(
+      'network',
+      `${where}: connection lost mid-download: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+function spoolProblem(code: string): string {
+  if (code === 'ENOSPC' || code === 'EDQUOT') return `no space left on the device (${code})`;
+  if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM') return `not writable (${code})`;
+  return `write failed (${code})`;
 }
 
 function fileSize(path: string): number {

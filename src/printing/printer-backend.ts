@@ -46,6 +46,12 @@ export interface BackendJob {
    * after a crash can be told apart from one holding only part of the document.
    */
   onDocumentSent?: () => void;
+  /**
+   * Called with the printer's job id when the printer created the job before any of the document
+   * was sent (IPP Create-Job). The agent records it, so after a crash it knows which printer job
+   * holds an incomplete document, and cancels it before sending again.
+   */
+  onPrinterJobCreated?: (printerJobId: string) => void;
 }
 
 export interface SubmittedJob {

@@ -146,6 +146,8 @@ export type JobEventKind =
   | 'downloading'
   | 'printing'
   | 'progress'
+  /** The job waits for its printer (busy, offline, answering garbage) or its spool; `message` says why. */
+  | 'waiting'
   | 'completed'
   | 'failed'
   | 'cancelled';
@@ -168,8 +170,12 @@ export interface JobEvent {
   printer_job_id?: string;
   /** For failed: an error code from the host operating system's list (3011 = restart the job). */
   error_code?: number;
+  /** For failed: why. For waiting: `waiting: <reason>, retry in <n> s` (see WAITING_PREFIX). */
   message?: string;
 }
+
+/** How every `waiting` event's message starts; the cloud shows it until the job moves on. */
+export const WAITING_PREFIX = 'waiting: ';
 
 /** Most events one POST /connector/v1/events may carry. */
 export const MAX_EVENT_BATCH = 100;

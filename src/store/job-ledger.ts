@@ -140,7 +140,8 @@ export class JobLedger {
         attempts: job.attempts + (details.attempt ? 1 : 0),
         nextRetryAt: details.nextRetryAt,
         lastError: details.lastError ?? job.lastError,
-        printerJobId: details.printerJobId ?? job.printerJobId,
+        // A new attempt has no printer job yet (unless the move names one).
+        printerJobId: details.printerJobId ?? (details.attempt ? undefined : job.printerJobId),
         spoolPath: details.spoolPath ?? job.spoolPath,
         firstTryAt: job.firstTryAt ?? (details.attempt ? now : undefined),
         // A new attempt has sent nothing yet.
@@ -166,6 +167,11 @@ export class JobLedger {
         );
       return moved;
     })();
+  }
+
+  /** Records the printer job the current submit attempt created (before its document is sent). */
+  recordPrinterJob(jobId: string, printerJobId: string): void {
+    this.db.prepare('UPDATE jobs SET printer_job_id = ? WHERE job_id = ?').run(printerJobId, jobId);
   }
 
   /** Records that the current submit attempt handed the printer the whole document. */

@@ -49,6 +49,11 @@ export class CliProcess {
     }
   }
 
+  /** The process id (for /proc/<pid>/... views of its namespaces). */
+  get pid(): number {
+    return this.child.pid as number;
+  }
+
   /** Sends a signal to this process only. */
   signal(signal: NodeJS.Signals): void {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);

@@ -7,10 +7,14 @@
  * the cloud accepted ends with Status 0 and was printed once, every acknowledged upload could be
  * printed, and the cloud holds exactly the events the agent produced for each job.
  *
- * Run with `npm run proofs` (vitest.proofs.config.ts runs every proof), not in
- * `npm test`: after this session's merges (one-upload rule, printanddelete, copy-job outbox) the
- * run did not finish within its 300 s in CI's clone, waiting on a kill point that never fired.
- * Open in issue 15.
+ * Size: FAULT_EMULATOR_JOBS jobs (30 by default). `npm test` runs it through
+ * test/e2e/emulator-kill.test.ts; `npm run proofs` runs it too. After the issue 10 merge it
+ * stalled until its 300 s timeout: a document download that failed while the emulator restarted
+ * counted toward `jobs.download_attempts` (so with the rig's fast retries those jobs failed, 3011,
+ * never printed), and a job whose retry came due while earlier jobs were still being sent was
+ * dropped from its printer's line (left downloading until the agent restarted). Both are fixed
+ * (docs/agent-jobs.md); a restart that fails or a kill point that does not fire within 60 s now
+ * fails the run at once with the reason.
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -105,6 +109,8 @@ describe.skipIf(!enabled)(`emulator SIGKILLed ${SCHEDULE.length} times during ${
     let restarting: Promise<void> | undefined;
     const kills: KillPoint[] = [];
     let killed: () => void = () => {};
+    // A restart that fails or a lane that stops ends the round at once, with the reason.
+    let broken: (error: unknown) => void = () => {};
     /** SIGKILL, then the same command on the same database and port. */
     const crash = (point: KillPoint) => {
       armed = undefined;
@@ -117,6 +123,9 @@ describe.skipIf(!enabled)(`emulator SIGKILLed ${SCHEDULE.length} times during ${
         restarting = undefined;
         killed();
       })();
+      restarting.catch((error: unknown) =>
+        broken(new Error(`emulator restart after ${point} failed: ${error}`)),
+      );
     };
     const retrying = async <T>(step: () => Promise<T>): Promise<T> => {
       for (;;) {
@@ -154,10 +163,12 @@ describe.skipIf(!enabled)(`emulator SIGKILLed ${SCHEDULE.length} times during ${
       while (submitted < JOBS || !schedulingDone) await submitOne(submitted++);
     };
     const lanes = Promise.all([lane(), lane(), lane()]);
+    lanes.catch((error: unknown) => broken(new Error(`an app lane stopped: ${error}`)));
 
     for (const point of SCHEDULE) {
-      const done = new Promise<void>((resolve) => {
+      const done = new Promise<void>((resolve, reject) => {
         killed = resolve;
+        broken = reject;
       });
       if (point === 'events-acknowledged') {
         proxy.arm({
@@ -170,7 +181,7 @@ describe.skipIf(!enabled)(`emulator SIGKILLed ${SCHEDULE.length} times during ${
       } else {
         armed = point;
       }
-      await done;
+      await within(done, 60_000, `kill point ${point} never fired`);
     }
     schedulingDone = true;
     await lanes;
@@ -187,6 +198,7 @@ describe.skipIf(!enabled)(`emulator SIGKILLed ${SCHEDULE.length} times during ${
         `final-status-0=${accepted.length - notDone.length} printed-once=${accepted.length - notOnce.length} ` +
         `events produced=${events.produced} stored=${events.stored} undelivered=${events.undelivered}`,
     );
+    if (notDone.length > 0) console.info(describeJobs(dir, notDone, agent.stdout));
     expect(kills).toEqual(SCHEDULE);
     expect(accepted.length).toBeGreaterThanOrEqual(JOBS);
     expect(lostUploads).toEqual([]);
@@ -197,6 +209,40 @@ describe.skipIf(!enabled)(`emulator SIGKILLed ${SCHEDULE.length} times during ${
     expect(events.stored).toBe(events.produced);
   }, 300_000);
 });
+
+/** Cloud row, agent ledger row and agent log lines of jobs that did not end, for the failure message. */
+function describeJobs(dir: string, jobIds: string[], logs: string): string {
+  const agentDb = new Database(join(dir, 'agent', 'agent.db'), { readonly: true });
+  const cloudDb = new Database(join(dir, 'emulator.db'), { readonly: true });
+  try {
+    return jobIds
+      .map((id) =>
+        [
+          id,
+          `cloud ${JSON.stringify(cloudDb.prepare('SELECT state, claimed_by, last_seq, message FROM jobs WHERE id = ?').get(id))}`,
+          `agent ${JSON.stringify(agentDb.prepare('SELECT state, attempts, last_error FROM jobs WHERE job_id = ?').get(id))}`,
+          ...logs.split('\n').filter((line) => line.includes(id)),
+        ].join('\n'),
+      )
+      .join('\n\n');
+  } finally {
+    agentDb.close();
+    cloudDb.close();
+  }
+}
+
+/** `promise`, or a rejection with `message` after `ms`. */
+async function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * Per job, the events the agent produced (its last seq) against the distinct events the cloud

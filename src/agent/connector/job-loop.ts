@@ -177,12 +177,20 @@ export class JobLoop {
     });
   }
 
-  /** A job whose download waits for its next try leaves the line; a timer queues it again. */
+  /**
+   * A job whose download waits for its next try leaves the line; a timer queues it again. That
+   * includes a job whose next try is already due by the time the line reaches it (its wait
+   * passed while earlier jobs were sent): it is queued again at once, never dropped.
+   */
   private waitOutOfLine(printerId: string, jobId: string): boolean {
     const job = this.deps.ledger.get(jobId);
-    if (!job || !this.running || !this.deps.runner.waitingToRetry(job)) return false;
+    const notFetched = job?.state === 'offered' || job?.state === 'downloading';
+    if (!job || !this.running || !notFetched) return false;
     this.wakers.delete(jobId);
-    const timer = setTimeout(() => this.requeue(jobId, printerId), this.deps.runner.retryDelayMs(job));
+    const timer = setTimeout(
+      () => this.requeue(jobId, printerId),
+      Math.max(10, this.deps.runner.retryDelayMs(job)),
+    );
     this.retries.set(jobId, { timer, printerId });
     return true;
   }

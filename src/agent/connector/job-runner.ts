@@ -2,8 +2,9 @@
  * Takes one job from wherever the ledger says it is to a final state: download to the spool,
  * submit with retry and backoff while the printer is busy or unreachable, watch it at the
  * printer, report events through the outbox, remove the spool file at the end. `submitting`
- * is recorded before Print-Job and `submitted` with the printer's job id after, so a restart
- * looks the job up at the printer (by its name `printrelay-<job id>`) instead of printing twice.
+ * is recorded before the job goes to the printer, the printer's job id as soon as the printer
+ * names it (at Create-Job, before the document), whether the whole document went out, and
+ * `submitted` after the printer accepted it; a restart reconciles from these (see recover()).
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +24,7 @@ import type { PrintTicket } from '../../protocol/print-ticket.js';
 import type { JobLedger, LedgerJob } from '../../store/job-ledger.js';
 import type { NewJobEvent } from '../../store/outbox.js';
 import type { ApplyTicketOverrides } from './ticket-overrides.js';
+import { WaitingReporter, waitingReason } from './waiting-report.js';
 
 /** Error code for "the job must be restarted" (spec: job status 3011). */
 export const RESTART_JOB_CODE = 3011;
@@ -64,7 +66,13 @@ export interface JobControl {
  * its part is done, the job is final, or `control.stop` aborts (the job stays resumable).
  */
 export class JobRunner {
-  constructor(private readonly deps: JobRunnerDeps) {}
+  private readonly waiting: WaitingReporter;
+  /** Consecutive downloads per job that failed without counting as an attempt (cloud away, spool full). */
+  private readonly downloadWaits = new Map<string, number>();
+
+  constructor(private readonly deps: JobRunnerDeps) {
+    this.waiting = new WaitingReporter({ emit: deps.emit, clock: deps.clock });
+  }
 
   /** All three phases in order. */
   async run(jobId: string, backend: PrinterBackend, control: JobControl): Promise<void> {
@@ -146,13 +154,17 @@ export class JobRunner {
           break;
         }
         log.warn({ error: errorMessage(error) }, 'temporary failure; retrying');
-        await sleep(backoffDelay(this.backoff(), job.attempts, this.deps.random), control.wake).catch(
-          () => {},
-        );
+        const delayMs = backoffDelay(this.backoff(), job.attempts, this.deps.random);
+        this.reportWaiting(job.jobId, error, delayMs);
+        await sleep(delayMs, control.wake).catch(() => {});
         job = this.require(jobId);
       }
     }
-    if (isFinal(job) && job.spoolPath) rmSync(job.spoolPath, { force: true });
+    if (isFinal(job)) {
+      this.waiting.clear(jobId);
+      this.downloadWaits.delete(jobId);
+      if (job.spoolPath) rmSync(job.spoolPath, { force: true });
+    }
     return job;
   }
 
@@ -165,10 +177,38 @@ export class JobRunner {
       await this.deps.download(job.offer, target, stop);
     } catch (error) {
       if (!isRetryable(error) || stop.aborted) throw error;
+      if (error.code === 'network' || error.code === 'spool_write')
+        return this.downloadWaiting(job, error, log);
       return this.downloadFailed(job, errorMessage(error), log);
     }
+    this.downloadWaits.delete(job.jobId);
     log.debug({ bytes: job.offer.document.size }, 'document spooled');
     return this.deps.ledger.move(job.jobId, 'spooled', { spoolPath: target });
+  }
+
+  /**
+   * A download that failed because the cloud was unreachable or the spool folder could not be
+   * written (disk full): not the document's fault, so it does not count toward
+   * `jobs.download_attempts`; the job waits with backoff and the spool problem is reported.
+   */
+  private downloadWaiting(job: LedgerJob, error: RetryableError, log: Logger): LedgerJob {
+    const waits = (this.downloadWaits.get(job.jobId) ?? 0) + 1;
+    this.downloadWaits.set(job.jobId, waits);
+    const delayMs = backoffDelay(this.backoff(), waits, this.deps.random);
+    const message = errorMessage(error);
+    log.warn({ error: message, delayMs }, 'download could not complete; waiting, not counted as an attempt');
+    if (error.code === 'spool_write') this.reportWaiting(job.jobId, error, delayMs);
+    return this.deps.ledger.move(job.jobId, 'downloading', {
+      lastError: message,
+      nextRetryAt: this.deps.clock.now() + delayMs,
+    });
+  }
+
+  /** Sends a throttled `waiting` event when `error` is a printer or spool problem. */
+  private reportWaiting(jobId: string, error: unknown, delayMs: number): void {
+    if (!isRetryable(error)) return;
+    const reason = waitingReason(error);
+    if (reason) this.waiting.report(jobId, reason, delayMs);
   }
 
   /** Records a failed download and when to try again; fails the job after the last attempt. */
@@ -218,6 +258,7 @@ export class JobRunner {
         userName: job.offer.user.email || job.offer.user.name || 'printrelay',
         ticket,
         onDocumentSent: () => this.markSent(job.jobId, log),
+        onPrinterJobCreated: (printerJobId) => this.deps.ledger.recordPrinterJob(job.jobId, printerJobId),
       });
       busy.count = 0;
       return this.submittedAs(job, submitted.printerJobId, log);
@@ -234,6 +275,7 @@ export class JobRunner {
           ? busyDelay(busy.count++, jobs.retry_max_ms)
           : Math.max(error.retryAfterMs ?? 0, backoffDelay(this.backoff(), job.attempts, this.deps.random));
       log.debug({ error: message, delayMs: delay }, 'printer busy or unreachable; will retry');
+      this.reportWaiting(job.jobId, error, delay);
       return ledger.move(job.jobId, 'spooled', { nextRetryAt: clock.now() + delay, lastError: message });
     }
   }
@@ -256,13 +298,30 @@ export class JobRunner {
   }
 
   private submittedAs(job: LedgerJob, printerJobId: string, log: Logger): LedgerJob {
+    this.waiting.clear(job.jobId);
     const moved = this.deps.ledger.move(job.jobId, 'submitted', { printerJobId });
     this.deps.emit(job.jobId, { kind: 'printing', printer_job_id: printerJobId });
     log.info({ printerJobId }, 'submitted to the printer');
     return moved;
   }
 
+  /**
+   * Resolves a submission a crash (or a lost answer) interrupted. A printer job recorded at
+   * Create-Job, or one found by name that still waits for its document, holds at most part of
+   * it unless the whole document was recorded as sent: it is cancelled and the job sent again.
+   * A job found by name after a Print-Job is watched as the printer has it (docs/ipp.md).
+   */
   private async recover(job: LedgerJob, backend: PrinterBackend, stop: AbortSignal, log: Logger) {
+    if (job.printerJobId) {
+      if (job.documentSent) {
+        log.info(
+          { printerJobId: job.printerJobId },
+          'found the interrupted job at the printer (whole document sent); watching it',
+        );
+        return this.submittedAs(job, job.printerJobId, log);
+      }
+      return this.cancelAndResend(job, job.printerJobId, backend, stop, log);
+    }
     if (!backend.findJobByName) {
       return this.fail(
         job,
@@ -271,20 +330,51 @@ export class JobRunner {
       );
     }
     const found = await backend.findJobByName(printerJobName(job.jobId), stop);
-    if (found && backend.reportsDocumentSent && !job.documentSent) {
-      // The crash may have cut the document short, or come in the instant after its last bytes
-      // went out: the two cannot be told apart, and sending again could print it twice. The job
-      // is watched as the printer has it; the log says it may be partial.
+    if (!found) {
+      log.info('interrupted job never reached the printer; submitting again');
+      return this.deps.ledger.move(job.jobId, 'spooled', { nextRetryAt: this.deps.clock.now() });
+    }
+    const state = await backend.jobState(found.printerJobId, stop);
+    if (state.reasons.includes('job-data-insufficient') && !isFinalJobState(state.state)) {
+      // Created (Create-Job) but no document arrived: nothing printed, the job only holds the printer.
+      return this.cancelAndResend(job, found.printerJobId, backend, stop, log);
+    }
+    if (backend.reportsDocumentSent && !job.documentSent) {
+      // After a Print-Job the crash may have cut the document short, or come in the instant after
+      // its last bytes went out: the two cannot be told apart here, and sending again could print
+      // it twice. The job is watched as the printer has it; the log says it may be partial.
       log.warn(
         { printerJobId: found.printerJobId },
         'the printer may hold only part of the interrupted document; watching it, not sending it again',
       );
     }
-    if (found) {
-      log.info({ printerJobId: found.printerJobId }, 'found the interrupted job at the printer; watching it');
-      return this.submittedAs(job, found.printerJobId, log);
+    log.info({ printerJobId: found.printerJobId }, 'found the interrupted job at the printer; watching it');
+    return this.submittedAs(job, found.printerJobId, log);
+  }
+
+  /** Cancels a printer job that holds at most part of the document, then queues the job again. */
+  private async cancelAndResend(
+    job: LedgerJob,
+    printerJobId: string,
+    backend: PrinterBackend,
+    stop: AbortSignal,
+    log: Logger,
+  ): Promise<LedgerJob> {
+    const before = await backend.jobState(printerJobId, stop);
+    await backend.cancel(printerJobId, stop);
+    if (before.state === 'completed') {
+      // A printer that treats a cut connection as the end of the document (ippeveprinter does)
+      // has already printed what arrived; the user gets the whole document on the next attempt.
+      log.warn(
+        { printerJobId },
+        'the printer completed the interrupted job with only part of the document; sending it again whole',
+      );
+    } else {
+      log.info(
+        { printerJobId, printerState: before.state },
+        'cancelled the interrupted job at the printer (document incomplete); sending it again',
+      );
     }
-    log.info('interrupted job never reached the printer; submitting again');
     return this.deps.ledger.move(job.jobId, 'spooled', { nextRetryAt: this.deps.clock.now() });
   }
 

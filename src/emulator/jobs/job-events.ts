@@ -2,10 +2,11 @@
  * Pure rules of connector job events: validation of a JobEvent body, and how an event moves a
  * job's progress. Events are applied in seq order: an event whose seq is not above the last
  * applied one is stale and ignored; a finished job (completed, failed, cancelled) stays
- * finished. No I/O.
+ * finished. A `waiting` event keeps the job's state and records why it waits in its message,
+ * until an event without a message moves it on. No I/O.
  */
 import { ValidationError, ValidationErrors } from '../../lib/errors.js';
-import type { JobEvent, JobEventKind } from '../../protocol/connector-channel.js';
+import { type JobEvent, type JobEventKind, WAITING_PREFIX } from '../../protocol/connector-channel.js';
 import { FINAL_JOB_STATES, type JobProgress, type JobState } from './job-repo.js';
 import { JOB_STATUS_CODE } from './job-status.js';
 
@@ -14,6 +15,7 @@ const KINDS: readonly JobEventKind[] = [
   'downloading',
   'printing',
   'progress',
+  'waiting',
   'completed',
   'failed',
   'cancelled',
@@ -80,7 +82,7 @@ export function applyJobEvent(current: JobProgress, event: JobEvent, now: number
     pagesPrinted: event.pages_printed ?? current.pagesPrinted,
     pagesTotal: event.pages_total ?? current.pagesTotal,
     printerJobId: event.printer_job_id ?? current.printerJobId,
-    message: event.message ?? current.message,
+    message: event.message ?? (isWaiting(current.message) ? null : current.message),
     state: nextState(current.state, event.kind),
   };
   if (event.kind === 'completed') {
@@ -92,7 +94,14 @@ export function applyJobEvent(current: JobProgress, event: JobEvent, now: number
   return next;
 }
 
+/** True for the message of a `waiting` event (cleared by the job's next event that carries none). */
+export function isWaiting(message: string | null): boolean {
+  return message?.startsWith(WAITING_PREFIX) ?? false;
+}
+
 function nextState(state: JobState, kind: JobEventKind): JobState {
   if (kind === 'progress') return state === 'printing' ? state : 'printing';
+  // Waiting changes no state: the job is still where it was (spooling, or at the printer).
+  if (kind === 'waiting') return state === 'pending' || state === 'claimed' ? 'received' : state;
   return kind;
 }

@@ -2,8 +2,10 @@
  * Pure mapping from a job's state to the spec's Status response (print-oauth-release.md, Job
  * status and Print job status codes): 2 unknown job, 1246 not yet received, 129 being
  * processed, 0 done, 3011 (or the connector's error code) failed. The status string is upper-case
- * flags joined by '|' with a trailing '|'. No I/O.
+ * flags joined by '|' with a trailing '|'; a job waiting for its printer stays at 129 (a polling
+ * client keeps polling) and adds the flag WAITING. No I/O.
  */
+import { WAITING_PREFIX } from '../../protocol/connector-channel.js';
 import type { JobState } from './job-repo.js';
 
 /** Status codes of the field jobstatus. */
@@ -72,15 +74,22 @@ export function statusCode(state: JobState, errorCode: number | null): number {
 
 /** The full Status response of a job. `position` is its 1-based queue place (ignored when finished). */
 export function jobStatus(
-  job: { state: JobState; errorCode: number | null; pagesPrinted: number; pagesTotal: number },
+  job: {
+    state: JobState;
+    errorCode: number | null;
+    pagesPrinted: number;
+    pagesTotal: number;
+    message?: string | null;
+  },
   position: number,
 ): JobStatus {
   const finished = job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled';
+  const waiting = !finished && (job.message?.startsWith(WAITING_PREFIX) ?? false);
   return {
     jobpagesprinted: job.pagesPrinted,
     jobpagestotal: job.pagesTotal,
     jobposition: finished ? 0 : position,
     jobstatus: statusCode(job.state, job.errorCode),
-    jobstatusstring: statusString(FLAGS[job.state]),
+    jobstatusstring: statusString(waiting ? [...FLAGS[job.state], 'WAITING'] : FLAGS[job.state]),
   };
 }

@@ -1,8 +1,10 @@
 /**
  * PrinterBackend for ipp:// and ipps:// printers over the streaming IppClient. describe() reads
  * the printer attributes (kept raw for capability translation and for ticket translation in
- * submit()); submit() sends Print-Job with the ticket's job template attributes, logging the
- * options the printer cannot honour. Holds no connections: close() only forgets the cached attributes.
+ * submit()); submit() sends the job with the ticket's job template attributes, logging the
+ * options the printer cannot honour: Create-Job then Send-Document where the printer lists
+ * Create-Job in operations-supported (the job id is known before any byte of the document goes
+ * out), Print-Job otherwise. Holds no connections: close() only forgets the cached attributes.
  */
 import type { Logger } from '../../log/logger.js';
 import type {
@@ -18,9 +20,10 @@ import type {
 import { ValidationError } from '../../lib/errors.js';
 import { ticketToIpp } from '../translate/ticket-to-ipp.js';
 import { firstNumber, firstText, textList } from './ipp-attributes.js';
-import { IppClient, type IppClientOptions } from './ipp-client.js';
-import { IppRejectedError } from './ipp-errors.js';
-import { STATUS } from './ipp-constants.js';
+import { IppClient, type IppClientOptions, type IppJobRequest } from './ipp-client.js';
+import { IppBusyError, IppRejectedError } from './ipp-errors.js';
+import { OPERATION, STATUS } from './ipp-constants.js';
+import { RetryableError } from '../../lib/errors.js';
 
 const PRINTER_STATES: Record<number, PrinterState> = { 3: 'idle', 4: 'processing', 5: 'stopped' };
 const JOB_STATES: Record<number, BackendJobStateName> = {
@@ -59,6 +62,21 @@ export function jobStateOf(attrs: PrinterAttributes): BackendJobState {
     pagesCompleted: impressions ?? sheets,
     pagesTotal: firstNumber(attrs, 'job-impressions') ?? undefined,
   };
+}
+
+/** True when the printer lists the operation in operations-supported. Pure. */
+export function supportsOperation(attrs: PrinterAttributes, operation: number): boolean {
+  const listed = attrs['operations-supported'];
+  return Array.isArray(listed) ? listed.includes(operation) : listed === operation;
+}
+
+/** True for an error that is the printer's own IPP answer (it refused; nothing was printed). */
+function printerAnswered(error: unknown): boolean {
+  return (
+    error instanceof IppRejectedError ||
+    error instanceof IppBusyError ||
+    (error instanceof RetryableError && error.code === 'printer_error')
+  );
 }
 
 /** Get-Jobs by job-name through an IPP client, as a SubmittedJob. */
@@ -101,20 +119,44 @@ export class IppBackend implements PrinterBackend {
     this.attributes = printer;
     const { attributes, dropped } = ticketToIpp(job.ticket, printer);
     for (const d of dropped) this.logger.warn({ option: d.option, reason: d.reason }, 'print option dropped');
-    const created = await this.client.printJob(
-      {
-        documentPath: job.documentPath,
-        documentFormat: job.documentFormat,
-        jobName: job.jobName,
-        ...(job.documentName ? { documentName: job.documentName } : {}),
-        userName: job.userName,
-        jobAttributes: attributes,
-        onDocumentSent: job.onDocumentSent,
-      },
-      signal,
-    );
+    const request = {
+      documentPath: job.documentPath,
+      documentFormat: job.documentFormat,
+      jobName: job.jobName,
+      ...(job.documentName ? { documentName: job.documentName } : {}),
+      userName: job.userName,
+      jobAttributes: attributes,
+      onDocumentSent: job.onDocumentSent,
+    };
+    const created = supportsOperation(printer, OPERATION.CREATE_JOB)
+      ? await this.createAndSend(request, job, signal)
+      : await this.client.printJob(request, signal);
     this.logger.info({ printerJobId: created.jobId, dropped: dropped.length }, 'job accepted by printer');
     return { printerJobId: String(created.jobId) };
+  }
+
+  /**
+   * Create-Job, then Send-Document (last-document=true). The job id goes to `onPrinterJobCreated`
+   * before the document is sent. When the printer refuses the document with an IPP status, the
+   * empty job is cancelled so it does not hold the printer; a broken connection leaves it to the
+   * caller, who knows whether the whole document went out.
+   */
+  private async createAndSend(request: IppJobRequest, job: BackendJob, signal?: AbortSignal) {
+    const created = await this.client.createJob(request, signal);
+    job.onPrinterJobCreated?.(String(created.jobId));
+    try {
+      return await this.client.sendDocument(created.jobId, request, signal);
+    } catch (error) {
+      if (printerAnswered(error)) {
+        await this.cancel(String(created.jobId)).catch((cancelError: unknown) =>
+          this.logger.warn(
+            { printerJobId: created.jobId, error: (cancelError as Error).message },
+            'could not cancel the job whose document the printer refused',
+          ),
+        );
+      }
+      throw error;
+    }
   }
 
   async jobState(printerJobId: string, signal?: AbortSignal): Promise<BackendJobState> {

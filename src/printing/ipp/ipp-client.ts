@@ -1,6 +1,6 @@
 /**
- * A streaming IPP client for one printer URI: Get-Printer-Attributes, Print-Job, Validate-Job,
- * Get-Job-Attributes, Get-Jobs and Cancel-Job. Documents stream from their file; every request
+ * A streaming IPP client for one printer URI: Get-Printer-Attributes, Print-Job, Create-Job,
+ * Send-Document, Validate-Job, Get-Job-Attributes, Get-Jobs and Cancel-Job. Documents stream from their file; every request
  * has a timeout (AbortSignal) on top of the caller's signal; every failure is typed (ipp-errors.ts).
  * Holds no sockets between calls, so there is nothing to close.
  */
@@ -102,16 +102,36 @@ export class IppClient {
       documentPath: job.documentPath,
       onDocumentSent: job.onDocumentSent,
     });
-    const jobAttrs = groupRecord(response, TAG.JOB);
-    const jobId = jobAttrs['job-id'];
-    if (typeof jobId !== 'number') throw errorForStatus(0x0500, 'Print-Job', 'no job-id in the response')!;
-    return {
-      jobId,
-      jobUri: typeof jobAttrs['job-uri'] === 'string' ? jobAttrs['job-uri'] : undefined,
-      jobState: typeof jobAttrs['job-state'] === 'number' ? jobAttrs['job-state'] : undefined,
-      statusCode: response.code,
-      unsupported: groupRecord(response, TAG.UNSUPPORTED_GROUP),
-    };
+    return createdJob(response, 'Print-Job');
+  }
+
+  /**
+   * Create-Job: a job without a document yet (the document follows with sendDocument). A job
+   * whose Send-Document never finishes is not printed: see docs/ipp.md, "Two-step submission".
+   */
+  async createJob(job: Omit<IppJobRequest, 'documentPath'>, signal?: AbortSignal): Promise<IppJobCreated> {
+    const response = await this.call('Create-Job', OPERATION.CREATE_JOB, this.createOperation(job), {
+      signal,
+      job: job.jobAttributes,
+    });
+    return createdJob(response, 'Create-Job');
+  }
+
+  /** Send-Document with last-document=true: streams the job's one document; resolves when the printer took it. */
+  async sendDocument(jobId: number, job: IppJobRequest, signal?: AbortSignal): Promise<IppJobCreated> {
+    const response = await this.call(
+      'Send-Document',
+      OPERATION.SEND_DOCUMENT,
+      [
+        attr(TAG.INTEGER, 'job-id', jobId),
+        attr(TAG.NAME, 'requesting-user-name', job.userName ?? this.options.userName ?? 'printrelay'),
+        attr(TAG.MIME_TYPE, 'document-format', job.documentFormat),
+        ...(job.documentName ? [attr(TAG.NAME, 'document-name', job.documentName.slice(0, 255))] : []),
+        attr(TAG.BOOLEAN, 'last-document', true),
+      ],
+      { signal, documentPath: job.documentPath, onDocumentSent: job.onDocumentSent },
+    );
+    return createdJob(response, 'Send-Document', jobId);
   }
 
   /** Validate-Job: checks the job attributes without sending a document. */
@@ -154,6 +174,8 @@ export class IppClient {
           'job-state',
           'job-state-reasons',
           'job-impressions-completed',
+          'job-k-octets',
+          'number-of-documents',
         ]),
       ],
       { signal },
@@ -180,6 +202,14 @@ export class IppClient {
       ],
       { signal },
     );
+  }
+
+  /** Create-Job's operation group: like Print-Job's, without document-format and document-name. */
+  private createOperation(job: Omit<IppJobRequest, 'documentPath'>): IppAttribute[] {
+    return [
+      attr(TAG.NAME, 'requesting-user-name', job.userName ?? this.options.userName ?? 'printrelay'),
+      attr(TAG.NAME, 'job-name', job.jobName),
+    ];
   }
 
   private jobOperation(job: Omit<IppJobRequest, 'documentPath'>): IppAttribute[] {
@@ -225,4 +255,18 @@ export class IppClient {
     if (error) throw error;
     return response;
   }
+}
+
+/** The job a Print-Job / Create-Job / Send-Document answer describes. */
+function createdJob(response: IppMessage, operation: string, knownId?: number): IppJobCreated {
+  const jobAttrs = groupRecord(response, TAG.JOB);
+  const jobId = typeof jobAttrs['job-id'] === 'number' ? jobAttrs['job-id'] : knownId;
+  if (typeof jobId !== 'number') throw errorForStatus(0x0500, operation, 'no job-id in the response')!;
+  return {
+    jobId,
+    jobUri: typeof jobAttrs['job-uri'] === 'string' ? jobAttrs['job-uri'] : undefined,
+    jobState: typeof jobAttrs['job-state'] === 'number' ? jobAttrs['job-state'] : undefined,
+    statusCode: response.code,
+    unsupported: groupRecord(response, TAG.UNSUPPORTED_GROUP),
+  };
 }

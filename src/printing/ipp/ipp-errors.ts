@@ -96,6 +96,10 @@ export function errorForNetworkFailure(error: unknown, operation: string, target
       { cause: error },
     );
   }
+  if (code.startsWith('HPE_')) {
+    // Something answered, but not in HTTP: a device that is not (or no longer) the printer.
+    return new IppResponseError(operation, `not an HTTP answer (${code})`, { cause: error });
+  }
   if (unreachableCodes.has(code) || code === '') {
     return new RetryableError('printer_unreachable', `${operation}: ${target} unreachable: ${message}`, {
       cause: error,

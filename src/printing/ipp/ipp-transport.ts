@@ -6,11 +6,10 @@
  * between requests to the same printer; without one each call owns its socket and closes it.
  */
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { type Agent, type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { pipeline } from 'node:stream/promises';
 import { PermanentError, ValidationError } from '../../lib/errors.js';
 import { decodeMessage, type IppMessage, IppIncompleteError } from './ipp-codec.js';
 import { errorForNetworkFailure, IppResponseError } from './ipp-errors.js';
@@ -120,12 +119,7 @@ export async function exchange(
       req.end();
       return;
     }
-    // The document's last bytes were handed to the connection when the file has been read to its
-    // end (each chunk is written as it is read; on an uncongested socket that write reaches the
-    // OS at once). 'finish' and pipeline() settle later, leaving a wider gap for a crash.
-    const source = createReadStream(options.documentPath);
-    if (options.onDocumentSent) source.once('end', options.onDocumentSent);
-    pipeline(source, req).catch((error) => {
+    streamDocument(options.documentPath, documentSize, req, options.onDocumentSent).catch((error) => {
       // The printer may answer (busy, format not supported) and close before taking the whole
       // document; then the response wins and this write error is noise.
       setImmediate(() => {
@@ -133,6 +127,76 @@ export async function exchange(
       });
     });
   });
+}
+
+/** The document's last bytes, written on their own once everything before them left the process. */
+const TAIL_BYTES = 1024;
+
+/**
+ * Writes the document to the request and calls `onSent` as soon as its last bytes are with the
+ * operating system (which delivers them even if this process dies right after). The body goes
+ * chunk by chunk (pausing while the connection is full) up to its last TAIL_BYTES; once the
+ * write callback says all of that left the process, the tail is written on its own. A tail the
+ * socket took at once (the usual case) is recorded sent in the same synchronous step; otherwise
+ * from its write callback. This keeps the gap in which a crash leaves a whole document recorded
+ * as cut (and sent again after the restart) to a few instructions; see docs/ipp.md.
+ */
+async function streamDocument(path: string, size: number, req: ClientRequest, onSent?: () => void) {
+  const tailStart = Math.max(0, size - TAIL_BYTES);
+  const tail = await readTail(path, tailStart, size);
+  await new Promise<void>((resolve, reject) => {
+    const fail = (error: unknown) => reject(error);
+    req.once('error', fail);
+    if (tailStart === 0) {
+      resolve();
+      return;
+    }
+    const source = createReadStream(path, { end: tailStart - 1 });
+    let written = 0;
+    req.once('close', () => source.destroy());
+    source.on('error', (error) => {
+      req.destroy(error);
+      reject(error);
+    });
+    source.on('data', (chunk: Buffer | string) => {
+      written += chunk.length;
+      const last = written >= tailStart;
+      const flushed = (error?: Error | null) => (error ? reject(error) : resolve());
+      if (!req.write(chunk, last ? flushed : undefined)) {
+        source.pause();
+        req.once('drain', () => source.resume());
+      }
+    });
+  });
+  if (req.destroyed) throw new Error('connection closed while sending the document');
+  let recorded = false;
+  const record = () => {
+    if (recorded) return;
+    recorded = true;
+    onSent?.();
+  };
+  req.write(tail, (error?: Error | null) => {
+    if (!error) record();
+  });
+  if (writeQueueSize(req) === 0) record();
+  await new Promise<void>((resolve) => req.end(() => resolve()));
+}
+
+/** Bytes libuv still holds for the request's socket (0: everything written went to the OS). */
+function writeQueueSize(req: ClientRequest): number {
+  const handle = (req.socket as unknown as { _handle?: { writeQueueSize?: number } } | null)?._handle;
+  return handle?.writeQueueSize ?? 1;
+}
+
+async function readTail(path: string, start: number, end: number): Promise<Buffer> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(end - start);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, start);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
 }
 
 async function documentLength(path: string): Promise<number> {

@@ -287,6 +287,46 @@ describe('JobRunner and JobLoop', () => {
     ]);
     expect(printer.submitted.map((j) => j.jobName)).toEqual(['q1', 'q2', 'q3'].map(printerJobName));
   });
+  it('a download that failed while the line was busy longer than its retry delay is tried again, not dropped', async () => {
+    // d1's Print-Job takes 150 ms; d2's first download fails (cloud away) and is due again after
+    // at most 40 ms, long before the line reaches it.
+    const original = printer.submit.bind(printer);
+    printer.submit = async (job) => {
+      if (job.jobName === printerJobName('d1')) await new Promise((r) => setTimeout(r, 150));
+      return original(job);
+    };
+    let failures = 1;
+    const flaky = new JobRunner({
+      ledger,
+      emit: (jobId: string, event: NewJobEvent) => outbox.add(jobId, event),
+      download: async (o, target) => {
+        if (o.job_id === 'd2' && failures-- > 0)
+          throw new RetryableError('network', 'GET /d: other side closed');
+        writeFileSync(target, '%PDF-');
+      },
+      jobs,
+      spoolDir: dir,
+      clock: systemClock,
+      logger: silentLogger(),
+    });
+    const loop = new JobLoop({
+      ledger,
+      runner: flaky,
+      claim: async () => true,
+      emit: (jobId, event) => outbox.add(jobId, event),
+      backendFor: () => printer,
+      spoolDir: dir,
+      logger: silentLogger(),
+    });
+    loop.start();
+    await loop.offer(offer('d1'));
+    await loop.offer(offer('d2'));
+    for (let i = 0; i < 100 && loop.backlog() > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await loop.stop();
+    expect(['d1', 'd2'].map((id) => ledger.get(id)?.state)).toEqual(['completed', 'completed']);
+    // The failed download did not count as an attempt (the cloud, not the document, was at fault).
+    expect(ledger.get('d2')?.attempts).toBe(1);
+  });
 });
 
 describe('refusedBeforePrinting and busyDelay', () => {

@@ -97,3 +97,30 @@ describe('parseJobEvent', () => {
     expect(() => parseJobEvent([1])).toThrow(/body: must be a JSON object/);
   });
 });
+
+describe('waiting events', () => {
+  const message = 'waiting: printer offline (connection refused), retry in 8 s';
+
+  it('keeps the state, stores why, and the next event without a message clears it', () => {
+    const downloading = applyJobEvent(start, ev('downloading', 1), 10) as JobProgress;
+    const waiting = applyJobEvent(downloading, ev('waiting', 2, { message }), 20) as JobProgress;
+    expect(waiting).toEqual({ ...downloading, lastSeq: 2, message });
+    const printing = applyJobEvent(waiting, ev('printing', 3, { printer_job_id: '4' }), 30);
+    expect(printing).toEqual({ ...waiting, state: 'printing', printerJobId: '4', lastSeq: 3, message: null });
+  });
+
+  it('moves a claimed job to received, and keeps a failure message it did not write', () => {
+    expect(applyJobEvent(start, ev('waiting', 1, { message }), 10)).toEqual({
+      ...start,
+      state: 'received',
+      lastSeq: 1,
+      message,
+    });
+    const failed = { ...start, state: 'printing' as const, message: 'paper jam' };
+    expect(applyJobEvent(failed, ev('progress', 1, { pages_printed: 1 }), 10)?.message).toBe('paper jam');
+  });
+
+  it('is a valid kind', () => {
+    expect(parseJobEvent(ev('waiting', 1, { message })).kind).toBe('waiting');
+  });
+});

@@ -31,6 +31,16 @@ describe('jobStatus', () => {
     expect(statusCode(state, errorCode)).toBe(code);
   });
 
+  it.each<[JobState, number, string]>([
+    ['downloading', 129, 'SPOOLING|WAITING|'],
+    ['printing', 129, 'PRINTING|WAITING|'],
+    ['completed', 0, 'PRINTED|COMPLETE|'],
+  ])('a %s job whose last message is a waiting one -> %i %s', (state, code, flags) => {
+    const message = 'waiting: printer busy (server-error-busy), retry in 1 s';
+    const status = jobStatus({ state, errorCode: null, pagesPrinted: 0, pagesTotal: 0, message }, 1);
+    expect([status.jobstatus, status.jobstatusstring]).toEqual([code, flags]);
+  });
+
   it('joins flags in upper case with a trailing bar', () => {
     expect(statusString(['printed', 'complete'])).toBe('PRINTED|COMPLETE|');
     expect(statusString([])).toBe('');

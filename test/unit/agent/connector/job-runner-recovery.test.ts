@@ -1,0 +1,165 @@
+/**
+ * How the job runner reconciles a submission a crash interrupted, with a printer fake that
+ * creates jobs before their document (as IPP Create-Job does): the recorded printer job id and
+ * whether the whole document went out decide between watching and cancel-and-resend.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JobRunner, printerJobName } from '../../../../src/agent/connector/job-runner.js';
+import { systemClock } from '../../../../src/lib/clock.js';
+import { silentLogger } from '../../../../src/log/logger.js';
+import type {
+  BackendJob,
+  BackendJobState,
+  PrinterBackend,
+  SubmittedJob,
+} from '../../../../src/printing/printer-backend.js';
+import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/agent-db.js';
+import { JobLedger } from '../../../../src/store/job-ledger.js';
+import type { NewJobEvent } from '../../../../src/store/outbox.js';
+import { jobOffer } from '../../../support/job-offers.js';
+
+/** A two-step printer: jobs exist (with a name) before their document; the hardware boundary here. */
+class TwoStepPrinter implements PrinterBackend {
+  readonly uri = 'fake://two-step';
+  readonly reportsDocumentSent = true;
+  jobs = new Map<string, { name: string; state: BackendJobState }>();
+  sent: string[] = [];
+  cancelled: string[] = [];
+  async describe(): Promise<never> {
+    throw new Error('not used');
+  }
+  /** A job the printer holds, as a crash left it. */
+  hold(name: string, state: BackendJobState): string {
+    const id = String(this.jobs.size + 1);
+    this.jobs.set(id, { name, state });
+    return id;
+  }
+  async submit(job: BackendJob): Promise<SubmittedJob> {
+    const id = this.hold(job.jobName, { state: 'held', reasons: ['job-data-insufficient'] });
+    job.onPrinterJobCreated?.(id);
+    job.onDocumentSent?.();
+    this.sent.push(job.jobName);
+    this.jobs.set(id, { name: job.jobName, state: { state: 'completed', reasons: [], pagesCompleted: 1 } });
+    return { printerJobId: id };
+  }
+  async jobState(id: string): Promise<BackendJobState> {
+    return this.jobs.get(id)?.state ?? { state: 'aborted', reasons: [] };
+  }
+  async findJobByName(name: string): Promise<SubmittedJob | undefined> {
+    const found = [...this.jobs].filter(([, j]) => j.name === name).at(-1);
+    return found ? { printerJobId: found[0] } : undefined;
+  }
+  async cancel(id: string): Promise<void> {
+    this.cancelled.push(id);
+    const job = this.jobs.get(id);
+    if (job && job.state.state !== 'completed') job.state = { state: 'cancelled', reasons: [] };
+  }
+  async close(): Promise<void> {}
+}
+
+describe('JobRunner recovery of an interrupted submission', () => {
+  let dir: string;
+  let db: AgentDatabase;
+  let ledger: JobLedger;
+  let printer: TwoStepPrinter;
+  let runner: JobRunner;
+  let events: NewJobEvent[];
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'recovery-'));
+    db = openAgentDatabase(':memory:');
+    ledger = new JobLedger(db, systemClock);
+    printer = new TwoStepPrinter();
+    events = [];
+    runner = new JobRunner({
+      ledger,
+      emit: (_id, event) => events.push(event),
+      download: async () => {},
+      jobs: {
+        retry_initial_ms: 5,
+        retry_max_ms: 10,
+        give_up_after_s: 60,
+        download_attempts: 3,
+        status_poll_ms: 5,
+      },
+      spoolDir: dir,
+      clock: systemClock,
+      logger: silentLogger(),
+    });
+  });
+  afterEach(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const control = () => {
+    const signal = new AbortController().signal;
+    return { stop: signal, wake: signal, cancelled: () => false };
+  };
+
+  /** A job left in `submitting` by a crash: spool file there, optionally a printer job recorded. */
+  function interrupted(id: string, printerJobId?: string, documentSent = false): void {
+    const spoolPath = join(dir, `${id}.pdf`);
+    writeFileSync(spoolPath, '%PDF-');
+    ledger.add(jobOffer(id));
+    ledger.move(id, 'downloading');
+    ledger.move(id, 'spooled', { spoolPath });
+    ledger.move(id, 'submitting', { attempt: true });
+    if (printerJobId) ledger.recordPrinterJob(id, printerJobId);
+    if (documentSent) ledger.markDocumentSent(id);
+  }
+
+  async function finish(id: string) {
+    await runner.submit(id, printer, control());
+    await runner.watch(id, printer, control());
+    return ledger.get(id);
+  }
+
+  it('recorded job, document cut: cancels it at the printer and sends the job again', async () => {
+    const held = printer.hold(printerJobName('r1'), { state: 'held', reasons: ['job-data-insufficient'] });
+    interrupted('r1', held);
+    const job = await finish('r1');
+    expect(printer.cancelled).toEqual([held]);
+    expect(printer.jobs.get(held)?.state.state).toBe('cancelled');
+    expect(printer.sent).toEqual([printerJobName('r1')]);
+    expect(job).toMatchObject({ state: 'completed', printerJobId: '2', documentSent: true });
+  });
+
+  it('recorded job, whole document sent: watches it and never sends it again', async () => {
+    const whole = printer.hold(printerJobName('r2'), { state: 'completed', reasons: [], pagesCompleted: 1 });
+    interrupted('r2', whole, true);
+    const job = await finish('r2');
+    expect([printer.sent, printer.cancelled]).toEqual([[], []]);
+    expect(job).toMatchObject({ state: 'completed', printerJobId: whole });
+  });
+
+  it('recorded job, cut, but the printer already completed it: sends the whole document again', async () => {
+    const printedCut = printer.hold(printerJobName('r3'), { state: 'completed', reasons: [] });
+    interrupted('r3', printedCut);
+    const job = await finish('r3');
+    expect(printer.cancelled).toEqual([printedCut]);
+    expect(printer.sent).toEqual([printerJobName('r3')]);
+    expect(job).toMatchObject({ state: 'completed', printerJobId: '2' });
+  });
+
+  it('no id recorded, the printer holds the job without its document: cancels it and sends again', async () => {
+    const empty = printer.hold(printerJobName('r4'), { state: 'held', reasons: ['job-data-insufficient'] });
+    interrupted('r4');
+    const job = await finish('r4');
+    expect(printer.cancelled).toEqual([empty]);
+    expect(printer.sent).toEqual([printerJobName('r4')]);
+    expect(job?.state).toBe('completed');
+  });
+
+  it('no id recorded, the printer has the job with a document (Print-Job): watches it', async () => {
+    const found = printer.hold(printerJobName('r5'), { state: 'completed', reasons: [], pagesCompleted: 1 });
+    interrupted('r5');
+    const job = await finish('r5');
+    expect([printer.sent, printer.cancelled]).toEqual([[], []]);
+    expect(job).toMatchObject({ state: 'completed', printerJobId: found });
+    expect(events.map((e) => e.kind)).toEqual(['printing', 'completed']);
+  });
+});
