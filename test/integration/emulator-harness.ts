@@ -37,6 +37,8 @@ export async function startHarness(
     clock?: ManualClock;
     webhooks?: WebhookOptions;
     credentialLimits?: CredentialLimits;
+    /** Listening address (default 127.0.0.1). */
+    host?: string;
   } = {},
 ): Promise<Harness> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'emulator-test-')));
@@ -51,7 +53,7 @@ export async function startHarness(
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     ...(options.credentialLimits === undefined ? {} : { credentialLimits: options.credentialLimits }),
   });
-  const baseUrl = await emulator.listen('127.0.0.1', 0);
+  const baseUrl = await emulator.listen(options.host ?? '127.0.0.1', 0);
   return {
     emulator,
     baseUrl,

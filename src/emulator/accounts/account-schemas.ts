@@ -96,6 +96,10 @@ export const invitationSchemas = {
 /** Schema of GET /_emulator/mail (JSON form). */
 export const mailSchema = {
   tags: ['emulator'],
+  description:
+    'Loopback clients (no forwarding headers) read every mail; anyone else needs the bearer token ' +
+    "of an organization admin (scope account) and reads that organization's mails.",
+  security: [{}, { bearer: [] }] as Record<string, string[]>[],
   querystring: T.Object({ ...PageQuery.properties, to: T.Optional(T.String()) }),
-  response: { 200: pageOf(MailSchema), ...errorResponses(400) },
+  response: { 200: pageOf(MailSchema), ...errorResponses(400, 401, 403) },
 };
