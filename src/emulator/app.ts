@@ -228,6 +228,7 @@ async function createContext(
       memberships,
       invitations,
       oauthClients,
+      { files, hub },
       clock,
       logger,
     );

@@ -56,7 +56,11 @@ describe('/_emulator/mail from loopback', () => {
   it('treats a forwarded request (a proxy on loopback) as remote: no token is 401', async () => {
     rig = await startAccountsRig();
     await inviteInBothOrganizations(rig);
-    for (const header of [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9' }]) {
+    const forwarded: Record<string, string>[] = [
+      { 'x-forwarded-for': '203.0.113.9' },
+      { forwarded: 'for=203.0.113.9' },
+    ];
+    for (const header of forwarded) {
       const res = await call(rig.h.baseUrl, 'GET', '/_emulator/mail', undefined, undefined, header);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({

@@ -53,7 +53,9 @@ async function readerFilter(request: FastifyRequest): Promise<MailFilter> {
   if (isLocalDeveloper(request)) return {};
   const auth = await authenticateRequest(request, [REQUIRED_SCOPE.account]);
   if (!auth.roles.includes('admin'))
-    throw new ForbiddenError('the mail outbox needs the admin role of the organization (or a loopback client)');
+    throw new ForbiddenError(
+      'the mail outbox needs the admin role of the organization (or a loopback client)',
+    );
   return { organizationId: auth.organizationId };
 }
 

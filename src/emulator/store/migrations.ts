@@ -468,7 +468,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 19,
-    name: 'the organization of each outbox mail (an admin reads only its own organization\'s mails)',
+    name: "the organization of each outbox mail (an admin reads only its own organization's mails)",
     sql: `ALTER TABLE mail_outbox ADD COLUMN organization_id TEXT REFERENCES organizations(id) ON DELETE CASCADE;
       CREATE INDEX mail_outbox_org ON mail_outbox(organization_id, seq);`,
   },
