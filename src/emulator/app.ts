@@ -231,7 +231,7 @@ async function createContext(
       memberships,
       invitations,
       oauthClients,
-      { files, hub },
+      { files, hub, dataDir: options.dataDir },
       clock,
       logger,
     );

@@ -1,6 +1,7 @@
 /**
  * What an organization leaves behind when the partner API deletes it: once the delete commits,
- * its stored documents (uploaded files, uncommitted blocks, their records) leave the disk, and
+ * its stored documents (uploaded files, uncommitted blocks, their records) and job documents
+ * (registration sheets) leave the disk, and
  * its connectors' open WebSocket channels close with 4404 "organization deleted". Another
  * organization's files and channels stay.
  */
@@ -11,7 +12,7 @@ import WebSocket from 'ws';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHANNEL_CLOSE } from '../../src/protocol/connector-channel.js';
 import { type AccountsRig, clientToken, startAccountsRig } from './emulator-accounts-support.js';
-import { DEMO, call, passwordToken, registration } from './emulator-harness.js';
+import { DEMO, call, createPrinter, passwordToken, registration } from './emulator-harness.js';
 import { OTHER_CLIENT } from './emulator-sfapi-harness.js';
 
 let rig: AccountsRig;
@@ -52,7 +53,7 @@ async function openChannel(token: string, serial: string) {
       if ((JSON.parse(String(data)) as { type: string }).type === 'hello') resolve();
     }),
   );
-  return { socket, closed };
+  return { socket, closed, id: registered.body.id as string };
 }
 
 describe('DELETE /partner/v1/organizations/<id> leftovers', () => {
@@ -74,6 +75,13 @@ describe('DELETE /partner/v1/organizations/<id> leftovers', () => {
     ]);
     expect(onDisk(uploaded)[0]).toMatch(new RegExp(`^${uploaded}\\.[0-9a-f-]{36}\\.bin$`));
     const demoChannel = await openChannel(demo, 'LEFT-DEMO');
+    // A registration sheet: a job document outside the file store.
+    const emulator = rig.h.emulator.app.emulator;
+    const printerId = await createPrinter(rig.h.baseUrl, demo, demoChannel.id, 'Sheet printer');
+    const printer = emulator.printers.list(rig.demoOrgId).find((p) => p.id === printerId)!;
+    await emulator.pull.registration.issue(rig.demoOrgId, '0004711', printer, 'http://x/portal');
+    const sheets = () => readdirSync(join(rig.h.dataDir, 'registration-sheets'));
+    expect(sheets().filter((n) => n.startsWith(`${rig.demoOrgId}-`)).length).toBe(1);
     const otherChannel = await openChannel(other, 'LEFT-OTHER');
 
     const res = await call(
@@ -91,6 +99,7 @@ describe('DELETE /partner/v1/organizations/<id> leftovers', () => {
     expect([onDisk(uploaded), onDisk(partial)]).toEqual([[], []]);
     expect([files().find(uploaded), files().find(partial)]).toEqual([undefined, undefined]);
     expect(files().listByOrganization(rig.demoOrgId)).toEqual([]);
+    expect(sheets()).toEqual([]);
 
     expect(onDisk(kept).length).toBe(1);
     expect(files().find(kept)?.organizationId).toBe(rig.otherOrgId);

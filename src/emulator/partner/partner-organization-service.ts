@@ -6,6 +6,8 @@
  * documents leave the disk and its connectors' open channels close with 4404 "organization
  * deleted". Stateless over the store; nothing to clean up.
  */
+import { rm } from 'node:fs/promises';
+import { resolve, sep } from 'node:path';
 import type { Clock } from '../../lib/clock.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
@@ -39,6 +41,8 @@ export function organizationResource(org: Organization): Record<string, unknown>
 export interface OrganizationLeftovers {
   files: FileStore;
   hub: ConnectorHub;
+  /** Only job documents inside this directory are deleted (uploads, registration sheets). */
+  dataDir: string;
 }
 
 /** The reason an organization's connector channels close with when it is deleted. */
@@ -102,7 +106,7 @@ export class PartnerOrganizationService {
    * multi-tenant client; users whose last membership it was are deleted, the others stay in
    * their other organizations; printers, connectors, groups, clients, invitations and jobs go.
    * After the transaction commits, its connectors' channels close (4404, "organization deleted")
-   * and its stored documents are deleted from disk.
+   * and its stored documents and job documents (registration sheets) are deleted from disk.
    */
   async delete(partnerId: string, organizationId: string): Promise<void> {
     const org = this.managed(partnerId, organizationId);
@@ -110,15 +114,19 @@ export class PartnerOrganizationService {
     const left = this.store.transaction(() => {
       const connectorIds = this.store.connectors.listByOrganization(org.id).map((c) => c.id);
       const files = this.store.storedFiles.listByOrganization(org.id);
+      const documents = this.store.jobs.documentPathsOfOrganization(org.id);
       const members = this.store.memberships.listByOrganization(org.id, Number.MAX_SAFE_INTEGER, 0);
       for (const membership of members) this.memberships.detach(membership);
       this.store.organizations.delete(org.id);
-      return { connectorIds, files };
+      return { connectorIds, files, documents };
     });
     const closed = left.connectorIds.filter((id) =>
       this.leftovers.hub.disconnect(id, CHANNEL_CLOSE.unknownConnector, ORGANIZATION_DELETED_REASON),
     ).length;
     await this.leftovers.files.removeAll(left.files);
+    const root = resolve(this.leftovers.dataDir) + sep;
+    for (const path of left.documents.filter((p) => resolve(p).startsWith(root)))
+      await rm(path, { force: true });
     this.logger.info(
       { organization: org.id, partner: partnerId, channels: closed, files: left.files.length },
       'organization deleted',
