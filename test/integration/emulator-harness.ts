@@ -91,11 +91,9 @@ export async function tokenRequest(
     },
     body: new URLSearchParams(form).toString(),
   });
-  return {
-    status: res.statusCode,
-    headers: res.headers,
-    body: (await res.body.json()) as Record<string, unknown>,
-  };
+  const body = (await res.body.json()) as Record<string, unknown>;
+  await checkResponseAgainstOpenApi(baseUrl, 'POST', '/oauth/access_token/', res.statusCode, body);
+  return { status: res.statusCode, headers: res.headers, body };
 }
 
 /** An access token of a demo user by the password grant. */
