@@ -95,6 +95,9 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
     bodyLimit: 16 * 1024 * 1024,
     ...(options.tls ? { https: { key: options.tls.key, cert: options.tls.cert } } : {}),
   });
+  // Response schemas document the answers (OpenAPI) and tests check them; they never rewrite an
+  // answer, so a field a schema forgot is never silently dropped (fast-json-stringify would).
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorate('emulator', context);
   app.decorateRequest('auth', null as never);
   installErrorHandlers(app);
@@ -208,6 +211,7 @@ async function createContext(
       memberships,
       invitations,
       oauthClients,
+      { files, hub, dataDir: options.dataDir },
       clock,
       logger,
     );

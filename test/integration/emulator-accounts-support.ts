@@ -37,9 +37,9 @@ export async function clientToken(
   return res.body['access_token'] as string;
 }
 
-/** Starts the rig; the caller closes it. */
-export async function startAccountsRig(): Promise<AccountsRig> {
-  const h = await startHarness({ seed: seedWithOtherClient() });
+/** Starts the rig (listening on `host`, default 127.0.0.1); the caller closes it. */
+export async function startAccountsRig(host?: string): Promise<AccountsRig> {
+  const h = await startHarness({ seed: seedWithOtherClient(), ...(host ? { host } : {}) });
   const store = h.emulator.app.emulator.store;
   const org = (name: string) => store.organizations.findByName(name)!.id;
   const id = (email: string) => store.users.findByEmail(email)!.id;

@@ -47,6 +47,8 @@ export async function startHarness(
     outboundAllow?: readonly string[];
     /** Extra CORS origins (besides registered redirect URLs). */
     corsOrigins?: readonly string[];
+    /** Listening address (default 127.0.0.1). */
+    host?: string;
   } = {},
 ): Promise<Harness> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'emulator-test-')));
@@ -63,7 +65,7 @@ export async function startHarness(
     outboundAllow: options.outboundAllow ?? LOOPBACK_ALLOW,
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
   });
-  const baseUrl = await emulator.listen('127.0.0.1', 0);
+  const baseUrl = await emulator.listen(options.host ?? '127.0.0.1', 0);
   return {
     emulator,
     baseUrl,
@@ -101,11 +103,9 @@ export async function tokenRequest(
     },
     body: new URLSearchParams(form).toString(),
   });
-  return {
-    status: res.statusCode,
-    headers: res.headers,
-    body: (await res.body.json()) as Record<string, unknown>,
-  };
+  const body = (await res.body.json()) as Record<string, unknown>;
+  await checkResponseAgainstOpenApi(baseUrl, 'POST', '/oauth/access_token/', res.statusCode, body);
+  return { status: res.statusCode, headers: res.headers, body };
 }
 
 /** An access token of a demo user by the password grant. */

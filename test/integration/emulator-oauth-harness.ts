@@ -16,6 +16,7 @@ import type { EmulatorContext } from '../../src/emulator/context.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { freePort } from '../support/peers.js';
+import { checkResponseAgainstOpenApi } from '../support/openapi-responses.js';
 
 export { DEMO };
 
@@ -141,11 +142,10 @@ export async function formPost(
     body: new URLSearchParams(form).toString(),
   });
   const text = await res.body.text();
-  return {
-    status: res.statusCode,
-    headers: res.headers,
-    body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
-  };
+  const parsed = text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>);
+  const target = new URL(url);
+  await checkResponseAgainstOpenApi(target.origin, 'POST', target.pathname, res.statusCode, parsed);
+  return { status: res.statusCode, headers: res.headers, body: parsed ?? {} };
 }
 
 /** The OAuth error code oauth4webapi raised for an error response, or the thrown value. */
@@ -264,5 +264,7 @@ export async function api(
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.body.text();
-  return { status: res.statusCode, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) };
+  const parsed = text === '' ? undefined : JSON.parse(text);
+  await checkResponseAgainstOpenApi(baseUrl, method, path, res.statusCode, parsed);
+  return { status: res.statusCode, headers: res.headers, body: parsed };
 }

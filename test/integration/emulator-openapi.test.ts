@@ -2,7 +2,8 @@
  * The OpenAPI 3.1 document of the emulator: /openapi.json passes a real validator
  * (@seriousme/openapi-schema-validator), names every account and partner operation with its
  * response schemas, /docs serves the browser, and the harness's response check (used by every
- * `call()` of the suite) rejects a body that drifts from the document.
+ * `call()` of the suite) rejects a body that drifts from the document or an undeclared answer.
+ * Schemas never drop fields on the wire: a field no closed schema names still reaches the client.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { request } from 'undici';
@@ -38,6 +39,34 @@ const SCHEMA_OPERATIONS: [string, string, string][] = [
   ['get', '/partner/v1/users/{userId}/memberships/', '200'],
   ['get', '/partner/v1/users/{userId}/memberships/{orgId}', '200'],
   ['get', '/_emulator/mail', '200'],
+  ['get', '/sfapi/GetConfiguration/', '200'],
+  ['get', '/sfapi/GetPrinter/', '200'],
+  ['get', '/sfapi/GetPrinterProperties/', '200'],
+  ['get', '/sfapi/PrepareUpload/', '200'],
+  ['post', '/sfapi/Print/', '200'],
+  ['post', '/sfapi/Print/', '412'],
+  ['get', '/sfapi/Status/', '200'],
+  ['post', '/oauth/access_token', '200'],
+  ['post', '/oauth/revoke', '200'],
+  ['post', '/oauth/pair', '200'],
+  ['post', '/v1/oauth-clients/public', '201'],
+  ['post', '/v1/oauth-clients/confidential', '201'],
+  ['get', '/v1/oauth-clients', '200'],
+  ['get', '/v1/oauth-clients/{clientId}', '200'],
+  ['patch', '/v1/oauth-clients/{clientId}', '200'],
+  ['delete', '/v1/oauth-clients/{clientId}', '204'],
+  ['get', '/printing/v1/printers', '200'],
+  ['post', '/printing/v1/printers', '201'],
+  ['get', '/printing/v1/connectors', '200'],
+  ['get', '/printing/v1/groups', '200'],
+  ['get', '/printing/v1/users', '200'],
+  ['get', '/printing/v1/assignments', '200'],
+  ['get', '/printing/v1/drivers', '200'],
+  ['post', '/connector/v1/register', '201'],
+  ['get', '/connector/v1/jobs', '200'],
+  ['post', '/connector/v1/jobs/{id}/claim', '200'],
+  ['post', '/connector/v1/events', '200'],
+  ['get', '/webhooks/endpoints', '200'],
 ];
 
 describe('/openapi.json', () => {
@@ -49,7 +78,7 @@ describe('/openapi.json', () => {
     expect(result).toEqual({ valid: true });
   });
 
-  it('names the account and partner operations with response schemas, and every other route', async () => {
+  it('names the operations with response schemas and the 401 of their token check', async () => {
     const doc = (await call(h.baseUrl, 'GET', '/openapi.json', undefined)).body;
     const normalized = Object.fromEntries(
       Object.entries(doc.paths as Record<string, unknown>).map(([k, v]) => [k.replace(/\/$/, ''), v]),
@@ -57,11 +86,7 @@ describe('/openapi.json', () => {
     for (const [method, path, status] of SCHEMA_OPERATIONS) {
       const op = normalized[path.replace(/\/$/, '')]?.[method];
       expect([method, path, op?.responses[status] !== undefined]).toEqual([method, path, true]);
-      expect([method, path, op?.responses['401'] !== undefined || path === '/_emulator/mail']).toEqual([
-        method,
-        path,
-        true,
-      ]);
+      expect([method, path, op?.responses['401'] !== undefined]).toEqual([method, path, true]);
     }
     for (const path of [
       '/sfapi/Print/',
@@ -81,7 +106,7 @@ describe('/openapi.json', () => {
 });
 
 describe('response check of the harness', () => {
-  it('accepts a real response and rejects one that drifts from the document', async () => {
+  it('accepts a real response and rejects one that drifts from the document or is undeclared', async () => {
     const token = await passwordToken(h.baseUrl, 'account');
     const users = await call(h.baseUrl, 'GET', '/v1/users/', token);
     const user = users.body.results[0];
@@ -100,5 +125,68 @@ describe('response check of the harness', () => {
     await expect(
       checkResponseAgainstOpenApi(h.baseUrl, 'GET', '/v1/users/', 403, { error: 'forbidden' }),
     ).rejects.toThrow(/must have required property 'message'/);
+    await expect(
+      checkResponseAgainstOpenApi(h.baseUrl, 'GET', '/v1/users/', 418, { error: 'teapot', message: 'x' }),
+    ).rejects.toThrow('GET /v1/users/ 418: /openapi.json has no JSON response schema for this status');
+    await expect(
+      checkResponseAgainstOpenApi(h.baseUrl, 'GET', '/no/such/route', 200, { ok: true }),
+    ).rejects.toThrow('GET /no/such/route 200: no operation of /openapi.json serves this path');
+    const missing = await call(h.baseUrl, 'GET', '/no/such/route', undefined);
+    expect(missing.body).toEqual({ error: 'not_found', message: 'no route GET /no/such/route' });
+  });
+});
+
+describe('schemas never drop a field', () => {
+  it('answers carry every field of the resource, the one-time client secret included', async () => {
+    const admin = await passwordToken(h.baseUrl, 'account');
+    const created = await call(h.baseUrl, 'POST', '/v1/oauth-clients/confidential/', admin, {
+      name: 'Fields',
+      grant_types: ['authorization_code'],
+      redirect_urls: ['https://app.example/cb'],
+    });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body).sort()).toEqual([
+      'allowed_scopes',
+      'client_id',
+      'client_secret',
+      'client_type',
+      'external_description',
+      'grant_types',
+      'name',
+      'redirect_urls',
+      'tenant_mode',
+    ]);
+    const basic = `Basic ${Buffer.from(`${created.body.client_id}:${created.body.client_secret}`).toString('base64')}`;
+    const refused = await call(h.baseUrl, 'GET', '/v1/oauth-clients/', undefined, undefined, {});
+    expect(refused.status).toBe(401);
+    const token = await request(`${h.baseUrl}/oauth/revoke/`, {
+      method: 'POST',
+      headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'token=unknown',
+    });
+    // The secret on the wire is the real one: the client authenticates with it.
+    expect(token.statusCode).toBe(200);
+    expect(await token.body.json()).toEqual({});
+
+    const printing = await passwordToken(h.baseUrl, 'printing');
+    const printers = await call(h.baseUrl, 'GET', '/printing/v1/printers/', printing);
+    expect(Object.keys(printers.body.results[0]).sort()).toEqual([
+      'auto_driver_assignment_state',
+      'blob_capabilities',
+      'can_modify_favorite',
+      'connector_id',
+      'driver_id',
+      'id',
+      'is_favorite',
+      'location',
+      'manual_driver_id',
+      'model_name',
+      'name',
+      'pnp_id',
+      'status',
+      'supported_formats',
+      'tp_id',
+      'vendor_name',
+    ]);
   });
 });

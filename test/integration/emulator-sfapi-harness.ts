@@ -14,6 +14,7 @@ import type { EmulatorSeed } from '../../src/config/emulator-seed-schema.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { type Logger, silentLogger } from '../../src/log/logger.js';
 import type { ConnectorRegistration } from '../../src/protocol/connector-channel.js';
+import { checkResponseAgainstOpenApi } from '../support/openapi-responses.js';
 
 export interface SfapiHarness {
   emulator: Emulator;
@@ -163,5 +164,7 @@ export async function call(
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
   });
   const text = await response.body.text();
-  return { status: response.statusCode, body: text === '' ? undefined : JSON.parse(text) };
+  const body = text === '' ? undefined : JSON.parse(text);
+  await checkResponseAgainstOpenApi(harness.base, options.method ?? 'GET', path, response.statusCode, body);
+  return { status: response.statusCode, body };
 }

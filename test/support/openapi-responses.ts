@@ -8,6 +8,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { request } from 'undici';
+import { ErrorBodySchema } from '../../src/emulator/http/schemas.js';
 
 interface Operation {
   responses?: Record<string, { content?: Record<string, { schema?: object }> }>;
@@ -24,8 +25,8 @@ addFormats.default(ajv);
 const routesByBase = new Map<string, Promise<Route[]>>();
 const validators = new WeakMap<object, ValidateFunction>();
 
-/** Statistics for the coverage test: how many responses were validated, and how many not. */
-export const responseCheckStats = { validated: 0, unchecked: 0 };
+/** Statistics for the coverage test: how many responses were validated. */
+export const responseCheckStats = { validated: 0 };
 
 /** Throws when `body` does not match the document's schema for this method, path and status. */
 export async function checkResponseAgainstOpenApi(
@@ -37,11 +38,17 @@ export async function checkResponseAgainstOpenApi(
 ): Promise<void> {
   const pathname = new URL(path, 'http://x').pathname;
   if (body === undefined || pathname === '/openapi.json') return;
-  const schema = schemaFor(await routes(baseUrl), method, pathname, status);
-  if (!schema) {
-    responseCheckStats.unchecked += 1;
-    return;
-  }
+  const all = await routes(baseUrl);
+  if (all.length === 0) return;
+  const found = schemaFor(all, method, pathname, status);
+  if (found === 'no-operation' && status !== 404)
+    throw new Error(`${method} ${pathname} ${status}: no operation of /openapi.json serves this path`);
+  const schema = found === 'no-operation' ? ErrorBodySchema : found;
+  if (!schema)
+    throw new Error(
+      `${method} ${pathname} ${status}: /openapi.json has no JSON response schema for this status ` +
+        `(declare it in the route's schema.response)\n${JSON.stringify(body).slice(0, 300)}`,
+    );
   let validate = validators.get(schema);
   if (!validate) {
     validate = ajv.compile(schema);
@@ -55,11 +62,18 @@ export async function checkResponseAgainstOpenApi(
     );
 }
 
-function schemaFor(all: Route[], method: string, pathname: string, status: number): object | undefined {
+/** The JSON schema for this answer; undefined when the operation does not declare one. */
+function schemaFor(
+  all: Route[],
+  method: string,
+  pathname: string,
+  status: number,
+): object | undefined | 'no-operation' {
   const trimmed = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
   const matches = all.filter((r) => r.pattern.test(trimmed)).sort((a, b) => a.params - b.params);
-  const operation = matches[0]?.item[method.toLowerCase()];
-  return operation?.responses?.[String(status)]?.content?.['application/json']?.schema;
+  const operation = matches.map((m) => m.item[method.toLowerCase()]).find((op) => op !== undefined);
+  if (!operation) return 'no-operation';
+  return operation.responses?.[String(status)]?.content?.['application/json']?.schema;
 }
 
 function routes(baseUrl: string): Promise<Route[]> {

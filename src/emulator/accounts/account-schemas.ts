@@ -3,7 +3,16 @@
  * they shape the OpenAPI document and the serialized responses. Pure data.
  */
 import { Type as T } from '@sinclair/typebox';
-import { DateTime, Nullable, Roles, Uuid, errorResponses, pageOf } from '../http/schemas.js';
+import {
+  DateTime,
+  Nullable,
+  Roles,
+  Uuid,
+  errorResponses,
+  otherContent,
+  pageOf,
+  pageOrError,
+} from '../http/schemas.js';
 
 /** The account user resource. */
 export const AccountUserSchema = T.Object(
@@ -96,6 +105,35 @@ export const invitationSchemas = {
 /** Schema of GET /_emulator/mail (JSON form). */
 export const mailSchema = {
   tags: ['emulator'],
+  description:
+    'Loopback clients (no forwarding headers) read every mail; anyone else needs the bearer token ' +
+    "of an organization admin (scope account) and reads that organization's mails.",
+  security: [{}, { bearer: [] }] as Record<string, string[]>[],
   querystring: T.Object({ ...PageQuery.properties, to: T.Optional(T.String()) }),
-  response: { 200: pageOf(MailSchema), ...errorResponses(400) },
+  response: { 200: pageOf(MailSchema), ...errorResponses(400, 401, 403) },
+};
+
+/** Schema of GET /v1/users/me/: the account user of the token with its home organization. */
+export const usersMeSchema = {
+  ...users,
+  response: {
+    200: T.Object(
+      { ...AccountUserSchema.properties, organization_id: Uuid },
+      { additionalProperties: false },
+    ),
+    ...errorResponses(401, 403),
+  },
+};
+
+/** Schema of the invitation acceptance page (GET and POST /accounts/invitation?token=). */
+export const invitationPageSchema = {
+  tags: ['invitations'],
+  response: {
+    200: otherContent('text/html', 'the acceptance form, or the page saying the user joined'),
+    400: pageOrError('the form again with what is wrong'),
+    401: otherContent('text/html', 'the form again: wrong password of the existing account'),
+    404: otherContent('text/html', 'unknown or replaced link'),
+    410: otherContent('text/html', 'the invitation has expired or was used'),
+    429: pageOrError('too many wrong passwords'),
+  },
 };

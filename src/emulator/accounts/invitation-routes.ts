@@ -19,7 +19,7 @@ import {
   renderInvitationUnusable,
 } from '../web/invitation-page.js';
 import { requireAccountAdmin } from './account-user-routes.js';
-import { invitationSchemas } from './account-schemas.js';
+import { invitationPageSchema, invitationSchemas } from './account-schemas.js';
 import {
   type AcceptanceForm,
   INVITATION_PAGE_PATH,
@@ -61,12 +61,12 @@ export const invitationRoutes: EmulatorRoutePlugin = async (app, { context }) =>
     },
   );
 
-  app.get(INVITATION_PAGE_PATH, async (request, reply) => {
+  app.get(INVITATION_PAGE_PATH, { schema: invitationPageSchema }, async (request, reply) => {
     const token = (request.query as Record<string, unknown>)['token'];
     return showForm(reply, invitations, typeof token === 'string' ? token : '', undefined);
   });
 
-  app.post(INVITATION_PAGE_PATH, async (request, reply) => {
+  app.post(INVITATION_PAGE_PATH, { schema: invitationPageSchema }, async (request, reply) => {
     const form = (request.body ?? {}) as Record<string, string | undefined>;
     const token = form['token'] ?? '';
     const input: AcceptanceForm = {

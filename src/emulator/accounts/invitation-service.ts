@@ -258,6 +258,7 @@ export class InvitationService {
         `You are invited to join the organization "${org.name}".\n` +
         `Open the link below to accept before ${new Date(inv.expireAt).toISOString()}:\n${link}\n`,
       link,
+      organizationId: inv.organizationId,
     });
   }
 }

@@ -3,6 +3,7 @@
  * for any valid user token, whatever its scopes: a web client signed in with `printing` only
  * asks who signed in right after the sign-in. A client_credentials token has no user (403).
  */
+import { usersMeSchema } from './account-schemas.js';
 import type { EmulatorRoutePlugin } from '../context.js';
 import { requireScopes } from '../http/bearer-auth.js';
 import { invalidToken } from '../http/http-errors.js';
@@ -16,7 +17,7 @@ export function accountUser(user: User): Record<string, unknown> {
 
 /** Registers GET /v1/users/me/. */
 export const usersMeRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  app.get('/v1/users/me', { preHandler: requireScopes() }, async (request) => {
+  app.get('/v1/users/me', { preHandler: requireScopes(), schema: usersMeSchema }, async (request) => {
     const user = context.store.users.findById(request.auth.userId);
     if (!user) throw invalidToken('the user of the token no longer exists');
     return accountUser(user);

@@ -11,6 +11,7 @@ import { forbidden } from '../http/http-errors.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
 import type { Creator } from './client-creation-limits.js';
+import { clientSchemas } from './client-schemas.js';
 
 interface IdParams {
   Params: { clientId: string };
@@ -21,34 +22,45 @@ export const oauthClientRoutes: EmulatorRoutePlugin = async (app, { context }) =
   const service = context.oauthClients;
   const auth = { preHandler: [requireScopes(REQUIRED_SCOPE.account), requireAdmin] };
 
-  app.post('/v1/oauth-clients/public', auth, async (request, reply) => {
+  app.post('/v1/oauth-clients/public', { ...auth, schema: clientSchemas.create }, async (request, reply) => {
     reply.status(201).header('cache-control', 'no-store');
     return service.create(creator(request), 'public', request.body);
   });
 
-  app.post('/v1/oauth-clients/confidential', auth, async (request, reply) => {
-    reply.status(201).header('cache-control', 'no-store');
-    return service.create(creator(request), 'confidential', request.body);
-  });
+  app.post(
+    '/v1/oauth-clients/confidential',
+    { ...auth, schema: clientSchemas.create },
+    async (request, reply) => {
+      reply.status(201).header('cache-control', 'no-store');
+      return service.create(creator(request), 'confidential', request.body);
+    },
+  );
 
-  app.get('/v1/oauth-clients', auth, async (request) => {
+  app.get('/v1/oauth-clients', { ...auth, schema: clientSchemas.list }, async (request) => {
     const page = parsePage(request.query as Record<string, unknown>);
     const { count, results } = service.list(request.auth.organizationId, page.limit, page.offset);
     return envelope(request, context.baseUrl, page, count, results);
   });
 
-  app.get<IdParams>('/v1/oauth-clients/:clientId', auth, async (request) =>
+  app.get<IdParams>('/v1/oauth-clients/:clientId', { ...auth, schema: clientSchemas.get }, async (request) =>
     service.get(request.auth.organizationId, request.params.clientId),
   );
 
-  app.patch<IdParams>('/v1/oauth-clients/:clientId', auth, async (request) =>
-    service.patch(request.auth.organizationId, request.params.clientId, request.body ?? {}),
+  app.patch<IdParams>(
+    '/v1/oauth-clients/:clientId',
+    { ...auth, schema: clientSchemas.patch },
+    async (request) =>
+      service.patch(request.auth.organizationId, request.params.clientId, request.body ?? {}),
   );
 
-  app.delete<IdParams>('/v1/oauth-clients/:clientId', auth, async (request, reply) => {
-    service.delete(request.auth.organizationId, request.params.clientId);
-    return reply.status(204).send();
-  });
+  app.delete<IdParams>(
+    '/v1/oauth-clients/:clientId',
+    { ...auth, schema: clientSchemas.delete },
+    async (request, reply) => {
+      service.delete(request.auth.organizationId, request.params.clientId);
+      return reply.status(204).send();
+    },
+  );
 };
 
 async function requireAdmin(request: FastifyRequest): Promise<void> {

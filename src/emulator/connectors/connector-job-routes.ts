@@ -16,6 +16,7 @@ import { connectorToWire } from './connector-service.js';
 import { applyEventBatch, parseEventBatch } from '../jobs/job-event-batch.js';
 import { parsePropertiesUpload } from '../printers/printer-wire.js';
 import { hostId } from '../printers/printer-routes.js';
+import { connectorJobSchemas } from './connector-schemas.js';
 
 /** Longest long poll the emulator holds, in seconds. */
 export const MAX_POLL_WAIT_S = 120;
@@ -32,10 +33,14 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
     return connector;
   };
 
-  app.post('/connector/v1/register', auth, async (request, reply) => {
-    const { connector, created } = connectors.register(request.auth, request.body);
-    return reply.status(created ? 201 : 200).send(connectorToWire(connector));
-  });
+  app.post(
+    '/connector/v1/register',
+    { ...auth, schema: connectorJobSchemas.register },
+    async (request, reply) => {
+      const { connector, created } = connectors.register(request.auth, request.body);
+      return reply.status(created ? 201 : 200).send(connectorToWire(connector));
+    },
+  );
 
   // A connector uploads the properties of its own printers only: 404 outside the organization,
   // 403 for a printer of another connector (the caller is X-Host-Id, or the one it registered).
@@ -46,62 +51,88 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
     return printer;
   };
 
-  app.put<JobParams>('/connector/v1/printers/:id/properties', auth, async (request, reply) => {
-    const properties = parsePropertiesUpload(request.body);
-    const printer = ownPrinter(request);
-    // Optional: the blob capability defaults in the same request (checked before anything is stored).
-    const blob = (request.body as { blob_capabilities?: unknown }).blob_capabilities;
-    if (blob !== undefined) capabilities.checkDefaults(blob, 'blob_capabilities');
-    printers.uploadProperties(printer.organizationId, printer.id, properties);
-    if (blob !== undefined) capabilities.uploadDefaults(printer, { defaults: blob });
-    return reply.status(204).send();
-  });
-
-  app.patch<JobParams>('/connector/v1/printers/:id/properties', auth, async (request, reply) => {
-    capabilities.patchUpload(ownPrinter(request), request.body);
-    return reply.status(204).send();
-  });
-
-  app.get('/connector/v1/jobs', auth, async (request, reply): Promise<JobPollResponse> => {
-    const wait = parseWait((request.query as Record<string, unknown>)['wait']);
-    const connector = caller(request);
-    let offers = jobs.pendingOffers(connector.id);
-    // Only new work ends the wait: re-offered claims ride along, so a connector that already
-    // recorded them (its "received" not yet delivered) does not poll in a tight loop.
-    if (offers.fresh.length === 0 && wait > 0) {
-      const gone = new AbortController();
-      reply.raw.once('close', () => gone.abort());
-      await hub.waitForWork(connector.id, wait * 1000, gone.signal);
-      offers = jobs.pendingOffers(connector.id);
-    }
-    return { jobs: [...offers.reclaimable, ...offers.fresh] };
-  });
-
-  app.post<JobParams>('/connector/v1/jobs/:id/claim', auth, async (request) =>
-    jobs.claim(caller(request), request.params.id),
+  app.put<JobParams>(
+    '/connector/v1/printers/:id/properties',
+    { ...auth, schema: connectorJobSchemas.properties },
+    async (request, reply) => {
+      const properties = parsePropertiesUpload(request.body);
+      const printer = ownPrinter(request);
+      // Optional: the blob capability defaults in the same request (checked before anything is stored).
+      const blob = (request.body as { blob_capabilities?: unknown }).blob_capabilities;
+      if (blob !== undefined) capabilities.checkDefaults(blob, 'blob_capabilities');
+      printers.uploadProperties(printer.organizationId, printer.id, properties);
+      if (blob !== undefined) capabilities.uploadDefaults(printer, { defaults: blob });
+      return reply.status(204).send();
+    },
   );
 
-  app.get<JobParams>('/connector/v1/jobs/:id/document', auth, async (request, reply) => {
-    const job = jobs.documentFor(caller(request), request.params.id);
-    const { path, size, sha256, contentType } = job.file;
-    return sendFileWithRange(request, reply, { path, size, etag: `"${sha256}"`, contentType });
-  });
+  app.patch<JobParams>(
+    '/connector/v1/printers/:id/properties',
+    { ...auth, schema: connectorJobSchemas.properties },
+    async (request, reply) => {
+      capabilities.patchUpload(ownPrinter(request), request.body);
+      return reply.status(204).send();
+    },
+  );
 
-  app.post<JobParams>('/connector/v1/jobs/:id/events', auth, async (request, reply) => {
-    await jobs.applyEvent(caller(request), request.params.id, request.body);
-    return reply.status(204).send();
-  });
+  app.get(
+    '/connector/v1/jobs',
+    { ...auth, schema: connectorJobSchemas.poll },
+    async (request, reply): Promise<JobPollResponse> => {
+      const wait = parseWait((request.query as Record<string, unknown>)['wait']);
+      const connector = caller(request);
+      let offers = jobs.pendingOffers(connector.id);
+      // Only new work ends the wait: re-offered claims ride along, so a connector that already
+      // recorded them (its "received" not yet delivered) does not poll in a tight loop.
+      if (offers.fresh.length === 0 && wait > 0) {
+        const gone = new AbortController();
+        reply.raw.once('close', () => gone.abort());
+        await hub.waitForWork(connector.id, wait * 1000, gone.signal);
+        offers = jobs.pendingOffers(connector.id);
+      }
+      return { jobs: [...offers.reclaimable, ...offers.fresh] };
+    },
+  );
 
-  app.post('/connector/v1/events', auth, async (request): Promise<JobEventBatchResult> => {
-    const connector = caller(request);
-    const items = parseEventBatch(request.body);
-    const results = await applyEventBatch(
-      items,
-      (jobId, event) => jobs.applyEvent(connector, jobId, event),
-      toHttpError,
-    );
-    return { results };
-  });
+  app.post<JobParams>(
+    '/connector/v1/jobs/:id/claim',
+    { ...auth, schema: connectorJobSchemas.claim },
+    async (request) => jobs.claim(caller(request), request.params.id),
+  );
+
+  app.get<JobParams>(
+    '/connector/v1/jobs/:id/document',
+    { ...auth, schema: connectorJobSchemas.document },
+    async (request, reply) => {
+      const job = jobs.documentFor(caller(request), request.params.id);
+      const { path, size, sha256, contentType } = job.file;
+      return sendFileWithRange(request, reply, { path, size, etag: `"${sha256}"`, contentType });
+    },
+  );
+
+  app.post<JobParams>(
+    '/connector/v1/jobs/:id/events',
+    { ...auth, schema: connectorJobSchemas.jobEvents },
+    async (request, reply) => {
+      await jobs.applyEvent(caller(request), request.params.id, request.body);
+      return reply.status(204).send();
+    },
+  );
+
+  app.post(
+    '/connector/v1/events',
+    { ...auth, schema: connectorJobSchemas.events },
+    async (request): Promise<JobEventBatchResult> => {
+      const connector = caller(request);
+      const items = parseEventBatch(request.body);
+      const results = await applyEventBatch(
+        items,
+        (jobId, event) => jobs.applyEvent(connector, jobId, event),
+        toHttpError,
+      );
+      return { results };
+    },
+  );
 };
 
 /** The wait parameter: whole seconds from 0 to MAX_POLL_WAIT_S (default 0: answer at once). */

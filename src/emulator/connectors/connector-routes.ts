@@ -14,6 +14,7 @@ import { requireAnyScope } from '../http/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { connectorToWire } from './connector-service.js';
+import { connectorAdminSchemas } from './connector-schemas.js';
 
 /** Connector types of the spec. */
 export const CONNECTOR_TYPES: readonly Connector['type'][] = ['TPHub', 'Printserver', 'Virtual', 'Embedded'];
@@ -44,7 +45,7 @@ export const connectorAdminRoutes: EmulatorRoutePlugin = async (app, { context }
   const { store, connectors, hub, logger, baseUrl } = context;
   const read = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 
-  app.get('/printing/v1/connectors', read, async (request) => {
+  app.get('/printing/v1/connectors', { ...read, schema: connectorAdminSchemas.list }, async (request) => {
     const query = request.query as Record<string, unknown>;
     const page = parsePage(query);
     const type = filter(query, 'type', CONNECTOR_TYPES);
@@ -58,26 +59,36 @@ export const connectorAdminRoutes: EmulatorRoutePlugin = async (app, { context }
     return envelope(request, baseUrl, page, all.length, rows);
   });
 
-  app.get<IdParams>('/printing/v1/connectors/:id', read, async (request) =>
-    connectorToWire(connectors.require(request.auth.organizationId, request.params.id)),
+  app.get<IdParams>(
+    '/printing/v1/connectors/:id',
+    { ...read, schema: connectorAdminSchemas.get },
+    async (request) => connectorToWire(connectors.require(request.auth.organizationId, request.params.id)),
   );
 
-  app.get('/printing/v1/filter_values/connector', read, async (request) => {
-    const all = store.connectors.listByOrganization(request.auth.organizationId);
-    const distinct = (values: string[]): string[] => [...new Set(values)].sort();
-    return [
-      { field_name: 'status', values: distinct(all.map((c) => c.status)) },
-      { field_name: 'type', values: distinct(all.map((c) => c.type)) },
-    ];
-  });
+  app.get(
+    '/printing/v1/filter_values/connector',
+    { ...read, schema: connectorAdminSchemas.filterValues },
+    async (request) => {
+      const all = store.connectors.listByOrganization(request.auth.organizationId);
+      const distinct = (values: string[]): string[] => [...new Set(values)].sort();
+      return [
+        { field_name: 'status', values: distinct(all.map((c) => c.status)) },
+        { field_name: 'type', values: distinct(all.map((c) => c.type)) },
+      ];
+    },
+  );
 
-  app.delete<IdParams>('/printing/v1/connectors/:id', read, async (request, reply) => {
-    if (!request.auth.roles.includes('admin')) throw forbidden('deleting a connector needs the admin role');
-    const connector = connectors.require(request.auth.organizationId, request.params.id);
-    // The printers (and their capabilities and driver states) go with it: ON DELETE CASCADE.
-    store.connectors.delete(connector.id);
-    hub.disconnect(connector.id, CHANNEL_CLOSE.unknownConnector, 'connector deleted');
-    logger.info({ connector: connector.id, name: connector.readableName }, 'connector deleted');
-    return reply.status(204).send();
-  });
+  app.delete<IdParams>(
+    '/printing/v1/connectors/:id',
+    { ...read, schema: connectorAdminSchemas.delete },
+    async (request, reply) => {
+      if (!request.auth.roles.includes('admin')) throw forbidden('deleting a connector needs the admin role');
+      const connector = connectors.require(request.auth.organizationId, request.params.id);
+      // The printers (and their capabilities and driver states) go with it: ON DELETE CASCADE.
+      store.connectors.delete(connector.id);
+      hub.disconnect(connector.id, CHANNEL_CLOSE.unknownConnector, 'connector deleted');
+      logger.info({ connector: connector.id, name: connector.readableName }, 'connector deleted');
+      return reply.status(204).send();
+    },
+  );
 };

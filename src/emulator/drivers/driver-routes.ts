@@ -9,15 +9,18 @@ import { ValidationError } from '../../lib/errors.js';
 import type { EmulatorRoutePlugin } from '../context.js';
 import { requireAnyScope } from '../http/bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
+import { driverSchemas } from '../printers/printer-schemas.js';
 
 /** Registers the driver routes. */
 export const driverRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   const { drivers, baseUrl } = context;
   const read = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 
-  app.get('/printing/v1/drivers/vendors', read, async () => drivers.vendors());
+  app.get('/printing/v1/drivers/vendors', { ...read, schema: driverSchemas.vendors }, async () =>
+    drivers.vendors(),
+  );
 
-  app.get('/printing/v1/drivers', read, async (request) => {
+  app.get('/printing/v1/drivers', { ...read, schema: driverSchemas.list }, async (request) => {
     const query = request.query as Record<string, unknown>;
     const page = parsePage(query);
     const vendor = query['vendor'];

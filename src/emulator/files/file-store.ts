@@ -210,6 +210,19 @@ export class FileStore {
   }
 
   /**
+   * Deletes the documents and blocks of `files` from disk, and their records where still there
+   * (a deleted organization's records go in its transaction; its bytes go after it commits).
+   */
+  async removeAll(files: readonly StoredFile[]): Promise<void> {
+    for (const file of files) {
+      this.options.records.remove(file.fileId);
+      await rm(join(this.dir, `${file.fileId}.bin`), { force: true });
+      if (file.path.startsWith(this.dir)) await rm(file.path, { force: true });
+      await rm(this.blockDir(file.fileId), { recursive: true, force: true });
+    }
+  }
+
+  /**
    * Streams `body` into `target` through a temporary file, hashing and counting on the way.
    * Used for uploads and URL fetches alike.
    */

@@ -17,6 +17,7 @@ import { PrintRelayError, ValidationError, errorMessage } from '../../lib/errors
 import type { Logger } from '../../log/logger.js';
 import { parseBlockList } from '../../protocol/sfapi-block-list.js';
 import { drainBody, lingerOnClose, readText } from './request-body.js';
+import { NoContent, otherContent } from '../http/schemas.js';
 import { type FileStore, type StoredFile, TooLargeError } from './file-store.js';
 
 /** Path prefix of upload URLs; the file id follows. */
@@ -34,23 +35,45 @@ export interface StorageRoutesOptions {
   logger: Logger;
 }
 
+const xmlError = (description: string) =>
+  otherContent('application/xml', `${description} (<Error><Code/><Message/>)`);
+
+/** The upload route in the OpenAPI document: Azure Blob style, errors in XML. */
+const storageSchema = {
+  tags: ['sfapi'],
+  description: 'The sasUri of PrepareUpload: multipart (part "file"), a BlockBlob body, or Azure blocks.',
+  response: {
+    201: NoContent,
+    400: xmlError('InvalidInput'),
+    403: xmlError('AuthenticationFailed: expired or wrong signature'),
+    404: xmlError('BlobNotFound'),
+    409: xmlError('BlobImmutable: already uploaded or printed'),
+    413: xmlError('RequestBodyTooLarge'),
+    500: xmlError('InternalError'),
+  },
+};
+
 /** Registers the upload route. Bodies are not parsed by Fastify here: the handlers stream them. */
 export async function storageRoutes(app: FastifyInstance, options: StorageRoutesOptions): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
   const log = options.logger.child({ route: 'storage' });
-  app.put(`${STORAGE_UPLOAD_PREFIX}:fileId`, { logLevel: 'silent' }, async (request, reply) => {
-    const { fileId } = request.params as { fileId: string };
-    try {
-      return await upload(request, reply, options.files, fileId.toLowerCase());
-    } catch (error) {
-      if (!(await drainBody(request.raw, DRAIN_LIMIT))) {
-        reply.header('connection', 'close');
-        lingerOnClose(request.raw);
+  app.put(
+    `${STORAGE_UPLOAD_PREFIX}:fileId`,
+    { logLevel: 'silent', schema: storageSchema },
+    async (request, reply) => {
+      const { fileId } = request.params as { fileId: string };
+      try {
+        return await upload(request, reply, options.files, fileId.toLowerCase());
+      } catch (error) {
+        if (!(await drainBody(request.raw, DRAIN_LIMIT))) {
+          reply.header('connection', 'close');
+          lingerOnClose(request.raw);
+        }
+        return sendStorageError(reply, error, log, fileId);
       }
-      return sendStorageError(reply, error, log, fileId);
-    }
-  });
+    },
+  );
 }
 
 async function upload(request: FastifyRequest, reply: FastifyReply, files: FileStore, fileId: string) {

@@ -104,6 +104,14 @@ export class StoredFileRepo {
     return row ? toStoredFile(row) : undefined;
   }
 
+  /** Every file record of an organization (read them before the organization's delete drops them). */
+  listByOrganization(organizationId: string): StoredFile[] {
+    const rows = this.db
+      .prepare('SELECT * FROM stored_files WHERE organization_id = ? ORDER BY created_at, file_id')
+      .all(organizationId) as StoredFileRow[];
+    return rows.map(toStoredFile);
+  }
+
   remove(fileId: string): void {
     this.db.prepare('DELETE FROM stored_files WHERE file_id = ?').run(fileId);
   }

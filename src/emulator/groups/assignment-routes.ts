@@ -14,6 +14,7 @@ import type { EmulatorRoutePlugin } from '../context.js';
 import { requireAnyScope } from '../http/bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { requireAdmin } from './group-routes.js';
+import { groupSchemas } from './group-schemas.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -24,7 +25,7 @@ export const assignmentRoutes: EmulatorRoutePlugin = async (app, { context }) =>
   const { assignments, baseUrl } = context;
   const auth = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 
-  app.get('/printing/v1/assignments', auth, async (request) => {
+  app.get('/printing/v1/assignments', { ...auth, schema: groupSchemas.listAssignments }, async (request) => {
     const query = request.query as Record<string, unknown>;
     const page = parsePage(query);
     const group = query['group'];
@@ -36,14 +37,22 @@ export const assignmentRoutes: EmulatorRoutePlugin = async (app, { context }) =>
     return envelope(request, baseUrl, page, count, rows);
   });
 
-  app.patch<IdParams>('/printing/v1/assignments/:id', auth, async (request) => {
-    requireAdmin(request, 'assigning a printer to groups');
-    return assignments.add(request.auth.organizationId, request.params.id, request.body);
-  });
+  app.patch<IdParams>(
+    '/printing/v1/assignments/:id',
+    { ...auth, schema: groupSchemas.patchAssignment },
+    async (request) => {
+      requireAdmin(request, 'assigning a printer to groups');
+      return assignments.add(request.auth.organizationId, request.params.id, request.body);
+    },
+  );
 
-  app.delete<IdParams>('/printing/v1/assignments/:id', auth, async (request, reply) => {
-    requireAdmin(request, "removing a printer's group assignments");
-    assignments.remove(request.auth.organizationId, request.params.id, request.body);
-    return reply.status(204).send();
-  });
+  app.delete<IdParams>(
+    '/printing/v1/assignments/:id',
+    { ...auth, schema: groupSchemas.deleteAssignment },
+    async (request, reply) => {
+      requireAdmin(request, "removing a printer's group assignments");
+      assignments.remove(request.auth.organizationId, request.params.id, request.body);
+      return reply.status(204).send();
+    },
+  );
 };

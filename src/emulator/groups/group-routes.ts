@@ -19,6 +19,7 @@ import { requireAnyScope } from '../http/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { groupToWire } from './group-service.js';
+import { groupSchemas } from './group-schemas.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -32,33 +33,41 @@ export const printingGroupRoutes: EmulatorRoutePlugin = async (app, { context })
   const { groups, baseUrl } = context;
   const auth = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 
-  app.get('/printing/v1/groups', auth, async (request) => {
+  app.get('/printing/v1/groups', { ...auth, schema: groupSchemas.list }, async (request) => {
     const page = parsePage(request.query as Record<string, unknown>);
     const { count, rows } = groups.page(request.auth.organizationId, page.limit, page.offset);
     return envelope(request, baseUrl, page, count, rows);
   });
 
-  app.post('/printing/v1/groups', auth, async (request, reply) => {
+  app.post('/printing/v1/groups', { ...auth, schema: groupSchemas.create }, async (request, reply) => {
     requireAdmin(request, 'creating a group');
     return reply.status(201).send(groups.create(request.auth.organizationId, request.body));
   });
 
-  app.get<IdParams>('/printing/v1/groups/:id', auth, async (request) =>
+  app.get<IdParams>('/printing/v1/groups/:id', { ...auth, schema: groupSchemas.get }, async (request) =>
     groupToWire(groups.require(request.auth.organizationId, request.params.id)),
   );
 
-  app.patch<IdParams>('/printing/v1/groups/:id', auth, async (request) => {
-    requireAdmin(request, 'changing a group');
-    return groups.update(request.auth.organizationId, request.params.id, request.body);
-  });
+  app.patch<IdParams>(
+    '/printing/v1/groups/:id',
+    { ...auth, schema: groupSchemas.update },
+    async (request) => {
+      requireAdmin(request, 'changing a group');
+      return groups.update(request.auth.organizationId, request.params.id, request.body);
+    },
+  );
 
-  app.delete<IdParams>('/printing/v1/groups/:id', auth, async (request, reply) => {
-    requireAdmin(request, 'deleting a group');
-    groups.remove(request.auth.organizationId, request.params.id);
-    return reply.status(204).send();
-  });
+  app.delete<IdParams>(
+    '/printing/v1/groups/:id',
+    { ...auth, schema: groupSchemas.delete },
+    async (request, reply) => {
+      requireAdmin(request, 'deleting a group');
+      groups.remove(request.auth.organizationId, request.params.id);
+      return reply.status(204).send();
+    },
+  );
 
-  app.get('/printing/v1/users', auth, async (request) => {
+  app.get('/printing/v1/users', { ...auth, schema: groupSchemas.listUsers }, async (request) => {
     const page = parsePage(request.query as Record<string, unknown>);
     const org = request.auth.organizationId;
     if (request.auth.roles.includes('admin')) {
@@ -69,7 +78,7 @@ export const printingGroupRoutes: EmulatorRoutePlugin = async (app, { context })
     return envelope(request, baseUrl, page, 1, own.slice(page.offset, page.offset + page.limit));
   });
 
-  app.get<IdParams>('/printing/v1/users/:id', auth, async (request) => {
+  app.get<IdParams>('/printing/v1/users/:id', { ...auth, schema: groupSchemas.getUser }, async (request) => {
     const org = request.auth.organizationId;
     const user = groups.requireUser(org, request.params.id);
     if (!request.auth.roles.includes('admin') && user.id !== ownUserId(request))
@@ -77,10 +86,14 @@ export const printingGroupRoutes: EmulatorRoutePlugin = async (app, { context })
     return groups.user(org, user.id);
   });
 
-  app.patch<IdParams>('/printing/v1/users/:id', auth, async (request) => {
-    requireAdmin(request, "changing a user's printing settings");
-    return groups.updateUser(request.auth.organizationId, request.params.id, request.body);
-  });
+  app.patch<IdParams>(
+    '/printing/v1/users/:id',
+    { ...auth, schema: groupSchemas.patchUser },
+    async (request) => {
+      requireAdmin(request, "changing a user's printing settings");
+      return groups.updateUser(request.auth.organizationId, request.params.id, request.body);
+    },
+  );
 };
 
 /** The caller's user id; a client_credentials caller (no user, no role) gets 403. */

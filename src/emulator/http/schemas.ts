@@ -24,6 +24,42 @@ export const ErrorBodySchema = T.Object(
   { additionalProperties: false },
 );
 
+/** Standard statuses of a bearer-protected route: no or bad token (401), missing scope or role (403). */
+export const BEARER_ERRORS = [401, 403] as const;
+
+/** A response of another content type than JSON (HTML pages, XML, plain text), for the document. */
+export function otherContent(contentType: string, description: string): TSchema {
+  return {
+    description,
+    content: { [contentType]: { schema: { type: 'string' } } },
+  } as unknown as TSchema;
+}
+
+/** An HTML page, or the shared JSON error body when the request is refused before any page. */
+export function pageOrError(description: string): TSchema {
+  return {
+    description,
+    content: {
+      'text/html': { schema: { type: 'string' } },
+      'application/json': { schema: ErrorBodySchema },
+    },
+  } as unknown as TSchema;
+}
+
+/** A 303 See Other redirect (no body). */
+export const Redirect = { description: 'redirect (Location header)', type: 'null' } as unknown as TSchema;
+
+/** An answer without a body (204, or 201 of the storage endpoint). */
+export const NoContent = T.Null({ description: 'no body' });
+
+/** The `response` map of a route: its answers plus the shared error body for each error status. */
+export function responses(
+  answers: Record<number, TSchema>,
+  ...errorStatuses: readonly number[]
+): Record<number, TSchema> {
+  return { ...answers, ...errorResponses(...errorStatuses) };
+}
+
 /** Error responses by status, for a route's `response` schema. */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   return Object.fromEntries(statuses.map((s) => [s, ErrorBodySchema]));

@@ -208,6 +208,14 @@ export class JobRepo {
   }
 
   /** Records that the stored document was removed. */
+  /** Paths of the documents an organization's jobs still keep on disk (distinct). */
+  documentPathsOfOrganization(organizationId: string): string[] {
+    const rows = this.db
+      .prepare('SELECT DISTINCT file_path FROM jobs WHERE organization_id = ? AND file_deleted = 0')
+      .all(organizationId) as { file_path: string }[];
+    return rows.map((r) => r.file_path);
+  }
+
   markFileDeleted(id: string): void {
     this.db.prepare('UPDATE jobs SET file_deleted = 1 WHERE id = ?').run(id);
   }

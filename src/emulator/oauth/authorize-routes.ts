@@ -25,6 +25,7 @@ import { renderPage } from '../web/page-layout.js';
 import { renderSignInPage } from '../web/sign-in-page.js';
 import { html, pageClient } from './pairing-routes.js';
 import { type Form, formFields } from './token-routes.js';
+import { oauthSchemas } from './oauth-schemas.js';
 
 const AUTHORIZE_PATH = '/oauth/authorize';
 const LOGIN_PATH = '/oauth/login/';
@@ -34,7 +35,7 @@ const SIGNED_IN_PATH = '/oauth/login/done/';
 export const oauthAuthorizeRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   const { sessions } = context;
 
-  app.get(AUTHORIZE_PATH, async (request, reply) => {
+  app.get(AUTHORIZE_PATH, { schema: oauthSchemas.browserPage }, async (request, reply) => {
     const check = checkAuthorizeRequest(
       context.store,
       authorizeParams(request.query as Record<string, unknown>),
@@ -45,7 +46,7 @@ export const oauthAuthorizeRoutes: EmulatorRoutePlugin = async (app, { context }
     return afterSignIn(reply, context, session, check.request);
   });
 
-  app.post(AUTHORIZE_PATH, async (request, reply) => {
+  app.post(AUTHORIZE_PATH, { schema: oauthSchemas.browserPage }, async (request, reply) => {
     const form = formFields(request.body);
     const check = checkAuthorizeRequest(context.store, authorizeParams(form));
     if (check.kind !== 'ok') return answerCheck(reply, check);
@@ -66,14 +67,18 @@ export const oauthAuthorizeRoutes: EmulatorRoutePlugin = async (app, { context }
     return issueCode(reply, context, session, check.request);
   });
 
-  app.get<{ Querystring: { next?: string } }>(LOGIN_PATH, async (request, reply) => {
-    const next = safeNext(request.query.next);
-    const session = sessions.open(request, reply);
-    if (session.user) return redirect(reply, next);
-    return loginPage(reply, session, next, undefined);
-  });
+  app.get<{ Querystring: { next?: string } }>(
+    LOGIN_PATH,
+    { schema: oauthSchemas.browserPage },
+    async (request, reply) => {
+      const next = safeNext(request.query.next);
+      const session = sessions.open(request, reply);
+      if (session.user) return redirect(reply, next);
+      return loginPage(reply, session, next, undefined);
+    },
+  );
 
-  app.get(SIGNED_IN_PATH, async (request, reply) => {
+  app.get(SIGNED_IN_PATH, { schema: oauthSchemas.browserPage }, async (request, reply) => {
     const who = sessions.current(request)?.user?.email;
     const body = who
       ? markup`<p role="status">Signed in as <strong>${who}</strong>.</p>`
@@ -81,7 +86,7 @@ export const oauthAuthorizeRoutes: EmulatorRoutePlugin = async (app, { context }
     return html(reply, renderPage({ title: 'PrintRelay account', body }));
   });
 
-  app.post(LOGIN_PATH, async (request, reply) => {
+  app.post(LOGIN_PATH, { schema: oauthSchemas.browserPage }, async (request, reply) => {
     const form = formFields(request.body);
     const next = safeNext(form['next']);
     const session = sessions.current(request);

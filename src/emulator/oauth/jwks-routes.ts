@@ -2,10 +2,11 @@
  * GET /.well-known/jwks.json: the public keys that verify the emulator's access tokens.
  */
 import type { EmulatorRoutePlugin } from '../context.js';
+import { oauthSchemas } from './oauth-schemas.js';
 
 /** Registers the JWKS route. */
 export const jwksRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  app.get('/.well-known/jwks.json', async (_request, reply) => {
+  app.get('/.well-known/jwks.json', { schema: oauthSchemas.jwks }, async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=300');
     return context.tokens.jwks();
   });

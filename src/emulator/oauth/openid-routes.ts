@@ -8,6 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
 import { requestBaseUrl } from '../http/pagination.js';
 import { DEFAULT_GRANTABLE_SCOPES } from '../../protocol/oauth-scopes.js';
+import { oauthSchemas } from './oauth-schemas.js';
 
 /** The metadata document for a request. */
 export function serverMetadata(request: FastifyRequest, context: EmulatorContext): Record<string, unknown> {
@@ -54,7 +55,7 @@ export function serverMetadata(request: FastifyRequest, context: EmulatorContext
 /** Registers the discovery documents. */
 export const openidRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   for (const path of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']) {
-    app.get(path, async (request, reply) => {
+    app.get(path, { schema: oauthSchemas.metadata }, async (request, reply) => {
       reply.header('cache-control', 'public, max-age=300');
       return serverMetadata(request, context);
     });

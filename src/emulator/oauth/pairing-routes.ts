@@ -22,12 +22,13 @@ import {
   renderPairingPage,
 } from '../web/pairing-page.js';
 import { type Form, clientCredentials, formFields } from './token-routes.js';
+import { oauthSchemas } from './oauth-schemas.js';
 
 /** Registers /oauth/pair/ and the pairing pages. */
 export const oauthPairRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   const { sessions } = context;
 
-  app.post('/oauth/pair', async (request, reply) => {
+  app.post('/oauth/pair', { schema: oauthSchemas.pair }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     const form = formFields(request.body);
     const credentials = clientCredentials(request, form);
@@ -39,16 +40,20 @@ export const oauthPairRoutes: EmulatorRoutePlugin = async (app, { context }) => 
     return context.pairings.startPairing(client, form['scope'], requestBaseUrl(request, context.baseUrl));
   });
 
-  app.get<{ Querystring: { pairing_code?: string } }>(PAIRING_PAGE_PATH, async (request, reply) => {
-    const code = pageCode(request.query.pairing_code, reply);
-    if (code === undefined) return reply;
-    const open = context.pairings.findOpen(code);
-    if (!open) return expiredPage(reply);
-    const session = sessions.open(request, reply);
-    return sendPairingPage(reply, context, session, code, undefined);
-  });
+  app.get<{ Querystring: { pairing_code?: string } }>(
+    PAIRING_PAGE_PATH,
+    { schema: oauthSchemas.browserPage },
+    async (request, reply) => {
+      const code = pageCode(request.query.pairing_code, reply);
+      if (code === undefined) return reply;
+      const open = context.pairings.findOpen(code);
+      if (!open) return expiredPage(reply);
+      const session = sessions.open(request, reply);
+      return sendPairingPage(reply, context, session, code, undefined);
+    },
+  );
 
-  app.post(PAIRING_PAGE_PATH, async (request, reply) => {
+  app.post(PAIRING_PAGE_PATH, { schema: oauthSchemas.browserPage }, async (request, reply) => {
     const form = formFields(request.body);
     const code = pageCode(form['pairing_code'], reply);
     if (code === undefined) return reply;

@@ -9,10 +9,11 @@ import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
 import { OAuthError, oauthEndpoint } from '../http/http-errors.js';
 import type { OAuthClient } from '../clients/oauth-client-repo.js';
 import { clientCredentials, formFields } from './token-routes.js';
+import { oauthSchemas } from './oauth-schemas.js';
 
 /** Registers the revocation endpoint. */
 export const oauthRevokeRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  app.post('/oauth/revoke', async (request, reply) => {
+  app.post('/oauth/revoke', { schema: oauthSchemas.revoke }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     const form = formFields(request.body);
     const credentials = clientCredentials(request, form);

@@ -9,6 +9,7 @@ import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
 import { OAuthError, oauthEndpoint } from '../http/http-errors.js';
 import type { OAuthClient } from '../clients/oauth-client-repo.js';
 import type { TokenResponse } from './token-types.js';
+import { oauthSchemas } from './oauth-schemas.js';
 
 /** A parsed form body. */
 export type Form = Record<string, string | undefined>;
@@ -60,7 +61,7 @@ export const grantHandlers = new Map<string, GrantHandler>([
 
 /** Registers the token endpoint. */
 export const oauthTokenRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  app.post('/oauth/access_token', async (request, reply) =>
+  app.post('/oauth/access_token', { schema: oauthSchemas.token }, async (request, reply) =>
     oauthEndpoint(() => tokenEndpoint(request, reply, context)),
   );
 };

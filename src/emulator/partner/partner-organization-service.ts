@@ -2,8 +2,12 @@
  * The partner API's organizations (/partner/v1/organizations/): a partner creates organizations
  * (with an existing user as admin, or with an invited admin), lists, reads and renames the ones
  * it manages, and deletes them with everything they hold. Organizations the partner does not
- * manage do not exist for it (NotFoundError). Stateless over the store; nothing to clean up.
+ * manage do not exist for it (NotFoundError). Once a delete commits, the organization's stored
+ * documents leave the disk and its connectors' open channels close with 4404 "organization
+ * deleted". Stateless over the store; nothing to clean up.
  */
+import { rm } from 'node:fs/promises';
+import { resolve, sep } from 'node:path';
 import type { Clock } from '../../lib/clock.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
@@ -20,6 +24,9 @@ import type { InvitationService } from '../accounts/invitation-service.js';
 import type { MembershipService } from '../accounts/membership-service.js';
 import type { CurrencyCode, Organization } from '../accounts/organization-repo.js';
 import type { OAuthClientService } from '../clients/oauth-client-service.js';
+import type { ConnectorHub } from '../connectors/connector-hub.js';
+import type { FileStore } from '../files/file-store.js';
+import { CHANNEL_CLOSE } from '../../protocol/connector-channel.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 
 const CURRENCIES: readonly CurrencyCode[] = ['USD', 'EUR'];
@@ -30,6 +37,17 @@ export function organizationResource(org: Organization): Record<string, unknown>
   return { id: org.id, name: org.name, cloud_profile: null, currency_code: org.currencyCode };
 }
 
+/** What a delete cleans up once it commits: the documents on disk and the live channels. */
+export interface OrganizationLeftovers {
+  files: FileStore;
+  hub: ConnectorHub;
+  /** Only job documents inside this directory are deleted (uploads, registration sheets). */
+  dataDir: string;
+}
+
+/** The reason an organization's connector channels close with when it is deleted. */
+export const ORGANIZATION_DELETED_REASON = 'organization deleted';
+
 /** Partner organization operations of one emulator. */
 export class PartnerOrganizationService {
   constructor(
@@ -37,6 +55,7 @@ export class PartnerOrganizationService {
     private readonly memberships: MembershipService,
     private readonly invitations: InvitationService,
     private readonly clients: OAuthClientService,
+    private readonly leftovers: OrganizationLeftovers,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
@@ -86,16 +105,32 @@ export class PartnerOrganizationService {
    * Deletes an organization: 409 tenant_mode_multi_clients_exist while it owns a live
    * multi-tenant client; users whose last membership it was are deleted, the others stay in
    * their other organizations; printers, connectors, groups, clients, invitations and jobs go.
+   * After the transaction commits, its connectors' channels close (4404, "organization deleted")
+   * and its stored documents and job documents (registration sheets) are deleted from disk.
    */
-  delete(partnerId: string, organizationId: string): void {
+  async delete(partnerId: string, organizationId: string): Promise<void> {
     const org = this.managed(partnerId, organizationId);
     this.clients.assertOrganizationDeletable(org.id);
-    this.store.transaction(() => {
+    const left = this.store.transaction(() => {
+      const connectorIds = this.store.connectors.listByOrganization(org.id).map((c) => c.id);
+      const files = this.store.storedFiles.listByOrganization(org.id);
+      const documents = this.store.jobs.documentPathsOfOrganization(org.id);
       const members = this.store.memberships.listByOrganization(org.id, Number.MAX_SAFE_INTEGER, 0);
       for (const membership of members) this.memberships.detach(membership);
       this.store.organizations.delete(org.id);
+      return { connectorIds, files, documents };
     });
-    this.logger.info({ organization: org.id, partner: partnerId }, 'organization deleted');
+    const closed = left.connectorIds.filter((id) =>
+      this.leftovers.hub.disconnect(id, CHANNEL_CLOSE.unknownConnector, ORGANIZATION_DELETED_REASON),
+    ).length;
+    await this.leftovers.files.removeAll(left.files);
+    const root = resolve(this.leftovers.dataDir) + sep;
+    for (const path of left.documents.filter((p) => resolve(p).startsWith(root)))
+      await rm(path, { force: true });
+    this.logger.info(
+      { organization: org.id, partner: partnerId, channels: closed, files: left.files.length },
+      'organization deleted',
+    );
   }
 
   private createWithUser(partnerId: string, name: string, currencyCode: CurrencyCode, value: unknown) {

@@ -52,7 +52,7 @@ export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
     `${ORGS}/:orgId`,
     { ...auth, schema: partnerSchemas.deleteOrganization },
     async (request, reply) => {
-      orgs.delete(partner(request), request.params.orgId);
+      await orgs.delete(partner(request), request.params.orgId);
       return reply.status(204).send();
     },
   );

@@ -14,6 +14,8 @@ import { requireAnyScope, requireScopes } from '../http/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import type { PrinterRecord } from './printer-repo.js';
 import { hostId } from './printer-routes.js';
+import { printerSchemas } from './printer-schemas.js';
+import { connectorJobSchemas } from '../connectors/connector-schemas.js';
 
 type IdParams = { Params: { id: string } };
 type CapabilityParams = { Params: { id: string; name: string } };
@@ -30,28 +32,43 @@ export const printerCapabilityRoutes: EmulatorRoutePlugin = async (app, { contex
   };
   const base = '/printing/v1/printers/:id';
 
-  app.get<IdParams>(`${base}/blob_capabilities`, read, async (request) =>
-    capabilities.blobView(printer(request)),
+  app.get<IdParams>(
+    `${base}/blob_capabilities`,
+    { ...read, schema: printerSchemas.blobCapabilities },
+    async (request) => capabilities.blobView(printer(request)),
   );
-  app.patch<CapabilityParams>(`${base}/blob_capabilities/:name`, read, async (request) =>
-    capabilities.patchBlob(adminPrinter(request), request.params.name.toLowerCase(), request.body),
+  app.patch<CapabilityParams>(
+    `${base}/blob_capabilities/:name`,
+    { ...read, schema: printerSchemas.patchBlobCapability },
+    async (request) =>
+      capabilities.patchBlob(adminPrinter(request), request.params.name.toLowerCase(), request.body),
   );
-  app.get<IdParams>(`${base}/capabilities`, read, async (request) =>
-    capabilities.simplified(printer(request)),
+  app.get<IdParams>(
+    `${base}/capabilities`,
+    { ...read, schema: printerSchemas.capabilities },
+    async (request) => capabilities.simplified(printer(request)),
   );
-  app.patch<IdParams>(`${base}/capabilities`, read, async (request) =>
-    capabilities.patchSimplified(adminPrinter(request), request.body),
+  app.patch<IdParams>(
+    `${base}/capabilities`,
+    { ...read, schema: printerSchemas.patchCapabilities },
+    async (request) => capabilities.patchSimplified(adminPrinter(request), request.body),
   );
-  app.get<IdParams>(`${base}/default_capabilities`, read, async (request) =>
-    capabilities.defaultSimplified(printer(request)),
+  app.get<IdParams>(
+    `${base}/default_capabilities`,
+    { ...read, schema: printerSchemas.capabilities },
+    async (request) => capabilities.defaultSimplified(printer(request)),
   );
 
   const connectorOnly = { preHandler: requireScopes('printing.connectors') };
-  app.put<IdParams>('/connector/v1/printers/:id/blob_capabilities', connectorOnly, async (request, reply) => {
-    const caller = connectors.resolveCaller(request.auth, hostId(request));
-    const target = printer(request);
-    if (target.connectorId !== caller.id) throw forbidden('the printer belongs to another connector');
-    capabilities.uploadDefaults(target, request.body);
-    return reply.status(204).send();
-  });
+  app.put<IdParams>(
+    '/connector/v1/printers/:id/blob_capabilities',
+    { ...connectorOnly, schema: connectorJobSchemas.blobCapabilities },
+    async (request, reply) => {
+      const caller = connectors.resolveCaller(request.auth, hostId(request));
+      const target = printer(request);
+      if (target.connectorId !== caller.id) throw forbidden('the printer belongs to another connector');
+      capabilities.uploadDefaults(target, request.body);
+      return reply.status(204).send();
+    },
+  );
 };

@@ -14,6 +14,7 @@ import { requireAnyScope, requireScopes } from '../http/bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { type PrinterWire, printerToWire } from './printer-wire.js';
 import type { PrinterRecord } from './printer-repo.js';
+import { printerSchemas } from './printer-schemas.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -26,12 +27,12 @@ export const printerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   const write = { preHandler: requireScopes('printing.connectors') };
   const read = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 
-  app.post('/printing/v1/printers', write, async (request, reply) => {
+  app.post('/printing/v1/printers', { ...write, schema: printerSchemas.create }, async (request, reply) => {
     const printer = printers.create(request.auth.organizationId, hostId(request), request.body);
     return reply.status(201).send(wire(printer));
   });
 
-  app.get('/printing/v1/printers', read, async (request) => {
+  app.get('/printing/v1/printers', { ...read, schema: printerSchemas.list }, async (request) => {
     const query = request.query as Record<string, unknown>;
     const page = parsePage(query);
     const connectorId = query['connector_id'];
@@ -50,22 +51,32 @@ export const printerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
     return envelope(request, context.baseUrl, page, count, rows.map(wire));
   });
 
-  app.get<IdParams>('/printing/v1/printers/:id', read, async (request) =>
+  app.get<IdParams>('/printing/v1/printers/:id', { ...read, schema: printerSchemas.get }, async (request) =>
     wire(printers.require(request.auth.organizationId, request.params.id)),
   );
 
-  app.put<IdParams>('/printing/v1/printers/:id', write, async (request) =>
-    wire(printers.update(request.auth.organizationId, request.params.id, request.body, 'replace')),
+  app.put<IdParams>(
+    '/printing/v1/printers/:id',
+    { ...write, schema: printerSchemas.update },
+    async (request) =>
+      wire(printers.update(request.auth.organizationId, request.params.id, request.body, 'replace')),
   );
 
-  app.patch<IdParams>('/printing/v1/printers/:id', write, async (request) =>
-    wire(printers.update(request.auth.organizationId, request.params.id, request.body, 'patch')),
+  app.patch<IdParams>(
+    '/printing/v1/printers/:id',
+    { ...write, schema: printerSchemas.update },
+    async (request) =>
+      wire(printers.update(request.auth.organizationId, request.params.id, request.body, 'patch')),
   );
 
-  app.delete<IdParams>('/printing/v1/printers/:id', write, async (request, reply) => {
-    printers.remove(request.auth.organizationId, request.params.id);
-    return reply.status(204).send();
-  });
+  app.delete<IdParams>(
+    '/printing/v1/printers/:id',
+    { ...write, schema: printerSchemas.delete },
+    async (request, reply) => {
+      printers.remove(request.auth.organizationId, request.params.id);
+      return reply.status(204).send();
+    },
+  );
 };
 
 /** The X-Host-Id header (the connector id), when sent once. */

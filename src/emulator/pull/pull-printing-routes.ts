@@ -18,6 +18,7 @@ import { requireAnyScope } from '../http/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import { claimPageRoutes } from './portal-routes.js';
 import { tpfmRoutes } from './tpfm-routes.js';
+import { pullSchemas } from './pull-schemas.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -40,42 +41,50 @@ export async function pullPrintingRoutes(
   await app.register(claimPageRoutes, { signIn: context.signIn, registration: services.registration });
   const anyToken = { preHandler: requireAnyScope('printing', 'printing.connectors', 'account') };
 
-  app.post<IdParams>('/printing/v1/printers/:id/pull_printing_pairing', anyToken, async (request) => {
-    if (!request.auth.roles.includes('admin'))
-      throw forbidden('pairing a release station needs the admin role');
-    const org = request.auth.organizationId;
-    const printer = context.printers.findById(org, request.params.id);
-    if (!printer) throw new NotFoundError(`printer ${request.params.id}`);
-    if (services.queue.ensureQueue(org).printerId === printer.id) {
-      throw new ValidationError('id', 'the pull-printing queue cannot be a pull printer');
-    }
-    const hash = await context.credentials.hasher.hash(codeOf(request.body, 4, 128));
-    context.store.printerSettings.setPullPrintingPasswordHash(org, printer.name, hash);
-    logger.info({ printer: printer.name }, 'release station paired');
-    return { printer_id: printer.id, pull_printing: true };
-  });
+  app.post<IdParams>(
+    '/printing/v1/printers/:id/pull_printing_pairing',
+    { ...anyToken, schema: pullSchemas.pairing },
+    async (request) => {
+      if (!request.auth.roles.includes('admin'))
+        throw forbidden('pairing a release station needs the admin role');
+      const org = request.auth.organizationId;
+      const printer = context.printers.findById(org, request.params.id);
+      if (!printer) throw new NotFoundError(`printer ${request.params.id}`);
+      if (services.queue.ensureQueue(org).printerId === printer.id) {
+        throw new ValidationError('id', 'the pull-printing queue cannot be a pull printer');
+      }
+      const hash = await context.credentials.hasher.hash(codeOf(request.body, 4, 128));
+      context.store.printerSettings.setPullPrintingPasswordHash(org, printer.name, hash);
+      logger.info({ printer: printer.name }, 'release station paired');
+      return { printer_id: printer.id, pull_printing: true };
+    },
+  );
 
   // Copy jobs devices recorded at the printer (CreateLocalJob / UpdateLocalJob): an admin read.
-  app.get<IdParams>('/printing/v1/printers/:id/local_jobs', anyToken, async (request) => {
-    if (!request.auth.roles.includes('admin')) throw forbidden('reading local jobs needs the admin role');
-    const org = request.auth.organizationId;
-    const printer = context.printers.findById(org, request.params.id);
-    if (!printer) throw new NotFoundError(`printer ${request.params.id}`);
-    const jobs = services.localJobs.listForPrinter(org, printer.id).map((job) => ({
-      id: job.id,
-      user_id: job.userId,
-      type: job.type,
-      state: job.state,
-      fields: job.fields,
-      created_at: new Date(job.createdAt).toISOString(),
-      updated_at: new Date(job.updatedAt).toISOString(),
-    }));
-    return { printer_id: printer.id, local_jobs: jobs };
-  });
+  app.get<IdParams>(
+    '/printing/v1/printers/:id/local_jobs',
+    { ...anyToken, schema: pullSchemas.localJobs },
+    async (request) => {
+      if (!request.auth.roles.includes('admin')) throw forbidden('reading local jobs needs the admin role');
+      const org = request.auth.organizationId;
+      const printer = context.printers.findById(org, request.params.id);
+      if (!printer) throw new NotFoundError(`printer ${request.params.id}`);
+      const jobs = services.localJobs.listForPrinter(org, printer.id).map((job) => ({
+        id: job.id,
+        user_id: job.userId,
+        type: job.type,
+        state: job.state,
+        fields: job.fields,
+        created_at: new Date(job.createdAt).toISOString(),
+        updated_at: new Date(job.updatedAt).toISOString(),
+      }));
+      return { printer_id: printer.id, local_jobs: jobs };
+    },
+  );
 
   app.post(
     '/v1/users/me/cards/claim',
-    { preHandler: requireAnyScope('printing', 'account') },
+    { preHandler: requireAnyScope('printing', 'account'), schema: pullSchemas.cardClaim },
     async (request) => {
       const user = { id: request.auth.userId, organizationId: request.auth.organizationId };
       const result = services.registration.claim(user, codeOf(request.body, 4, 16));

@@ -23,6 +23,7 @@ import { requireScopes } from '../http/bearer-auth.js';
 import { HttpError } from '../http/http-errors.js';
 import type { EmulatorContext, EmulatorRouteOptions } from '../context.js';
 import { STORAGE_UPLOAD_PREFIX, storageRoutes } from '../files/storage-routes.js';
+import { sfapiSchemas } from './sfapi-schemas.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -36,25 +37,30 @@ export async function sfapiRoutes(app: FastifyInstance, options: EmulatorRouteOp
   const { files, printing } = context;
   const logger = context.logger.child({ part: 'sfapi' });
   await app.register(storageRoutes, { files, logger });
-  const auth = { preHandler: requireScopes('printing') };
+  const preHandler = requireScopes('printing');
+  const auth = (schema: object) => ({ preHandler, schema });
 
-  app.get('/sfapi/GetConfiguration/', auth, async (request) => sfapiConfiguration(baseUrl(request, context)));
+  app.get('/sfapi/GetConfiguration/', auth(sfapiSchemas.getConfiguration), async (request) =>
+    sfapiConfiguration(baseUrl(request, context)),
+  );
 
-  app.get('/sfapi/GetPrinter/', auth, async (request) =>
+  app.get('/sfapi/GetPrinter/', auth(sfapiSchemas.getPrinter), async (request) =>
     context.assignments
       .usable(request.auth, printers.list(request.auth.organizationId))
       .map((p) => ({ id: p.id, name: p.name, location: p.location ?? '' })),
   );
 
-  app.get('/sfapi/GetPrinterProperties/', auth, async (request) => printerProperties(request, context));
+  app.get('/sfapi/GetPrinterProperties/', auth(sfapiSchemas.getPrinterProperties), async (request) =>
+    printerProperties(request, context),
+  );
 
-  app.get('/sfapi/PrepareUpload/', auth, async (request) => {
+  app.get('/sfapi/PrepareUpload/', auth(sfapiSchemas.prepareUpload), async (request) => {
     const file = await files.create(request.auth.organizationId, request.auth.userId);
     const url = `${baseUrl(request, context)}${STORAGE_UPLOAD_PREFIX}${file.fileId}?${files.signUpload(file.fileId)}`;
     return { fileid: file.fileId, sasUri: url };
   });
 
-  app.post('/sfapi/Print/', auth, async (request, reply) => {
+  app.post('/sfapi/Print/', auth(sfapiSchemas.print), async (request, reply) => {
     const outcome = await printing.submit(request.auth, request.body);
     if ('pendingFileId' in outcome)
       return reply.code(412).send({ fileid: outcome.pendingFileId, sasUri: '' });
@@ -65,7 +71,7 @@ export async function sfapiRoutes(app: FastifyInstance, options: EmulatorRouteOp
     return { jobid: outcome.jobid };
   });
 
-  app.get('/sfapi/Status/', auth, async (request) => {
+  app.get('/sfapi/Status/', auth(sfapiSchemas.status), async (request) => {
     const id = (request.query as Record<string, unknown>).id;
     if (typeof id !== 'string' || id === '') invalid('id', 'is required (the jobid)');
     return jobs.status(request.auth.organizationId, id) ?? unknownJobStatus();

@@ -479,4 +479,10 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX refresh_retries_expiry ON refresh_retries(expires_at);
     `,
   },
+  {
+    version: 20,
+    name: "the organization of each outbox mail (an admin reads only its own organization's mails)",
+    sql: `ALTER TABLE mail_outbox ADD COLUMN organization_id TEXT REFERENCES organizations(id) ON DELETE CASCADE;
+      CREATE INDEX mail_outbox_org ON mail_outbox(organization_id, seq);`,
+  },
 ];

@@ -54,14 +54,17 @@ export const webhookRoutes: EmulatorRoutePlugin = async (app, { context }) => {
 
   app.post(
     '/webhooks/endpoints',
-    { ...write, schema: { body: S.EndpointCreateBody, response: { 201: S.Endpoint } } },
+    { ...write, schema: { body: S.EndpointCreateBody, response: { ...S.WebhookErrors, 201: S.Endpoint } } },
     async (request, reply) =>
       reply.status(201).send(webhooks.create(request.auth.organizationId, request.body)),
   );
 
   app.get<{ Querystring: PageQuery }>(
     '/webhooks/endpoints',
-    { ...read, schema: { querystring: S.PageQuery, response: { 200: S.Paginated(S.Endpoint) } } },
+    {
+      ...read,
+      schema: { querystring: S.PageQuery, response: { ...S.WebhookErrors, 200: S.Paginated(S.Endpoint) } },
+    },
     async (request) => {
       const p = page(request);
       const { count, rows } = webhooks.page(request.auth.organizationId, p.limit, p.offset);
@@ -71,26 +74,32 @@ export const webhookRoutes: EmulatorRoutePlugin = async (app, { context }) => {
 
   app.put(
     '/webhooks/endpoints/test',
-    { ...write, schema: { body: S.EndpointTestBody, response: { 200: S.EndpointTestResult } } },
+    {
+      ...write,
+      schema: { body: S.EndpointTestBody, response: { ...S.WebhookErrors, 200: S.EndpointTestResult } },
+    },
     async (request) => webhooks.test(request.auth.organizationId, request.body),
   );
 
   const one = { params: S.EndpointParams };
   app.get<IdParams>(
     '/webhooks/endpoints/:id',
-    { ...read, schema: { ...one, response: { 200: S.Endpoint } } },
+    { ...read, schema: { ...one, response: { ...S.WebhookErrors, 200: S.Endpoint } } },
     async (request) => webhooks.get(request.auth.organizationId, request.params.id),
   );
 
   app.patch<IdParams>(
     '/webhooks/endpoints/:id',
-    { ...write, schema: { ...one, body: S.EndpointPatchBody, response: { 200: S.Endpoint } } },
+    {
+      ...write,
+      schema: { ...one, body: S.EndpointPatchBody, response: { ...S.WebhookErrors, 200: S.Endpoint } },
+    },
     async (request) => webhooks.update(request.auth.organizationId, request.params.id, request.body),
   );
 
   app.delete<IdParams>(
     '/webhooks/endpoints/:id',
-    { ...write, schema: { ...one, response: { 204: S.NoContent } } },
+    { ...write, schema: { ...one, response: { ...S.WebhookErrors, 204: S.NoContent } } },
     async (request, reply) => {
       webhooks.remove(request.auth.organizationId, request.params.id);
       return reply.status(204).send();
@@ -108,7 +117,11 @@ function registerEventRoutes(app: FastifyInstance, webhooks: WebhookService, bas
     '/webhooks/endpoints/:id/events',
     {
       ...read,
-      schema: { ...one, querystring: S.EventListQuery, response: { 200: S.Paginated(S.FailedEvent) } },
+      schema: {
+        ...one,
+        querystring: S.EventListQuery,
+        response: { ...S.WebhookErrors, 200: S.Paginated(S.FailedEvent) },
+      },
     },
     async (request) => {
       const p = { limit: request.query.limit ?? 20, offset: request.query.offset ?? 0 };
@@ -125,7 +138,7 @@ function registerEventRoutes(app: FastifyInstance, webhooks: WebhookService, bas
   );
   app.delete<IdParams>(
     '/webhooks/endpoints/:id/events',
-    { ...write, schema: { ...one, response: { 204: S.NoContent } } },
+    { ...write, schema: { ...one, response: { ...S.WebhookErrors, 204: S.NoContent } } },
     async (request, reply) => {
       webhooks.removeAllEvents(request.auth.organizationId, request.params.id);
       return reply.status(204).send();
@@ -134,18 +147,18 @@ function registerEventRoutes(app: FastifyInstance, webhooks: WebhookService, bas
 
   app.put<IdParams>(
     '/webhooks/endpoints/:id/events/retry',
-    { ...write, schema: { ...one, response: { 200: S.RetryAllRun } } },
+    { ...write, schema: { ...one, response: { ...S.WebhookErrors, 200: S.RetryAllRun } } },
     async (request, reply) =>
       reply.status(200).send(webhooks.startRetryAll(request.auth.organizationId, request.params.id)),
   );
   app.get<IdParams>(
     '/webhooks/endpoints/:id/events/retry',
-    { ...read, schema: { ...one, response: { 200: S.RetryAllRun } } },
+    { ...read, schema: { ...one, response: { ...S.WebhookErrors, 200: S.RetryAllRun } } },
     async (request) => webhooks.retryAll(request.auth.organizationId, request.params.id),
   );
   app.delete<IdParams>(
     '/webhooks/endpoints/:id/events/retry',
-    { ...write, schema: { ...one, response: { 204: S.NoContent } } },
+    { ...write, schema: { ...one, response: { ...S.WebhookErrors, 204: S.NoContent } } },
     async (request, reply) => {
       webhooks.cancelRetryAll(request.auth.organizationId, request.params.id);
       return reply.status(204).send();
@@ -154,12 +167,12 @@ function registerEventRoutes(app: FastifyInstance, webhooks: WebhookService, bas
 
   app.get<EventParams>(
     '/webhooks/endpoints/:id/events/:eventId',
-    { ...read, schema: { ...event, response: { 200: S.FailedEvent } } },
+    { ...read, schema: { ...event, response: { ...S.WebhookErrors, 200: S.FailedEvent } } },
     async (request) => webhooks.event(request.auth.organizationId, request.params.id, request.params.eventId),
   );
   app.delete<EventParams>(
     '/webhooks/endpoints/:id/events/:eventId',
-    { ...write, schema: { ...event, response: { 204: S.NoContent } } },
+    { ...write, schema: { ...event, response: { ...S.WebhookErrors, 204: S.NoContent } } },
     async (request, reply) => {
       webhooks.removeEvent(request.auth.organizationId, request.params.id, request.params.eventId);
       return reply.status(204).send();
@@ -167,19 +180,21 @@ function registerEventRoutes(app: FastifyInstance, webhooks: WebhookService, bas
   );
   app.put<EventParams>(
     '/webhooks/endpoints/:id/events/:eventId/retry',
-    { ...write, schema: { ...event, response: { 200: S.RetryResultSchema } } },
+    { ...write, schema: { ...event, response: { ...S.WebhookErrors, 200: S.RetryResultSchema } } },
     async (request) =>
       webhooks.retryEvent(request.auth.organizationId, request.params.id, request.params.eventId),
   );
 }
 
 function registerSettingsRoutes(app: FastifyInstance, webhooks: WebhookService): void {
-  app.get('/webhooks/settings', { ...read, schema: { response: { 200: S.Settings } } }, async (request) =>
-    webhooks.settings(request.auth.organizationId),
+  app.get(
+    '/webhooks/settings',
+    { ...read, schema: { response: { ...S.WebhookErrors, 200: S.Settings } } },
+    async (request) => webhooks.settings(request.auth.organizationId),
   );
   app.patch(
     '/webhooks/settings',
-    { ...write, schema: { body: S.SettingsPatchBody, response: { 200: S.Settings } } },
+    { ...write, schema: { body: S.SettingsPatchBody, response: { ...S.WebhookErrors, 200: S.Settings } } },
     async (request) => webhooks.updateSettings(request.auth.organizationId, request.body),
   );
 }

@@ -2,10 +2,15 @@
  * TypeBox route schemas of the webhook interface: request bodies, parameters, query strings and
  * success responses, as Fastify validates them and as an OpenAPI document generated from the
  * routes shows them. Bodies stay open (no additionalProperties: false) because Fastify's Ajv
- * would silently drop unknown fields; the service's rules reject them by name instead.
+ * would silently drop unknown fields; the service's rules reject them by name instead. Responses
+ * are closed: the test harness fails on a field the document does not name.
  */
 import { Type as T } from '@sinclair/typebox';
+import { errorResponses } from '../http/schemas.js';
 import { WEBHOOK_TOPICS } from './webhook-endpoint-repo.js';
+
+/** Error answers of every webhook route (the shared error body). */
+export const WebhookErrors = errorResponses(400, 401, 403, 404, 409);
 
 const Topic = T.Union(
   WEBHOOK_TOPICS.map((t) => T.Literal(t)),
@@ -50,27 +55,33 @@ export const EndpointPatchBody = T.Object(
 );
 
 /** An endpoint in responses. */
-export const Endpoint = T.Object({
-  endpoint_id: Uuid,
-  name: T.String(),
-  url: T.String(),
-  topics: T.Array(Topic),
-  disabled: T.Boolean(),
-  authentication_scheme: Scheme,
-  basic_username: T.String(),
-  basic_password_set: T.Boolean({
-    description: 'Whether a Basic password is stored (it is never returned).',
-  }),
-});
+export const Endpoint = T.Object(
+  {
+    endpoint_id: Uuid,
+    name: T.String(),
+    url: T.String(),
+    topics: T.Array(Topic),
+    disabled: T.Boolean(),
+    authentication_scheme: Scheme,
+    basic_username: T.String(),
+    basic_password_set: T.Boolean({
+      description: 'Whether a Basic password is stored (it is never returned).',
+    }),
+  },
+  { additionalProperties: false },
+);
 
 /** The paginated list envelope around `item`. */
 export function Paginated<S extends ReturnType<typeof T.Object>>(item: S) {
-  return T.Object({
-    count: T.Integer(),
-    next: T.Union([T.String(), T.Null()]),
-    previous: T.Union([T.String(), T.Null()]),
-    results: T.Array(item),
-  });
+  return T.Object(
+    {
+      count: T.Integer(),
+      next: T.Union([T.String(), T.Null()]),
+      previous: T.Union([T.String(), T.Null()]),
+      results: T.Array(item),
+    },
+    { additionalProperties: false },
+  );
 }
 
 /** limit and offset. */
@@ -101,48 +112,66 @@ export const EndpointTestBody = T.Object({
   basic_password: T.Optional(endpointFields.basic_password),
 });
 
-const TranscriptPart = T.Object({ start_line: T.String(), headers: T.String(), body: T.String() });
+const TranscriptPart = T.Object(
+  { start_line: T.String(), headers: T.String(), body: T.String() },
+  { additionalProperties: false },
+);
 const DeliveryError = T.Union([T.Literal('timeout'), T.Literal('response_status_code')]);
 
 /** The test result: request, response, status, and on failure error (and response_status_code). */
-export const EndpointTestResult = T.Object({
-  request: TranscriptPart,
-  response: TranscriptPart,
-  status: T.Union([T.Literal('succeeded'), T.Literal('failed')]),
-  error: T.Optional(DeliveryError),
-  response_status_code: T.Optional(T.Integer()),
-  detail: T.Optional(T.String({ description: 'Why no answer came, when none did.' })),
-});
+export const EndpointTestResult = T.Object(
+  {
+    request: TranscriptPart,
+    response: TranscriptPart,
+    status: T.Union([T.Literal('succeeded'), T.Literal('failed')]),
+    error: T.Optional(DeliveryError),
+    response_status_code: T.Optional(T.Integer()),
+    detail: T.Optional(T.String({ description: 'Why no answer came, when none did.' })),
+  },
+  { additionalProperties: false },
+);
 
 /** A failed event record. */
-export const FailedEvent = T.Object({
-  created: DateTime,
-  event_id: Uuid,
-  topic: Topic,
-  endpoint: T.Object({
-    status: T.Union([T.Literal('pending'), T.Literal('failed')]),
-    error: DeliveryError,
-    last_attempt: DateTime,
-    response_status_code: T.Optional(T.Integer()),
-  }),
-});
+export const FailedEvent = T.Object(
+  {
+    created: DateTime,
+    event_id: Uuid,
+    topic: Topic,
+    endpoint: T.Object(
+      {
+        status: T.Union([T.Literal('pending'), T.Literal('failed')]),
+        error: DeliveryError,
+        last_attempt: DateTime,
+        response_status_code: T.Optional(T.Integer()),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** The single retry result. */
-export const RetryResultSchema = T.Object({
-  status: T.Union([T.Literal('succeeded'), T.Literal('failed')]),
-  error: T.Optional(DeliveryError),
-  response_status_code: T.Optional(T.Integer()),
-});
+export const RetryResultSchema = T.Object(
+  {
+    status: T.Union([T.Literal('succeeded'), T.Literal('failed')]),
+    error: T.Optional(DeliveryError),
+    response_status_code: T.Optional(T.Integer()),
+  },
+  { additionalProperties: false },
+);
 
 /** A retry-all run. */
-export const RetryAllRun = T.Object({ created: DateTime });
+export const RetryAllRun = T.Object({ created: DateTime }, { additionalProperties: false });
 
 /** The data protection settings (response), and their merge patch (request; null resets to false). */
-export const Settings = T.Object({
-  file_name_obfuscated: T.Boolean(),
-  user_email_disabled: T.Boolean(),
-  user_name_disabled: T.Boolean(),
-});
+export const Settings = T.Object(
+  {
+    file_name_obfuscated: T.Boolean(),
+    user_email_disabled: T.Boolean(),
+    user_name_disabled: T.Boolean(),
+  },
+  { additionalProperties: false },
+);
 export const SettingsPatchBody = T.Object({
   file_name_obfuscated: T.Optional(T.Union([T.Boolean(), T.Null()])),
   user_email_disabled: T.Optional(T.Union([T.Boolean(), T.Null()])),

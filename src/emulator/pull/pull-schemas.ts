@@ -1,0 +1,94 @@
+/**
+ * Route schemas of pull printing: /TPFM/ (plain-text answers with X-FMP-* headers; a device
+ * challenge is a 401 in plain text; a throttled device gets the JSON error body with 429), the
+ * release-station pairing and local jobs of the admin API, the card claim API and its HTML page.
+ * Pure data.
+ */
+import { Type as T } from '@sinclair/typebox';
+import { DateTime, Uuid, otherContent, pageOrError, responses } from '../http/schemas.js';
+
+const admin = { tags: ['pull printing'], security: [{ bearer: [] }] };
+
+/** Schemas of the pull-printing routes. */
+export const pullSchemas = {
+  tpfm: {
+    tags: ['TPFM'],
+    description:
+      'One command per request (Cmd=...). The outcome is in the X-FMP-Return header (0 success); ' +
+      'the body is text/plain (INI-style lists, or the document for PrintJob).',
+    security: [{ basic: [] }, {}] as Record<string, string[]>[],
+    response: responses(
+      {
+        200: otherContent('text/plain', 'the command answer (X-FMP-Return: 0) or a failure code'),
+        401: otherContent('text/plain', 'a device or user challenge (WWW-Authenticate: Basic)'),
+      },
+      429,
+    ),
+  },
+  pairing: {
+    ...admin,
+    params: T.Object({ id: T.String() }),
+    response: responses(
+      {
+        200: T.Object({ printer_id: Uuid, pull_printing: T.Literal(true) }, { additionalProperties: false }),
+      },
+      400,
+      401,
+      403,
+      404,
+    ),
+  },
+  localJobs: {
+    ...admin,
+    params: T.Object({ id: T.String() }),
+    response: responses(
+      {
+        200: T.Object(
+          {
+            printer_id: Uuid,
+            local_jobs: T.Array(
+              T.Object(
+                {
+                  id: T.String(),
+                  user_id: T.Union([T.String(), T.Null()]),
+                  type: T.String(),
+                  state: T.String(),
+                  fields: T.Record(T.String(), T.Unknown()),
+                  created_at: DateTime,
+                  updated_at: DateTime,
+                },
+                { additionalProperties: false },
+              ),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+      },
+      401,
+      403,
+      404,
+    ),
+  },
+  cardClaim: {
+    ...admin,
+    response: responses(
+      { 200: T.Object({ card_linked: T.Literal(true) }, { additionalProperties: false }) },
+      400,
+      401,
+      403,
+      404,
+      409,
+    ),
+  },
+  claimPage: {
+    tags: ['pull printing'],
+    response: {
+      200: otherContent('text/html', 'the claim form, or the page saying the card is linked'),
+      400: pageOrError('the form again with what is wrong'),
+      401: otherContent('text/html', 'the form again: wrong e-mail or password'),
+      404: otherContent('text/html', 'the form again: unknown or expired code'),
+      409: otherContent('text/html', 'the form again: code used or card taken'),
+      429: pageOrError('too many wrong passwords'),
+    },
+  },
+};
