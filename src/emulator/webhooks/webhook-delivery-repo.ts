@@ -42,6 +42,14 @@ export interface FailedAttempt {
   responseStatusCode: number | null;
 }
 
+/** What one attempt left behind: delivered (no failure; the row goes) or a failed attempt. */
+export interface AttemptOutcome {
+  endpointId: string;
+  eventId: string;
+  inRetryAll: boolean;
+  failure?: FailedAttempt;
+}
+
 /** Sort keys of the failed event list (the spec's order parameter). */
 export type EventOrderKey = 'created' | '-created' | 'event_id' | '-event_id';
 
@@ -145,24 +153,42 @@ export class WebhookDeliveryRepo {
     return row && toRecord(row);
   }
 
-  /** Deletes a delivered row, and its event when no other endpoint still waits for it. */
-  delivered(endpointId: string, eventId: string): void {
-    this.db
-      .prepare('DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND event_id = ?')
-      .run(endpointId, eventId);
-    this.dropOrphanEvent(eventId);
-  }
-
   /**
-   * Deletes delivered rows in one transaction, their events when no endpoint still waits for
-   * them, and the retry-all runs they finished.
+   * Writes what a batch of attempts left behind, in one transaction: delivered rows are deleted
+   * (two statements for the whole batch), their events too when no endpoint still waits for
+   * them, failed attempts are recorded, and the retry-all runs they finished end.
    */
-  deliveredAll(rows: readonly { endpointId: string; eventId: string; inRetryAll: boolean }[]): void {
+  recordOutcomes(outcomes: readonly AttemptOutcome[]): void {
+    if (outcomes.length === 0) return;
     this.db.transaction(() => {
-      for (const r of rows) {
-        this.delivered(r.endpointId, r.eventId);
-        if (r.inRetryAll) this.finishRetryAllIfDone(r.endpointId);
+      const deliveredByEndpoint = new Map<string, string[]>();
+      const retryAllEndpoints = new Set<string>();
+      for (const o of outcomes) {
+        if (o.failure) this.failed(o.endpointId, o.eventId, o.failure);
+        else {
+          const ids = deliveredByEndpoint.get(o.endpointId);
+          if (ids) ids.push(o.eventId);
+          else deliveredByEndpoint.set(o.endpointId, [o.eventId]);
+        }
+        if (o.inRetryAll) retryAllEndpoints.add(o.endpointId);
       }
+      const deliveredIds: string[] = [];
+      for (const [endpointId, ids] of deliveredByEndpoint) {
+        this.db
+          .prepare(
+            'DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND event_id IN (SELECT value FROM json_each(?))',
+          )
+          .run(endpointId, JSON.stringify(ids));
+        deliveredIds.push(...ids);
+      }
+      if (deliveredIds.length > 0)
+        this.db
+          .prepare(
+            `DELETE FROM webhook_events WHERE event_id IN (SELECT value FROM json_each(?))
+               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.event_id)`,
+          )
+          .run(JSON.stringify(deliveredIds));
+      for (const endpointId of retryAllEndpoints) this.finishRetryAllIfDone(endpointId);
     })();
   }
 

@@ -4,15 +4,20 @@
  * only itself) and `maxInFlight` in all. A failed attempt is rescheduled with jittered
  * exponential backoff for three days after the first attempt, then marked failed; failed
  * events are dropped 30 days after their first attempt. Time comes from the injected clock;
- * a real timer only wakes the worker (every `pollMs` at most). Nothing is kept in memory that a
- * restart would lose: an attempt cut off by stop() stays due and is sent again.
+ * a real timer only wakes the worker (every `pollMs` at most). Outcomes of attempts are written
+ * in batches, one transaction each: when an endpoint's read-ahead runs out (before the next
+ * read), at FLUSH_BATCH outcomes, FLUSH_DELAY_MS after the first unwritten one, at idle() and at
+ * stop(); until written, an attempted delivery is never started again. The queue itself never
+ * lives in memory: an attempt cut off by stop() stays due and is sent again, and only a crash
+ * inside the short write window can send a delivered event a second time.
  * The creator calls start() and, before closing the database, stop().
  */
 import { randomInt } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { type BackoffPolicy, backoffDelay } from '../../lib/backoff.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
-import type { DeliveryRecord, WebhookDeliveryRepo } from './webhook-delivery-repo.js';
+import type { AttemptOutcome, DeliveryRecord, WebhookDeliveryRepo } from './webhook-delivery-repo.js';
 import type { DeliveryTranscript, WebhookSender } from './webhook-sender.js';
 import type { WebhookTargets } from './webhook-targets.js';
 
@@ -23,6 +28,10 @@ export const RETRY_WINDOW_MS = 3 * DAY_MS;
 export const FAILED_EVENT_STORAGE_MS = 30 * DAY_MS;
 /** Due deliveries read per query and endpoint. */
 const READ_AHEAD = 64;
+/** Unwritten outcomes that start a write at once. */
+const FLUSH_BATCH = 128;
+/** Longest wait before outcomes are written, in real ms. */
+const FLUSH_DELAY_MS = 50;
 /** One minute, doubling, at most six hours apart, each delay drawn from its upper 80 %. */
 export const WEBHOOK_BACKOFF: BackoffPolicy = {
   initialMs: 60_000,
@@ -49,10 +58,13 @@ export class WebhookDispatcher {
   private readonly perEndpointCount = new Map<string, number>();
   /** Due deliveries read ahead per endpoint (not started yet), so a completion starts the next without a query. */
   private readonly buffers = new Map<string, DeliveryRecord[]>();
-  /** Delivered rows waiting to be deleted in one transaction (see flush). */
-  private delivered: DeliveryRecord[] = [];
-  private readonly deliveredKeys = new Set<string>();
-  private flushScheduled = false;
+  /** Outcomes of attempts waiting to be written in one transaction (see flush). */
+  private outcomes: AttemptOutcome[] = [];
+  /** Keys of those outcomes: attempted, not written yet, never started again meanwhile. */
+  private readonly unwrittenKeys = new Set<string>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  /** Callers of idle() waiting for the last delivery in flight to end. */
+  private idleWaiters: (() => void)[] = [];
   private readonly abort = new AbortController();
   private timer: NodeJS.Timeout | undefined;
   private kicked = false;
@@ -75,6 +87,8 @@ export class WebhookDispatcher {
     this.maxInFlight = options.maxInFlight ?? 64;
     this.pollMs = options.pollMs ?? 1000;
     this.random = options.random ?? (() => randomInt(0, 1 << 30) / (1 << 30));
+    // Every request in flight listens on the one stop signal.
+    setMaxListeners(this.maxInFlight + 16, this.abort.signal);
   }
 
   /** Starts looking at the queue. */
@@ -101,7 +115,8 @@ export class WebhookDispatcher {
         this.flush();
         return;
       }
-      await Promise.race(this.inFlight.values());
+      // Woken when the last delivery in flight ends, not at every one (each wake reads the queue).
+      await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     }
   }
 
@@ -154,7 +169,9 @@ export class WebhookDispatcher {
     ) {
       let buffer = this.buffers.get(endpointId);
       if (!buffer || buffer.length === 0) {
-        const busy = (key: string) => this.inFlight.has(key) || this.deliveredKeys.has(key);
+        // Written outcomes first, so the read sees them (and the batch is as large as it gets).
+        this.flush();
+        const busy = (key: string) => this.inFlight.has(key) || this.unwrittenKeys.has(key);
         buffer = this.deliveries
           .dueFor(endpointId, now, READ_AHEAD + this.perEndpoint)
           .filter((d) => !busy(keyOf(d)));
@@ -163,6 +180,12 @@ export class WebhookDispatcher {
       }
       this.startDelivery(buffer.shift()!);
     }
+  }
+
+  private wakeIdleWaiters(): void {
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   private purge(now: number): void {
@@ -192,8 +215,9 @@ export class WebhookDispatcher {
       const left = (this.perEndpointCount.get(endpointId) ?? 1) - 1;
       if (left > 0) this.perEndpointCount.set(endpointId, left);
       else this.perEndpointCount.delete(endpointId);
+      if (this.running) this.fill(endpointId, this.clock.now());
+      if (this.inFlight.size === 0) this.wakeIdleWaiters();
       if (!this.running) return;
-      this.fill(endpointId, this.clock.now());
       // Other endpoints wait only when the global limit was reached.
       if (wasFull || (this.perEndpointCount.get(endpointId) ?? 0) === 0) this.kick();
     };
@@ -209,29 +233,30 @@ export class WebhookDispatcher {
     return transcript;
   }
 
-  /** Deletes the delivered rows in one transaction (and ends finished retry-all runs). */
+  /** Writes the waiting outcomes in one transaction. */
   private flush(): void {
-    if (this.delivered.length === 0) return;
-    const done = this.delivered;
-    this.delivered = [];
-    this.deliveries.deliveredAll(done);
-    for (const d of done) this.deliveredKeys.delete(keyOf(d));
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.outcomes.length === 0) return;
+    const done = this.outcomes;
+    this.outcomes = [];
+    this.deliveries.recordOutcomes(done);
+    for (const o of done) this.unwrittenKeys.delete(keyOf(o));
   }
 
   private record(d: DeliveryRecord, t: DeliveryTranscript, now: number): void {
-    if (t.status === 'succeeded') {
-      this.delivered.push(d);
-      this.deliveredKeys.add(keyOf(d));
-      this.scheduleFlush();
-      return;
-    }
+    const outcome: AttemptOutcome = {
+      endpointId: d.endpointId,
+      eventId: d.eventId,
+      inRetryAll: d.inRetryAll,
+    };
+    this.outcomes.push(outcome);
+    this.unwrittenKeys.add(keyOf(d));
+    this.scheduleFlush();
+    if (t.status === 'succeeded') return;
     const failed = this.nextAfterFailure(d, now);
     const error = t.error ?? 'timeout';
-    this.deliveries.failed(d.endpointId, d.eventId, {
-      ...failed,
-      error,
-      responseStatusCode: t.response_status_code ?? null,
-    });
+    outcome.failure = { ...failed, error, responseStatusCode: t.response_status_code ?? null };
     this.logger.info(
       {
         endpoint: d.endpointId,
@@ -243,16 +268,11 @@ export class WebhookDispatcher {
       },
       'webhook delivery failed',
     );
-    if (d.inRetryAll) this.deliveries.finishRetryAllIfDone(d.endpointId);
   }
 
   private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      this.flush();
-    });
+    if (this.outcomes.length >= FLUSH_BATCH) this.flush();
+    else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_DELAY_MS);
   }
 
   /** Pending with the next backoff while inside the 3-day window; failed (no automatic retry) after. */

@@ -5,12 +5,23 @@
  * and wakes the dispatcher, which sends after the transaction has committed. Nothing is sent
  * here, so the print path only pays for a few inserts. No resources to clean up.
  */
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomInt } from 'node:crypto';
+import { v7 as uuidV7 } from 'uuid';
 import type { Clock } from '../../lib/clock.js';
 import type { JobOutcomeListener } from '../jobs/job-outcomes.js';
 import type { JobRecord } from '../jobs/job-repo.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import { type FinishedJobFacts, buildEvent, topicOf } from './webhook-event-content.js';
+
+/**
+ * A new event id: a UUID of version 7, which begins with the time in ms (then random bits, and
+ * increasing within one process). The queue's indexes on event ids then grow and shrink at one
+ * end like the queue itself; random (version 4) ids scattered every insert and delete over the
+ * whole index, which made each written batch rewrite most of its pages.
+ */
+export function newEventId(): string {
+  return uuidV7();
+}
 
 /** Publishes job outcomes to the webhook queue. */
 export class WebhookPublisher implements JobOutcomeListener {
@@ -29,7 +40,7 @@ export class WebhookPublisher implements JobOutcomeListener {
     const endpoints = this.store.webhookEndpoints.subscribers(job.organizationId, topic);
     if (endpoints.length === 0) return;
     const now = this.clock.now();
-    const eventId = randomUUID();
+    const eventId = newEventId();
     const settings = this.store.webhookEndpoints.settings(job.organizationId);
     const body = buildEvent(eventId, now, this.factsOf(job, outcome), settings, this.randomDigit);
     this.store.webhookDeliveries.enqueue(
