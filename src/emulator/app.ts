@@ -218,6 +218,7 @@ async function createContext(
       logger,
       dataDir: options.dataDir,
       credentials,
+      localJobOutcomes: webhookParts.publisher,
     });
     const memberships = new MembershipService(store, clock, logger);
     const mail = new MailOutbox(store.db, clock);
