@@ -13,7 +13,6 @@
  * The creator calls start() and, before closing the database, stop().
  */
 import { randomInt } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
 import { type BackoffPolicy, backoffDelay } from '../../lib/backoff.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
@@ -65,7 +64,6 @@ export class WebhookDispatcher {
   private flushTimer: NodeJS.Timeout | undefined;
   /** Callers of idle() waiting for the last delivery in flight to end. */
   private idleWaiters: (() => void)[] = [];
-  private readonly abort = new AbortController();
   private timer: NodeJS.Timeout | undefined;
   private kicked = false;
   private running = false;
@@ -87,8 +85,6 @@ export class WebhookDispatcher {
     this.maxInFlight = options.maxInFlight ?? 64;
     this.pollMs = options.pollMs ?? 1000;
     this.random = options.random ?? (() => randomInt(0, 1 << 30) / (1 << 30));
-    // Every request in flight listens on the one stop signal.
-    setMaxListeners(this.maxInFlight + 16, this.abort.signal);
   }
 
   /** Starts looking at the queue. */
@@ -120,11 +116,11 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Stops the worker; attempts in flight are cut off and stay due for the next start. */
+  /** Stops the worker; attempts in flight are cut off (the sender is destroyed) and stay due for the next start. */
   async stop(): Promise<void> {
     this.running = false;
     clearTimeout(this.timer);
-    this.abort.abort();
+    await this.sender.destroy();
     await Promise.allSettled(this.inFlight.values());
     this.flush();
   }
@@ -199,7 +195,7 @@ export class WebhookDispatcher {
     const run = this.attempt(delivery).then(
       () => undefined,
       (error: unknown) => {
-        if (!this.abort.signal.aborted)
+        if (this.running)
           this.logger.error({ err: error, endpoint: delivery.endpointId }, 'webhook delivery crashed');
       },
     );
@@ -228,7 +224,7 @@ export class WebhookDispatcher {
   private async attempt(delivery: DeliveryRecord): Promise<DeliveryTranscript | undefined> {
     const target = this.targets.get(delivery.endpointId);
     if (!target) return undefined;
-    const transcript = await this.sender.send({ ...target, body: delivery.body, signal: this.abort.signal });
+    const transcript = await this.sender.send({ ...target, body: delivery.body });
     this.record(delivery, transcript, this.clock.now());
     return transcript;
   }

@@ -81,11 +81,6 @@ export interface OutgoingDelivery {
    * parts stay empty and the response body is discarded: queue deliveries need only the outcome.
    */
   transcript?: boolean;
-  /**
-   * Aborts the request when the emulator stops (the promise then rejects). One long-lived signal
-   * shared by all requests; never a per-request one.
-   */
-  signal?: AbortSignal;
 }
 
 const EMPTY_PART: TranscriptPart = { start_line: '', headers: '', body: '' };
@@ -94,6 +89,7 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
 /** Sends webhook POSTs; one instance per emulator. */
 export class WebhookSender {
   private readonly agent: Agent;
+  private destroyed = false;
   readonly timeoutMs: number;
 
   constructor(options: WebhookSenderOptions = {}) {
@@ -101,7 +97,7 @@ export class WebhookSender {
     this.agent = createWebhookAgent(options);
   }
 
-  /** POSTs one event; resolves to the transcript (also on failure), rejects only when `signal` aborts. */
+  /** POSTs one event; resolves to the transcript (also on failure), rejects only when destroy() cut it off. */
   async send(delivery: OutgoingDelivery): Promise<DeliveryTranscript> {
     const url = typeof delivery.url === 'string' ? new URL(delivery.url) : delivery.url;
     const headers: Record<string, string> = {
@@ -120,7 +116,6 @@ export class WebhookSender {
         method: 'POST',
         headers,
         body: delivery.body,
-        signal: delivery.signal ?? null,
       });
       let body = '';
       if (delivery.transcript) body = await readLimited(res.body);
@@ -135,7 +130,7 @@ export class WebhookSender {
         response_status_code: res.statusCode,
       };
     } catch (error) {
-      if (delivery.signal?.aborted) throw error;
+      if (this.destroyed) throw error;
       const empty = { start_line: '', headers: '', body: '' };
       return {
         request,
@@ -147,8 +142,20 @@ export class WebhookSender {
     }
   }
 
-  /** Closes idle connections and refuses new requests. */
+  /**
+   * Cuts off every request in flight (their send() rejects) and closes the connections: the
+   * emulator is stopping. Cheaper than a signal per request, which undici would listen on.
+   */
+  async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    await this.agent.destroy();
+  }
+
+  /** Closes idle connections and refuses new requests (nothing left to do after destroy()). */
   async close(): Promise<void> {
+    if (this.destroyed) return;
+    this.destroyed = true;
     await this.agent.close();
   }
 }
