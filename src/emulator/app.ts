@@ -201,6 +201,7 @@ async function createContext(
       ...(options.registrationSheetIntervalMs === undefined
         ? {}
         : { registrationSheetIntervalMs: options.registrationSheetIntervalMs }),
+      localJobOutcomes: webhookParts.publisher,
     });
     const memberships = new MembershipService(store, clock, logger);
     const mail = new MailOutbox(store.db, clock);

@@ -6,6 +6,7 @@
  * agent does (claim, then events). `close()` stops everything.
  */
 import type { CredentialLimits } from '../../src/emulator/store/credential-guard.js';
+import type { WebhookOptions } from '../../src/emulator/webhooks/webhook-parts.js';
 import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import { decodeErrText } from '../../src/protocol/tpfm-codes.js';
@@ -52,7 +53,7 @@ async function json<T>(h: Harness, method: 'POST', path: string, token: string, 
 
 /** Starts the emulator and registers the connector and printers. */
 export async function startTpfmHarness(
-  options: { credentialLimits?: CredentialLimits } = {},
+  options: { credentialLimits?: CredentialLimits; webhooks?: WebhookOptions } = {},
 ): Promise<TpfmHarness> {
   const seed = defaultEmulatorSeed();
   const demo = seed.organizations[0]!;

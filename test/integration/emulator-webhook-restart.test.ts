@@ -1,8 +1,8 @@
 /**
  * The webhook queue across an emulator restart (database file and data directory kept): a
  * pending retry and its endpoint's sealed Basic password survive, and the next emulator
- * delivers when the retry is due. And the per-endpoint limit: a receiver that never answers
- * holds up only its own deliveries.
+ * delivers when the retry is due; a delivered event is not sent again by the next emulator.
+ * And the per-endpoint limit: a receiver that never answers holds up only its own deliveries.
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -112,6 +112,27 @@ describe.runIf(haveOpenssl)('webhook queue', () => {
       token2,
     );
     expect(events.body.count).toBe(0);
+  });
+
+  it('sends a delivered event once: a stop right after the receiver got it writes the outcome, and the next start sends nothing', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 5, 10));
+    const peer = await receiver(answer(204));
+    const db = join(dataDir, 'once.db');
+    const first = await start(clock, { db });
+    const { token, printOne } = await printing(first, 'ONCE-1');
+    await call(first.baseUrl, 'POST', '/webhooks/endpoints', token, { name: 'Once', url: peer.url });
+    for (let i = 0; i < 3; i += 1) await printOne();
+    await peer.waitFor(3);
+    await first.close();
+    harnesses.splice(harnesses.indexOf(first), 1);
+
+    const second = await start(clock, { db });
+    await second.emulator.app.emulator.webhooks.drain();
+    const count = (table: string) =>
+      second.emulator.app.emulator.store.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get();
+    expect([count('webhook_deliveries'), count('webhook_events')]).toEqual([{ n: 0 }, { n: 0 }]);
+    expect(peer.requests).toHaveLength(3);
+    expect(new Set(peer.requests.map((r) => JSON.parse(r.body).event_id)).size).toBe(3);
   });
 
   it('limits deliveries per endpoint, so a receiver that never answers holds up only itself', async () => {

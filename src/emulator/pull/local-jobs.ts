@@ -3,7 +3,8 @@
  * the spec's local-job state table. Pending jobs take changed parameters; Succeeded and Failed
  * are final; a Pending job without an update for 24 hours (measured with the injected clock) is
  * closed. Updates to a final, closed, foreign or unknown job change nothing and are answered
- * with code 13. No resources to clean up.
+ * with code 13. A job reaching Succeeded or Failed is told, once, to the outcome listener (the
+ * webhook publisher) inside the transaction that stores it. No resources to clean up.
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
@@ -19,6 +20,14 @@ import { type LocalJobRecord, LocalJobRepo, type LocalJobState } from './local-j
 /** A Pending local job closes after this long without an update. */
 export const LOCAL_JOB_INACTIVITY_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * Told of every local job that reached Succeeded or Failed, once, inside the storing
+ * transaction; like JobService's listener it only stores and returns.
+ */
+export interface LocalJobOutcomeListener {
+  localJobEnded(job: LocalJobRecord): void;
+}
+
 /** Why an update was not applied. */
 export type LocalJobUpdateOutcome = 'updated' | 'unknown' | 'final' | 'closed';
 
@@ -32,9 +41,10 @@ export class LocalJobService {
   private readonly repo: LocalJobRepo;
 
   constructor(
-    store: EmulatorStore,
+    private readonly store: EmulatorStore,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly outcomes?: LocalJobOutcomeListener,
   ) {
     this.repo = new LocalJobRepo(store.db);
   }
@@ -60,7 +70,7 @@ export class LocalJobService {
     const id = randomUUID();
     const now = this.clock.now();
     const { Printer: _printer, Type: type, ...fields } = params;
-    this.repo.insert({
+    const job: LocalJobRecord = {
       id,
       organizationId: user.organizationId,
       userId: user.id,
@@ -71,6 +81,10 @@ export class LocalJobService {
       createdAt: now,
       updatedAt: now,
       ...(idempotencyKey ? { idempotencyKey } : {}),
+    };
+    this.store.transaction(() => {
+      this.repo.insert(job);
+      this.tellOutcome(job);
     });
     this.logger.info({ localJob: id, state: params.Status ?? 'Pending' }, 'local job created');
     return id;
@@ -85,7 +99,16 @@ export class LocalJobService {
     if (state !== 'Pending') return 'final';
     const { JobId: _id, ...fields } = params;
     const next: LocalJobState = params.Status ?? 'Pending';
-    this.repo.save(job.id, next, { ...job.fields, ...withoutStatus(fields) }, this.clock.now());
+    const saved: LocalJobRecord = {
+      ...job,
+      state: next,
+      fields: { ...job.fields, ...withoutStatus(fields) },
+      updatedAt: this.clock.now(),
+    };
+    this.store.transaction(() => {
+      this.repo.save(job.id, next, saved.fields, saved.updatedAt);
+      this.tellOutcome(saved);
+    });
     this.logger.info({ localJob: job.id, state: next }, 'local job updated');
     return 'updated';
   }
@@ -101,6 +124,23 @@ export class LocalJobService {
   find(id: string): LocalJobRecord | undefined {
     const job = this.repo.findById(id.toLowerCase());
     return job && { ...job, state: this.currentState(job) };
+  }
+
+  /**
+   * Tells the listener of a job in a final state, inside a savepoint of the storing transaction:
+   * a listener that throws rolls back only its own writes, and the job is stored all the same.
+   */
+  private tellOutcome(job: LocalJobRecord): void {
+    if (!this.outcomes || (job.state !== 'Succeeded' && job.state !== 'Failed')) return;
+    const outcomes = this.outcomes;
+    try {
+      this.store.transaction(() => outcomes.localJobEnded(job));
+    } catch (error) {
+      this.logger.error(
+        { localJob: job.id, err: error },
+        'the local job outcome listener failed; the job is stored',
+      );
+    }
   }
 
   /** The job's state now: Pending turns closed once 24 hours passed since its last update. */

@@ -9,7 +9,7 @@ import type { Logger } from '../../log/logger.js';
 import type { FileStore } from '../files/file-store.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
-import { LocalJobService } from './local-jobs.js';
+import { type LocalJobOutcomeListener, LocalJobService } from './local-jobs.js';
 import { PullQueueService } from './pull-queue.js';
 import { RegistrationCodeService } from './registration-codes.js';
 import { TpfmAuthenticator } from './tpfm-auth.js';
@@ -40,6 +40,8 @@ export interface PullServiceParts {
   credentials: CredentialGuard;
   /** Time between two registration sheets for one card (default 10 minutes). */
   registrationSheetIntervalMs?: number;
+  /** Told of local jobs that reached Succeeded or Failed (the webhook publisher). */
+  localJobOutcomes?: LocalJobOutcomeListener;
 }
 
 /** Builds and starts the pull-printing services: the queue installs its hold hook in `jobs`. */
@@ -62,7 +64,7 @@ export async function startPullServices(parts: PullServiceParts): Promise<TpfmSe
     jobs,
     auth: new TpfmAuthenticator(store, parts.credentials),
     queue,
-    localJobs: new LocalJobService(store, clock, logger),
+    localJobs: new LocalJobService(store, clock, logger, parts.localJobOutcomes),
     registration,
     prints: new TpfmPrintProcesses(jobs, queue, logger),
     files,

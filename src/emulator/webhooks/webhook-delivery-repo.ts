@@ -2,91 +2,31 @@
  * The webhook delivery queue in SQLite: events (stored with the data protection settings
  * already applied), one delivery row per (endpoint, event), and the retry-all runs. A delivery
  * is `queued` until its first attempt, then `pending` (automatic retries scheduled in
- * next_attempt_at) or `failed` (no automatic retry left). A delivered row is deleted. Because
- * every state lives here, a restart resumes where the last process stopped. Borrowing the
- * database handle; the owner of the handle closes it.
+ * next_attempt_at) or `failed` (no automatic retry left). A delivered row is deleted (in
+ * batches, see recordOutcomes). Because every state lives here, a restart resumes where the last
+ * process stopped. Borrowing the database handle; the owner of the handle closes it.
  */
 import type { EmulatorDatabase } from '../store/database.js';
 import type { WebhookTopic } from './webhook-endpoint-repo.js';
+import {
+  type AttemptOutcome,
+  type DeliveryRecord,
+  type DeliveryRow,
+  type EventOrderKey,
+  type FailedAttempt,
+  ORDER_SQL,
+  SELECT,
+  toRecord,
+} from './webhook-delivery-records.js';
 
-export type DeliveryStatus = 'queued' | 'pending' | 'failed';
-/** Why an attempt failed: no answer in time (or none at all), or a non-2xx status. */
-export type DeliveryError = 'timeout' | 'response_status_code';
-
-/** A delivery with its event. */
-export interface DeliveryRecord {
-  endpointId: string;
-  eventId: string;
-  topic: WebhookTopic;
-  eventCreatedAt: number;
-  /** The event content as delivered (JSON text). */
-  body: string;
-  status: DeliveryStatus;
-  attempts: number;
-  firstAttemptAt: number | null;
-  lastAttemptAt: number | null;
-  nextAttemptAt: number | null;
-  error: DeliveryError | null;
-  responseStatusCode: number | null;
-  inRetryAll: boolean;
-}
-
-/** What a failed attempt leaves behind. */
-export interface FailedAttempt {
-  status: 'pending' | 'failed';
-  attempts: number;
-  firstAttemptAt: number;
-  lastAttemptAt: number;
-  nextAttemptAt: number | null;
-  error: DeliveryError;
-  responseStatusCode: number | null;
-}
-
-/** Sort keys of the failed event list (the spec's order parameter). */
-export type EventOrderKey = 'created' | '-created' | 'event_id' | '-event_id';
-
-interface DeliveryRow {
-  endpoint_id: string;
-  event_id: string;
-  topic: string;
-  created_at: number;
-  body_json: string;
-  status: string;
-  attempts: number;
-  first_attempt_at: number | null;
-  last_attempt_at: number | null;
-  next_attempt_at: number | null;
-  error: string | null;
-  response_status_code: number | null;
-  in_retry_all: number;
-}
-
-const SELECT = `SELECT d.*, e.topic, e.created_at, e.body_json FROM webhook_deliveries d
-  JOIN webhook_events e ON e.event_id = d.event_id`;
-const ORDER_SQL: Record<EventOrderKey, string> = {
-  created: 'e.created_at ASC',
-  '-created': 'e.created_at DESC',
-  event_id: 'd.event_id ASC',
-  '-event_id': 'd.event_id DESC',
-};
-
-function toRecord(r: DeliveryRow): DeliveryRecord {
-  return {
-    endpointId: r.endpoint_id,
-    eventId: r.event_id,
-    topic: r.topic as WebhookTopic,
-    eventCreatedAt: r.created_at,
-    body: r.body_json,
-    status: r.status as DeliveryStatus,
-    attempts: r.attempts,
-    firstAttemptAt: r.first_attempt_at,
-    lastAttemptAt: r.last_attempt_at,
-    nextAttemptAt: r.next_attempt_at,
-    error: r.error as DeliveryError | null,
-    responseStatusCode: r.response_status_code,
-    inRetryAll: r.in_retry_all === 1,
-  };
-}
+export type {
+  AttemptOutcome,
+  DeliveryError,
+  DeliveryRecord,
+  DeliveryStatus,
+  EventOrderKey,
+  FailedAttempt,
+} from './webhook-delivery-records.js';
 
 /** Reads and writes webhook events, deliveries and retry-all runs. */
 export class WebhookDeliveryRepo {
@@ -145,24 +85,42 @@ export class WebhookDeliveryRepo {
     return row && toRecord(row);
   }
 
-  /** Deletes a delivered row, and its event when no other endpoint still waits for it. */
-  delivered(endpointId: string, eventId: string): void {
-    this.db
-      .prepare('DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND event_id = ?')
-      .run(endpointId, eventId);
-    this.dropOrphanEvent(eventId);
-  }
-
   /**
-   * Deletes delivered rows in one transaction, their events when no endpoint still waits for
-   * them, and the retry-all runs they finished.
+   * Writes what a batch of attempts left behind, in one transaction: delivered rows are deleted
+   * (two statements for the whole batch), their events too when no endpoint still waits for
+   * them, failed attempts are recorded, and the retry-all runs they finished end.
    */
-  deliveredAll(rows: readonly { endpointId: string; eventId: string; inRetryAll: boolean }[]): void {
+  recordOutcomes(outcomes: readonly AttemptOutcome[]): void {
+    if (outcomes.length === 0) return;
     this.db.transaction(() => {
-      for (const r of rows) {
-        this.delivered(r.endpointId, r.eventId);
-        if (r.inRetryAll) this.finishRetryAllIfDone(r.endpointId);
+      const deliveredByEndpoint = new Map<string, string[]>();
+      const retryAllEndpoints = new Set<string>();
+      for (const o of outcomes) {
+        if (o.failure) this.failed(o.endpointId, o.eventId, o.failure);
+        else {
+          const ids = deliveredByEndpoint.get(o.endpointId);
+          if (ids) ids.push(o.eventId);
+          else deliveredByEndpoint.set(o.endpointId, [o.eventId]);
+        }
+        if (o.inRetryAll) retryAllEndpoints.add(o.endpointId);
       }
+      const deliveredIds: string[] = [];
+      for (const [endpointId, ids] of deliveredByEndpoint) {
+        this.db
+          .prepare(
+            'DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND event_id IN (SELECT value FROM json_each(?))',
+          )
+          .run(endpointId, JSON.stringify(ids));
+        deliveredIds.push(...ids);
+      }
+      if (deliveredIds.length > 0)
+        this.db
+          .prepare(
+            `DELETE FROM webhook_events WHERE event_id IN (SELECT value FROM json_each(?))
+               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.event_id)`,
+          )
+          .run(JSON.stringify(deliveredIds));
+      for (const endpointId of retryAllEndpoints) this.finishRetryAllIfDone(endpointId);
     })();
   }
 

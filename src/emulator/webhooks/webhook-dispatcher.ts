@@ -4,15 +4,19 @@
  * only itself) and `maxInFlight` in all. A failed attempt is rescheduled with jittered
  * exponential backoff for three days after the first attempt, then marked failed; failed
  * events are dropped 30 days after their first attempt. Time comes from the injected clock;
- * a real timer only wakes the worker (every `pollMs` at most). Nothing is kept in memory that a
- * restart would lose: an attempt cut off by stop() stays due and is sent again.
+ * a real timer only wakes the worker (every `pollMs` at most). Outcomes of attempts are written
+ * in batches, one transaction each: when an endpoint's read-ahead runs out (before the next
+ * read), at FLUSH_BATCH outcomes, FLUSH_DELAY_MS after the first unwritten one, at idle() and at
+ * stop(); until written, an attempted delivery is never started again. The queue itself never
+ * lives in memory: an attempt cut off by stop() stays due and is sent again, and only a crash
+ * inside the short write window can send a delivered event a second time.
  * The creator calls start() and, before closing the database, stop().
  */
 import { randomInt } from 'node:crypto';
 import { type BackoffPolicy, backoffDelay } from '../../lib/backoff.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
-import type { DeliveryRecord, WebhookDeliveryRepo } from './webhook-delivery-repo.js';
+import type { AttemptOutcome, DeliveryRecord, WebhookDeliveryRepo } from './webhook-delivery-repo.js';
 import type { DeliveryTranscript, WebhookSender } from './webhook-sender.js';
 import type { WebhookTargets } from './webhook-targets.js';
 
@@ -21,8 +25,18 @@ const DAY_MS = 24 * 3600_000;
 export const RETRY_WINDOW_MS = 3 * DAY_MS;
 /** Failed events are kept this long after their first attempt (the spec: 30 days). */
 export const FAILED_EVENT_STORAGE_MS = 30 * DAY_MS;
-/** Due deliveries read per query and endpoint. */
-const READ_AHEAD = 64;
+/**
+ * Due deliveries read per query and endpoint. Every written batch costs some 20 to 30 pages of
+ * WAL whatever its size (each index changes at its end), so larger batches write less per
+ * event; 128 keeps one write to a millisecond or two of the event loop.
+ */
+const READ_AHEAD = 128;
+/** Unwritten outcomes that start a write at once. */
+const FLUSH_BATCH = 256;
+/** Longest wait before outcomes are written, in real ms. */
+const FLUSH_DELAY_MS = 50;
+/** How long stop() lets attempts in flight finish before cutting them off, in real ms. */
+const STOP_GRACE_MS = 1000;
 /** One minute, doubling, at most six hours apart, each delay drawn from its upper 80 %. */
 export const WEBHOOK_BACKOFF: BackoffPolicy = {
   initialMs: 60_000,
@@ -49,11 +63,13 @@ export class WebhookDispatcher {
   private readonly perEndpointCount = new Map<string, number>();
   /** Due deliveries read ahead per endpoint (not started yet), so a completion starts the next without a query. */
   private readonly buffers = new Map<string, DeliveryRecord[]>();
-  /** Delivered rows waiting to be deleted in one transaction (see flush). */
-  private delivered: DeliveryRecord[] = [];
-  private readonly deliveredKeys = new Set<string>();
-  private flushScheduled = false;
-  private readonly abort = new AbortController();
+  /** Outcomes of attempts waiting to be written in one transaction (see flush). */
+  private outcomes: AttemptOutcome[] = [];
+  /** Keys of those outcomes: attempted, not written yet, never started again meanwhile. */
+  private readonly unwrittenKeys = new Set<string>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  /** Callers of idle() waiting for the last delivery in flight to end. */
+  private idleWaiters: (() => void)[] = [];
   private timer: NodeJS.Timeout | undefined;
   private kicked = false;
   private running = false;
@@ -101,15 +117,30 @@ export class WebhookDispatcher {
         this.flush();
         return;
       }
-      await Promise.race(this.inFlight.values());
+      // Woken when the last delivery in flight ends, not at every one (each wake reads the queue).
+      await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     }
   }
 
-  /** Stops the worker; attempts in flight are cut off and stay due for the next start. */
+  /**
+   * Stops the worker: attempts in flight get STOP_GRACE_MS to finish (so an answered delivery is
+   * recorded, not sent again by the next start); those still going then are cut off (the sender
+   * is destroyed) and stay due. Every outcome is written before it resolves.
+   */
   async stop(): Promise<void> {
     this.running = false;
     clearTimeout(this.timer);
-    this.abort.abort();
+    if (this.inFlight.size > 0) {
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled(this.inFlight.values()),
+        new Promise((resolve) => {
+          grace = setTimeout(resolve, STOP_GRACE_MS);
+        }),
+      ]);
+      clearTimeout(grace);
+    }
+    await this.sender.destroy();
     await Promise.allSettled(this.inFlight.values());
     this.flush();
   }
@@ -154,7 +185,9 @@ export class WebhookDispatcher {
     ) {
       let buffer = this.buffers.get(endpointId);
       if (!buffer || buffer.length === 0) {
-        const busy = (key: string) => this.inFlight.has(key) || this.deliveredKeys.has(key);
+        // Written outcomes first, so the read sees them (and the batch is as large as it gets).
+        this.flush();
+        const busy = (key: string) => this.inFlight.has(key) || this.unwrittenKeys.has(key);
         buffer = this.deliveries
           .dueFor(endpointId, now, READ_AHEAD + this.perEndpoint)
           .filter((d) => !busy(keyOf(d)));
@@ -163,6 +196,12 @@ export class WebhookDispatcher {
       }
       this.startDelivery(buffer.shift()!);
     }
+  }
+
+  private wakeIdleWaiters(): void {
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   private purge(now: number): void {
@@ -176,7 +215,7 @@ export class WebhookDispatcher {
     const run = this.attempt(delivery).then(
       () => undefined,
       (error: unknown) => {
-        if (!this.abort.signal.aborted)
+        if (this.running)
           this.logger.error({ err: error, endpoint: delivery.endpointId }, 'webhook delivery crashed');
       },
     );
@@ -192,8 +231,9 @@ export class WebhookDispatcher {
       const left = (this.perEndpointCount.get(endpointId) ?? 1) - 1;
       if (left > 0) this.perEndpointCount.set(endpointId, left);
       else this.perEndpointCount.delete(endpointId);
+      if (this.running) this.fill(endpointId, this.clock.now());
+      if (this.inFlight.size === 0) this.wakeIdleWaiters();
       if (!this.running) return;
-      this.fill(endpointId, this.clock.now());
       // Other endpoints wait only when the global limit was reached.
       if (wasFull || (this.perEndpointCount.get(endpointId) ?? 0) === 0) this.kick();
     };
@@ -204,34 +244,35 @@ export class WebhookDispatcher {
   private async attempt(delivery: DeliveryRecord): Promise<DeliveryTranscript | undefined> {
     const target = this.targets.get(delivery.endpointId);
     if (!target) return undefined;
-    const transcript = await this.sender.send({ ...target, body: delivery.body, signal: this.abort.signal });
+    const transcript = await this.sender.send({ ...target, body: delivery.body });
     this.record(delivery, transcript, this.clock.now());
     return transcript;
   }
 
-  /** Deletes the delivered rows in one transaction (and ends finished retry-all runs). */
+  /** Writes the waiting outcomes in one transaction. */
   private flush(): void {
-    if (this.delivered.length === 0) return;
-    const done = this.delivered;
-    this.delivered = [];
-    this.deliveries.deliveredAll(done);
-    for (const d of done) this.deliveredKeys.delete(keyOf(d));
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.outcomes.length === 0) return;
+    const done = this.outcomes;
+    this.outcomes = [];
+    this.deliveries.recordOutcomes(done);
+    for (const o of done) this.unwrittenKeys.delete(keyOf(o));
   }
 
   private record(d: DeliveryRecord, t: DeliveryTranscript, now: number): void {
-    if (t.status === 'succeeded') {
-      this.delivered.push(d);
-      this.deliveredKeys.add(keyOf(d));
-      this.scheduleFlush();
-      return;
-    }
+    const outcome: AttemptOutcome = {
+      endpointId: d.endpointId,
+      eventId: d.eventId,
+      inRetryAll: d.inRetryAll,
+    };
+    this.outcomes.push(outcome);
+    this.unwrittenKeys.add(keyOf(d));
+    this.scheduleFlush();
+    if (t.status === 'succeeded') return;
     const failed = this.nextAfterFailure(d, now);
     const error = t.error ?? 'timeout';
-    this.deliveries.failed(d.endpointId, d.eventId, {
-      ...failed,
-      error,
-      responseStatusCode: t.response_status_code ?? null,
-    });
+    outcome.failure = { ...failed, error, responseStatusCode: t.response_status_code ?? null };
     this.logger.info(
       {
         endpoint: d.endpointId,
@@ -243,16 +284,11 @@ export class WebhookDispatcher {
       },
       'webhook delivery failed',
     );
-    if (d.inRetryAll) this.deliveries.finishRetryAllIfDone(d.endpointId);
   }
 
   private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      this.flush();
-    });
+    if (this.outcomes.length >= FLUSH_BATCH) this.flush();
+    else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_DELAY_MS);
   }
 
   /** Pending with the next backoff while inside the 3-day window; failed (no automatic retry) after. */

@@ -1,11 +1,14 @@
 /**
- * The event content the spec delivers to endpoints: built from the facts of a finished job,
- * with the required-when rules (connector and printer ids and names for network jobs, the user
- * id) and the organization's data protection settings applied (random digits for the file
- * name, no e-mail, no name). Also the sample event of the endpoint test. Pure apart from the
- * injected random source.
+ * The event content the spec delivers to endpoints: built from the facts of a finished job (a
+ * network job, or a local copy job a device recorded), with the required-when rules (connector
+ * and printer ids and names for network and local_copy jobs, the user id) and the
+ * organization's data protection settings applied (random digits for the file name, no e-mail,
+ * no name). Also the sample event of the endpoint test. Pure apart from the injected random
+ * source.
  */
+import { paperById } from '../../protocol/paper-sizes.js';
 import type { PrintTicket } from '../../protocol/print-ticket.js';
+import type { LocalJobFields } from '../../protocol/tpfm-local-job.js';
 import type { WebhookSettings, WebhookTopic } from './webhook-endpoint-repo.js';
 
 /** What the publisher knows of a finished job. */
@@ -21,12 +24,23 @@ export interface FinishedJobFacts {
   user: { id: string; email: string; name: string } | undefined;
 }
 
+/** What the publisher knows of a finished local copy job: the device's last parameters. */
+export interface LocalCopyFacts {
+  jobId: string;
+  createdAt: number;
+  outcome: 'succeeded' | 'failed';
+  fields: LocalJobFields;
+  printer: { id: string; name: string };
+  connector: { id: string; name: string };
+  user: { id: string; email: string; name: string } | undefined;
+}
+
 /** The printjob object of an event. */
 export interface PrintJobContent {
   printjob_id: string;
   created: string;
   status: 'succeeded' | 'failed';
-  type: string;
+  type: 'network' | 'local_copy';
   color?: boolean;
   connector_id?: string;
   connector_name?: string;
@@ -93,10 +107,56 @@ export function buildEvent(
     total_printed_sheets: sheetsOf(job.pagesPrinted, job.ticket.copies, duplex === true),
     ...userFields(job.user, settings),
   };
+  return eventOf(eventId, createdAt, job.outcome, printjob);
+}
+
+/**
+ * Builds the event of a finished local copy job, with the settings applied. Only what the
+ * device reported is carried (its totals, which include copies; the paper by name, or the name
+ * of its desktop paper id); the connector is the printer's own.
+ */
+export function buildLocalCopyEvent(
+  eventId: string,
+  createdAt: number,
+  job: LocalCopyFacts,
+  settings: WebhookSettings,
+  randomDigit: () => number,
+): WebhookEventBody {
+  const f = job.fields;
+  const paper = f.PaperName ?? (f.PaperId === undefined ? undefined : paperById(f.PaperId)?.name);
+  const printjob: PrintJobContent = {
+    printjob_id: job.jobId,
+    created: new Date(job.createdAt).toISOString(),
+    status: job.outcome,
+    type: 'local_copy',
+    ...(f.Color === undefined ? {} : { color: f.Color === 1 }),
+    connector_id: job.connector.id,
+    connector_name: job.connector.name,
+    ...(f.Copies === undefined ? {} : { copies: f.Copies }),
+    ...(f.Duplex === undefined ? {} : { duplex: f.Duplex === 1 }),
+    ...(f.Filename === undefined
+      ? {}
+      : { filename: settings.file_name_obfuscated ? digits(randomDigit) : f.Filename }),
+    ...(paper === undefined ? {} : { paper }),
+    printer_id: job.printer.id,
+    printer_name: job.printer.name,
+    ...(f.TotalPrintedPages === undefined ? {} : { total_printed_pages: f.TotalPrintedPages }),
+    ...(f.TotalPrintedSheets === undefined ? {} : { total_printed_sheets: f.TotalPrintedSheets }),
+    ...userFields(job.user, settings),
+  };
+  return eventOf(eventId, createdAt, job.outcome, printjob);
+}
+
+function eventOf(
+  eventId: string,
+  createdAt: number,
+  outcome: FinishedJobFacts['outcome'],
+  printjob: PrintJobContent,
+): WebhookEventBody {
   return {
     created: new Date(createdAt).toISOString(),
     event_id: eventId,
-    topic: topicOf(job.outcome),
+    topic: topicOf(outcome),
     content: { printjob },
   };
 }

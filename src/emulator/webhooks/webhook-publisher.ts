@@ -1,19 +1,42 @@
 /**
- * Turns job outcomes into webhook events: JobService calls jobEnded inside the transaction that
- * stores a job's final state; the publisher builds the event content (data protection settings
+ * Turns job outcomes into webhook events: JobService calls jobEnded, and LocalJobService
+ * localJobEnded (a device's copy job reaching Succeeded or Failed), inside the transaction that
+ * stores the final state; the publisher builds the event content (data protection settings
  * applied), stores it with one queued delivery per enabled endpoint subscribed to the topic,
  * and wakes the dispatcher, which sends after the transaction has committed. Nothing is sent
  * here, so the print path only pays for a few inserts. No resources to clean up.
  */
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomInt } from 'node:crypto';
+import { v7 as uuidV7 } from 'uuid';
 import type { Clock } from '../../lib/clock.js';
 import type { JobOutcomeListener } from '../jobs/job-outcomes.js';
 import type { JobRecord } from '../jobs/job-repo.js';
+import type { LocalJobOutcomeListener } from '../pull/local-jobs.js';
+import type { LocalJobRecord } from '../pull/local-job-repo.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
-import { type FinishedJobFacts, buildEvent, topicOf } from './webhook-event-content.js';
+import type { WebhookSettings } from './webhook-endpoint-repo.js';
+import {
+  type FinishedJobFacts,
+  type WebhookEventBody,
+  buildEvent,
+  buildLocalCopyEvent,
+  topicOf,
+} from './webhook-event-content.js';
+
+type Party = { id: string; name: string };
+
+/**
+ * A new event id: a UUID of version 7, which begins with the time in ms (then random bits, and
+ * increasing within one process). The queue's indexes on event ids then grow and shrink at one
+ * end like the queue itself; random (version 4) ids scattered every insert and delete over the
+ * whole index, which made each written batch rewrite most of its pages.
+ */
+export function newEventId(): string {
+  return uuidV7();
+}
 
 /** Publishes job outcomes to the webhook queue. */
-export class WebhookPublisher implements JobOutcomeListener {
+export class WebhookPublisher implements JobOutcomeListener, LocalJobOutcomeListener {
   constructor(
     private readonly store: EmulatorStore,
     private readonly clock: Clock,
@@ -25,38 +48,69 @@ export class WebhookPublisher implements JobOutcomeListener {
   /** Queues the job's event for every subscribed endpoint (nothing when there is none). */
   jobEnded(job: JobRecord): void {
     const outcome = job.state === 'completed' ? 'succeeded' : 'failed';
+    this.publish(job.organizationId, outcome, (eventId, now, settings) => {
+      const printer = this.store.printers.findById(job.printerId);
+      const facts: FinishedJobFacts = {
+        jobId: job.id,
+        createdAt: job.createdAt,
+        outcome,
+        ticket: job.ticket,
+        fileName: job.file.name,
+        pagesPrinted: job.pagesPrinted,
+        printer: { id: job.printerId, name: printer?.name ?? '' },
+        connector: this.connector(job.claimedBy ?? printer?.connectorId ?? ''),
+        user: this.user(job.userId),
+      };
+      return buildEvent(eventId, now, facts, settings, this.randomDigit);
+    });
+  }
+
+  /** Queues the event of a local copy job that reached Succeeded or Failed. */
+  localJobEnded(job: LocalJobRecord): void {
+    if (job.state !== 'Succeeded' && job.state !== 'Failed') return;
+    const outcome = job.state === 'Succeeded' ? 'succeeded' : 'failed';
+    this.publish(job.organizationId, outcome, (eventId, now, settings) => {
+      const printer = this.store.printers.findById(job.printerId);
+      const facts = {
+        jobId: job.id,
+        createdAt: job.createdAt,
+        outcome,
+        fields: job.fields,
+        printer: { id: job.printerId, name: printer?.name ?? '' },
+        connector: this.connector(printer?.connectorId ?? ''),
+        user: this.user(job.userId),
+      } as const;
+      return buildLocalCopyEvent(eventId, now, facts, settings, this.randomDigit);
+    });
+  }
+
+  private publish(
+    organizationId: string,
+    outcome: FinishedJobFacts['outcome'],
+    build: (eventId: string, now: number, settings: WebhookSettings) => WebhookEventBody,
+  ): void {
     const topic = topicOf(outcome);
-    const endpoints = this.store.webhookEndpoints.subscribers(job.organizationId, topic);
+    const endpoints = this.store.webhookEndpoints.subscribers(organizationId, topic);
     if (endpoints.length === 0) return;
     const now = this.clock.now();
-    const eventId = randomUUID();
-    const settings = this.store.webhookEndpoints.settings(job.organizationId);
-    const body = buildEvent(eventId, now, this.factsOf(job, outcome), settings, this.randomDigit);
+    const eventId = newEventId();
+    const body = build(eventId, now, this.store.webhookEndpoints.settings(organizationId));
     this.store.webhookDeliveries.enqueue(
-      { eventId, organizationId: job.organizationId, topic, createdAt: now, body: JSON.stringify(body) },
+      { eventId, organizationId, topic, createdAt: now, body: JSON.stringify(body) },
       endpoints.map((e) => e.id),
       now,
     );
     this.queued();
   }
 
-  private factsOf(job: JobRecord, outcome: FinishedJobFacts['outcome']): FinishedJobFacts {
-    const printer = this.store.printers.findById(job.printerId);
-    const connectorId = job.claimedBy ?? printer?.connectorId ?? '';
-    const connector = this.store.connectors.findById(connectorId);
-    const user = this.store.users.findById(job.userId);
-    return {
-      jobId: job.id,
-      createdAt: job.createdAt,
-      outcome,
-      ticket: job.ticket,
-      fileName: job.file.name,
-      pagesPrinted: job.pagesPrinted,
-      printer: { id: job.printerId, name: printer?.name ?? '' },
-      connector: { id: connectorId, name: connector?.readableName ?? '' },
-      user: user
-        ? { id: user.id, email: user.email, name: `${user.firstName} ${user.lastName}`.trim() }
-        : { id: job.userId, email: '', name: '' },
-    };
+  private connector(id: string): Party {
+    return { id, name: this.store.connectors.findById(id)?.readableName ?? '' };
+  }
+
+  private user(id: string): FinishedJobFacts['user'] {
+    const user = this.store.users.findById(id);
+    return user
+      ? { id: user.id, email: user.email, name: `${user.firstName} ${user.lastName}`.trim() }
+      : { id, email: '', name: '' };
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Where and how deliveries of an endpoint are sent (URL and Basic credentials), read once and
+ * Where and how deliveries of an endpoint are sent (parsed URL and Basic credentials), read once and
  * kept until the endpoint changes: the dispatcher asks for every delivery, and opening the
  * sealed password each time would cost more than the send. The service calls forget() after
  * every change. No resources to clean up.
@@ -7,9 +7,9 @@
 import type { WebhookEndpointRepo } from './webhook-endpoint-repo.js';
 import type { SecretBox } from './webhook-secret-box.js';
 
-/** URL and credentials of one endpoint. */
+/** URL (parsed once) and credentials of one endpoint. */
 export interface DeliveryTarget {
-  url: string;
+  url: URL;
   basic?: { username: string; password: string };
 }
 
@@ -28,7 +28,7 @@ export class WebhookTargets {
     if (cached) return cached;
     const e = this.endpoints.findById(endpointId);
     if (!e) return undefined;
-    const target: DeliveryTarget = { url: e.url };
+    const target: DeliveryTarget = { url: new URL(e.url) };
     if (e.authenticationScheme === 'basic') {
       const password = e.basicPasswordSealed ? this.secrets.open(e.basicPasswordSealed) : '';
       target.basic = { username: e.basicUsername, password };

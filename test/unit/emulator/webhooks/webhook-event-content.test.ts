@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   buildEvent,
+  buildLocalCopyEvent,
   type FinishedJobFacts,
+  type LocalCopyFacts,
   sampleEvent,
   sheetsOf,
 } from '../../../../src/emulator/webhooks/webhook-event-content.js';
@@ -63,6 +65,75 @@ describe('buildEvent', () => {
   it('leaves out options the ticket does not set', () => {
     const { printjob } = buildEvent('e', 0, { ...job, ticket: { copies: 1 } }, off, digits).content;
     expect(['color', 'duplex', 'paper'].filter((k) => k in printjob)).toEqual([]);
+  });
+});
+
+describe('buildLocalCopyEvent', () => {
+  const copy: LocalCopyFacts = {
+    jobId: 'copy-1',
+    createdAt: Date.UTC(2026, 0, 2, 3, 4, 5),
+    outcome: 'succeeded',
+    fields: { Color: 0, Copies: 3, Duplex: 0, Filename: 'scan.tif', PaperId: 1, TotalPrintedPages: 9 },
+    printer: { id: 'printer-1', name: 'Floor 2' },
+    connector: { id: 'connector-1', name: 'Hub' },
+    user: { id: 'user-1', email: 'ann@example.test', name: 'Ann Example' },
+  };
+  it('carries what the device reported, type local_copy, and the required-when fields', () => {
+    expect(buildLocalCopyEvent('event-2', Date.UTC(2026, 0, 2, 3, 6), copy, off, digits)).toEqual({
+      created: '2026-01-02T03:06:00.000Z',
+      event_id: 'event-2',
+      topic: 'printjob_succeeded',
+      content: {
+        printjob: {
+          printjob_id: 'copy-1',
+          created: '2026-01-02T03:04:05.000Z',
+          status: 'succeeded',
+          type: 'local_copy',
+          color: false,
+          connector_id: 'connector-1',
+          connector_name: 'Hub',
+          copies: 3,
+          duplex: false,
+          filename: 'scan.tif',
+          paper: 'Letter',
+          printer_id: 'printer-1',
+          printer_name: 'Floor 2',
+          total_printed_pages: 9,
+          user_email: 'ann@example.test',
+          user_id: 'user-1',
+          user_name: 'Ann Example',
+        },
+      },
+    });
+  });
+  it('names the paper by PaperName before PaperId, and leaves out what was not reported', () => {
+    const named = { ...copy, fields: { PaperId: 1, PaperName: 'Oversize 9x14' } };
+    const { printjob } = buildLocalCopyEvent('e', 0, { ...named, outcome: 'failed' }, off, digits).content;
+    expect(printjob).toEqual({
+      printjob_id: 'copy-1',
+      created: '2026-01-02T03:04:05.000Z',
+      status: 'failed',
+      type: 'local_copy',
+      connector_id: 'connector-1',
+      connector_name: 'Hub',
+      paper: 'Oversize 9x14',
+      printer_id: 'printer-1',
+      printer_name: 'Floor 2',
+      user_email: 'ann@example.test',
+      user_id: 'user-1',
+      user_name: 'Ann Example',
+    });
+  });
+  it('applies data protection to a copy job as to a network job', () => {
+    digit = 0;
+    const all = { file_name_obfuscated: true, user_email_disabled: true, user_name_disabled: true };
+    const { printjob } = buildLocalCopyEvent('e', 0, copy, all, digits).content;
+    expect([printjob.filename, 'user_email' in printjob, 'user_name' in printjob, printjob.user_id]).toEqual([
+      '0123456789',
+      false,
+      false,
+      'user-1',
+    ]);
   });
 });
 
