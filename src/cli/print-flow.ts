@@ -25,6 +25,8 @@ export interface PrintTarget {
   user: string;
   password: string;
   printer: string;
+  /** PEM of a CA to trust besides the system roots (--ca). */
+  ca?: string;
 }
 
 /** What the flow reports while it runs (a progress bar or plain lines). */
@@ -95,7 +97,12 @@ function checkFile(file: string): void {
 }
 
 async function signIn(base: string, target: PrintTarget): Promise<HttpClient> {
-  const client = { authUrl: base, clientId: target.clientId, clientSecret: target.clientSecret };
+  const client = {
+    authUrl: base,
+    clientId: target.clientId,
+    clientSecret: target.clientSecret,
+    ...(target.ca ? { ca: target.ca } : {}),
+  };
   try {
     return (await passwordSession(client, target.user, target.password, 'printing')).http;
   } catch (error) {

@@ -1,9 +1,12 @@
 /**
- * `printrelay demo [--port N] [--data-dir DIR]` (what `npm start` runs): emulator, virtual
+ * `printrelay demo [--port N] [--data-dir DIR] [--tls]` (what `npm start` runs): emulator, virtual
  * printer and agent in one process on 127.0.0.1:N (default 8080), everything stored under DIR
- * (default ./.printrelay-demo; printed documents in DIR/printed). Prints the URLs, the demo
+ * (default ./.printrelay-demo; printed documents in DIR/printed). With --tls the emulator serves
+ * HTTPS with a self-signed certificate kept in DIR/tls (or --tls-cert/--tls-key), which the
+ * demo's agent trusts through cloud.ca_file. Prints the URLs, the demo
  * credentials and a curl sequence, then a line starting with `ready`.
  */
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { defaultEmulatorSeed } from '../../config/demo-seed.js';
 import { DEMO_DATA_DIR } from '../../config/paths.js';
@@ -16,13 +19,17 @@ import {
 } from '../cli-runtime.js';
 import { demoBanner } from '../demo-banner.js';
 import { DemoStack } from '../demo-stack.js';
-import { registerSeedSecrets, servingOptions } from './emulator.js';
+import {
+  addServingOptions,
+  registerSeedSecrets,
+  type ServingFlags,
+  servingOptions,
+  tlsOf,
+} from './emulator.js';
 
-interface DemoFlags extends LogFlags {
+interface DemoFlags extends LogFlags, ServingFlags {
   port: string;
   dataDir: string;
-  publicUrl?: string;
-  trustProxy?: boolean;
 }
 
 /** Registers `demo`. */
@@ -35,8 +42,8 @@ export function registerDemoCommand(program: Command): void {
     .option(
       '--public-url <url>',
       'URL apps reach the emulator at (behind a reverse proxy); shown in the banner',
-    )
-    .option('--trust-proxy', 'honour X-Forwarded-Proto/Host/Port from a reverse proxy in front');
+    );
+  addServingOptions(command);
   addLogOptions(command, 'warn').action(async (flags: DemoFlags) => runDemo(flags));
 }
 
@@ -44,13 +51,17 @@ async function runDemo(flags: DemoFlags): Promise<void> {
   const port = parseIntegerOption('--port', flags.port, 0, 65535);
   const { logger, redactor } = createCliLogger(flags, { level: 'warn' });
   registerSeedSecrets(defaultEmulatorSeed(), redactor);
+  const tls = await tlsOf(flags, resolve(flags.dataDir));
+  const { publicUrl, trustProxy } = servingOptions(flags, undefined);
   const stack = new DemoStack({
     host: '127.0.0.1',
     port,
     dataDir: flags.dataDir,
     logger,
     redactor,
-    ...servingOptions(flags, undefined),
+    ...(publicUrl ? { publicUrl } : {}),
+    ...(trustProxy ? { trustProxy } : {}),
+    ...(tls ? { tls } : {}),
   });
   const starting = new AbortController();
   onShutdownSignals(
