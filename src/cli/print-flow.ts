@@ -52,7 +52,7 @@ export async function printFile(
   reporter: PrintReporter,
   poll: PollSettings,
   signal?: AbortSignal,
-): Promise<{ jobId: string; status: SfapiJobStatus }> {
+): Promise<{ jobId: string; status: SfapiJobStatus; notes: string[] }> {
   const base = target.url.replace(/\/+$/, '');
   checkFile(file);
   reporter.stage(`signing in as ${target.user}`);
@@ -80,10 +80,21 @@ export async function printFile(
       poll,
       signal,
     );
-    return { jobId: jobid, status };
+    return { jobId: jobid, status, notes: statusNotes(status.jobstatusstring) };
   } finally {
     await http.close();
   }
+}
+
+/**
+ * The elements of a status string that are not upper-case flags: what the connector noted about
+ * the job (`not applied: tray ...`). Pure.
+ */
+export function statusNotes(statusString: string): string[] {
+  return statusString
+    .split('|')
+    .map((part) => part.trim())
+    .filter((part) => part !== '' && !/^[A-Z_]+$/.test(part));
 }
 
 function checkFile(file: string): void {

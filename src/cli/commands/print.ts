@@ -1,8 +1,9 @@
 /**
  * `printrelay print FILE --printer NAME [options]`: prints a file the way an app does
  * (PrepareUpload, upload, Print, Status polled) with a progress bar on a terminal and plain
- * lines otherwise. Service and credentials default to the demo's. Exits non-zero with a clear
- * message when the job fails.
+ * lines otherwise. Service and credentials default to the demo's; --ca trusts a private CA.
+ * Prints `printed: job ID, N page(s)` and below it each option the job's Status says was not
+ * applied. Exits non-zero with a clear message when the job fails.
  */
 import type { Command } from 'commander';
 import { DEMO } from '../../config/demo-seed.js';
@@ -86,4 +87,5 @@ async function runPrint(file: string, flags: PrintCommandFlags): Promise<void> {
     reporter.finish();
   }
   process.stdout.write(`printed: job ${result.jobId}, ${result.status.jobpagesprinted} page(s)\n`);
+  for (const note of result.notes) process.stdout.write(`${note}\n`);
 }

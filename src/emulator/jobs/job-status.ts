@@ -2,7 +2,8 @@
  * Pure mapping from a job's state to the spec's Status response (print-oauth-release.md, Job
  * status and Print job status codes): 2 unknown job, 1246 not yet received, 129 being
  * processed, 0 done, 3011 (or the connector's error code) failed. The status string is upper-case
- * flags joined by '|' with a trailing '|'. No I/O.
+ * flags joined by '|' with a trailing '|'; the connector's notes about a job that prints (options
+ * changed or not applied) follow the flags, one element per line of its message. No I/O.
  */
 import type { JobState } from './job-repo.js';
 
@@ -72,7 +73,13 @@ export function statusCode(state: JobState, errorCode: number | null): number {
 
 /** The full Status response of a job. `position` is its 1-based queue place (ignored when finished). */
 export function jobStatus(
-  job: { state: JobState; errorCode: number | null; pagesPrinted: number; pagesTotal: number },
+  job: {
+    state: JobState;
+    errorCode: number | null;
+    pagesPrinted: number;
+    pagesTotal: number;
+    message?: string | null;
+  },
   position: number,
 ): JobStatus {
   const finished = job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled';
@@ -81,6 +88,20 @@ export function jobStatus(
     jobpagestotal: job.pagesTotal,
     jobposition: finished ? 0 : position,
     jobstatus: statusCode(job.state, job.errorCode),
-    jobstatusstring: statusString(FLAGS[job.state]),
+    jobstatusstring: statusString(FLAGS[job.state]) + noteOf(job),
   };
+}
+
+/**
+ * The connector's message after the flags, one element per line (`|` inside a line becomes `/`),
+ * except for failed jobs, whose message is the failure the status code already reports.
+ */
+function noteOf(job: { state: JobState; message?: string | null }): string {
+  if (job.state === 'failed' || !job.message) return '';
+  return job.message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .map((line) => `${line.replace(/\|/g, '/')}|`)
+    .join('');
 }

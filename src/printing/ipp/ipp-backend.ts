@@ -16,7 +16,7 @@ import type {
   SubmittedJob,
 } from '../printer-backend.js';
 import { ValidationError } from '../../lib/errors.js';
-import { ticketToIpp } from '../translate/ticket-to-ipp.js';
+import { notAppliedLines, ticketToIpp } from '../translate/ticket-to-ipp.js';
 import { firstNumber, firstText, textList } from './ipp-attributes.js';
 import { IppClient, type IppClientOptions } from './ipp-client.js';
 import { IppRejectedError } from './ipp-errors.js';
@@ -114,7 +114,8 @@ export class IppBackend implements PrinterBackend {
       signal,
     );
     this.logger.info({ printerJobId: created.jobId, dropped: dropped.length }, 'job accepted by printer');
-    return { printerJobId: String(created.jobId) };
+    const notApplied = notAppliedLines(dropped);
+    return { printerJobId: String(created.jobId), ...(notApplied.length > 0 ? { notApplied } : {}) };
   }
 
   async jobState(printerJobId: string, signal?: AbortSignal): Promise<BackendJobState> {

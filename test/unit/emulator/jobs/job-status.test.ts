@@ -31,6 +31,23 @@ describe('jobStatus', () => {
     expect(statusCode(state, errorCode)).toBe(code);
   });
 
+  it('shows the connector notes of a job that prints after the flags, one element per line', () => {
+    const message =
+      'tray: "Tray 9" is not a tray of this printer; the default tray is used\ncopies 1000: not applied, a|b';
+    const job = { errorCode: null, pagesPrinted: 1, pagesTotal: 1, message };
+    expect(jobStatus({ ...job, state: 'completed' }, 0).jobstatusstring).toBe(
+      'PRINTED|COMPLETE|tray: "Tray 9" is not a tray of this printer; the default tray is used|copies 1000: not applied, a/b|',
+    );
+    expect(jobStatus({ ...job, state: 'printing' }, 1).jobstatusstring).toBe(
+      'PRINTING|tray: "Tray 9" is not a tray of this printer; the default tray is used|copies 1000: not applied, a/b|',
+    );
+    // a failed job's message is its failure, which the code reports: the flags stay as they are
+    expect(jobStatus({ ...job, state: 'failed' }, 0).jobstatusstring).toBe('ERROR|RESTART|');
+    expect(jobStatus({ ...job, message: null, state: 'completed' }, 0).jobstatusstring).toBe(
+      'PRINTED|COMPLETE|',
+    );
+  });
+
   it('joins flags in upper case with a trailing bar', () => {
     expect(statusString(['printed', 'complete'])).toBe('PRINTED|COMPLETE|');
     expect(statusString([])).toBe('');
