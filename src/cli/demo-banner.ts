@@ -137,6 +137,6 @@ function caFlag(info: { tls?: DemoTlsInfo | undefined }, flag: string): string {
 }
 
 /** A path as one shell word: quoted when it holds anything but safe characters. */
-function shellWord(text: string): string {
+export function shellWord(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }

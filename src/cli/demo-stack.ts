@@ -26,6 +26,8 @@ import type { Logger } from '../log/logger.js';
 import type { Redactor } from '../log/redaction.js';
 import { CliError } from './cli-runtime.js';
 import type { DemoInfo, DemoReleaseInfo } from './demo-banner.js';
+import type { EmulatorContext } from '../emulator/context.js';
+import { findDemoNameClash, nameClashError, removeClashingPrinter } from './demo-name-clash.js';
 import type { TlsMaterial } from './tls-files.js';
 
 /** Where the demo runs. */
@@ -57,6 +59,13 @@ export interface DemoStackOptions {
    * cloud.ca_file (never by turning verification off).
    */
   tls?: TlsMaterial;
+  /**
+   * When another connector owns a printer named "Demo Printer" (demo-name-clash.ts): delete it
+   * and register the demo's own; without it the demo refuses with how to fix it.
+   */
+  replacePrinter?: boolean;
+  /** The command line that starts this demo again with --replace-printer (for the clash error). */
+  replaceCommand?: string;
 }
 
 /** Name of the queue printer the emulator holds pull-printing jobs in. */
@@ -68,6 +77,8 @@ export class DemoStack {
   private listenUrl: string | undefined;
   /** Binds a pairing code to the demo admin in the running emulator (set by startEmulator). */
   private approvePairing: ((code: string) => void) | undefined;
+  /** The running emulator's services (set by startEmulator). */
+  private emulatorContext: EmulatorContext | undefined;
 
   constructor(private readonly options: DemoStackOptions) {}
 
@@ -93,7 +104,19 @@ export class DemoStack {
     );
     writeFileSync(join(dataDir, 'agent.yaml'), stringify(config));
     await this.pairAgent(config, join(dataDir, 'agent'), signal);
-    const agent = await this.startAgent(config, join(dataDir, 'agent'), signal);
+    let agent = await this.startAgent(config, join(dataDir, 'agent'), signal);
+    const clash = this.emulatorContext && findDemoNameClash(this.emulatorContext, agent.connectorId);
+    if (clash && this.emulatorContext) {
+      const restart = this.options.replaceCommand ?? 'printrelay demo --replace-printer';
+      if (!this.options.replacePrinter) throw nameClashError(clash, dataDir, restart);
+      this.options.logger.warn(
+        { printer: DEMO.printer.name, cloudId: clash.printerId, connector: clash.connectorId },
+        "--replace-printer: deleting the printer of another connector that has the demo printer's name",
+      );
+      removeClashingPrinter(this.emulatorContext, clash);
+      await agent.stop();
+      agent = await this.startAgent(config, join(dataDir, 'agent'), signal);
+    }
     const clock = this.options.clock ?? systemClock;
     const served = servedDemoPrinter(agent.printers(), agent.printerProblems(), dataDir);
     const wait = { timeoutMs: this.options.readyTimeoutMs ?? 60_000, clock, signal };
@@ -140,6 +163,7 @@ export class DemoStack {
       ...(this.options.tls ? { tls: { key: this.options.tls.key, cert: this.options.tls.cert } } : {}),
     });
     this.stoppers.push(() => emulator.close());
+    this.emulatorContext = emulator.app.emulator;
     this.approvePairing = (code) => emulator.app.emulator.pairings.approvePairing(code, DEMO.admin.email);
     try {
       return (await emulator.listen(this.options.host, this.options.port)).replace(/\/+$/, '');

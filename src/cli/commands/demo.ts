@@ -17,7 +17,7 @@ import {
   onShutdownSignals,
   parseIntegerOption,
 } from '../cli-runtime.js';
-import { demoBanner } from '../demo-banner.js';
+import { demoBanner, shellWord } from '../demo-banner.js';
 import { DemoStack } from '../demo-stack.js';
 import {
   addServingOptions,
@@ -30,6 +30,7 @@ import {
 interface DemoFlags extends LogFlags, ServingFlags {
   port: string;
   dataDir: string;
+  replacePrinter?: boolean;
 }
 
 /** Registers `demo`. */
@@ -42,9 +43,19 @@ export function registerDemoCommand(program: Command): void {
     .option(
       '--public-url <url>',
       'URL apps reach the emulator at (behind a reverse proxy); shown in the banner',
+    )
+    .option(
+      '--replace-printer',
+      'delete a printer named "Demo Printer" that another connector owns, so the demo registers its own',
     );
   addServingOptions(command);
   addLogOptions(command, 'warn').action(async (flags: DemoFlags) => runDemo(flags));
+}
+
+/** This command line again with --replace-printer, as one shell line run in the checkout. */
+function replaceCommand(): string {
+  const args = process.argv.slice(2).filter((a) => a !== '--replace-printer');
+  return ['node', 'bin/printrelay.js', ...args, '--replace-printer'].map(shellWord).join(' ');
 }
 
 async function runDemo(flags: DemoFlags): Promise<void> {
@@ -62,6 +73,8 @@ async function runDemo(flags: DemoFlags): Promise<void> {
     ...(publicUrl ? { publicUrl } : {}),
     ...(trustProxy ? { trustProxy } : {}),
     ...(tls ? { tls } : {}),
+    ...(flags.replacePrinter ? { replacePrinter: true } : {}),
+    replaceCommand: replaceCommand(),
   });
   const starting = new AbortController();
   onShutdownSignals(
