@@ -93,6 +93,22 @@ describe('printrelay demo --tls', () => {
       expect(printed).toMatchObject({ code: 0 });
       expect(printed.stdout).toMatch(/^printed: job \S+, 2 page\(s\)\n$/);
 
+      // pull printing over HTTPS: hold the sample in the queue, then the banner's swipe releases
+      // it through the station's /TPFM/ client, which trusts the certificate the same way
+      const pull = first.demo.stdout.split('\n').map((l) => l.trim());
+      const hold = pull.find((l) => l.includes('--printer "Pull Printing"')) as string;
+      expect(hold).toBe(
+        `node bin/printrelay.js print docs/sample.pdf --printer "Pull Printing" --url ${first.url} --ca ${certFile} --timeout 3`,
+      );
+      const held = await bash(hold);
+      expect(held.code).toBe(1);
+      expect(held.stderr).toMatch(/did not finish within 3 s \(last status 1246\)\n$/);
+      const heldId = /job (\S+) did not finish/.exec(held.stderr)?.[1];
+      const swipe = pull.find((l) => l.startsWith('node bin/printrelay.js swipe ')) as string;
+      const swiped = await bash(swipe);
+      expect(swiped.stdout).toBe(`released "sample.pdf" (job ${heldId}): 2 page(s)\n`);
+      expect(swiped.code).toBe(0);
+
       if (peersAvailable('curl')) {
         const work = mkdtempSync(join(dir, 'curl-'));
         const curl = await bash(curlScript(first.demo.stdout), work);
