@@ -10,6 +10,7 @@ import type { ChannelClient as ChannelClientType } from '../client/channel-clien
 import { ChannelClient, isClaimConflict } from '../client/channel-client.js';
 import { HttpClient } from '../client/http-base.js';
 import { fetchPasswordToken, type OAuthClientSettings, refreshToken } from '../client/oauth-client.js';
+import { readCaFile } from '../client/cloud-trust.js';
 import { CONNECTOR_TOKEN_SCOPE } from '../client/pairing-client.js';
 import type { TokenSource } from '../client/http-base.js';
 import { type TokenGrants, TokenStore } from '../client/token-store.js';
@@ -108,6 +109,8 @@ export class Agent {
   /** The parts while start() brings them up (the control API answers during start-up). */
   private starting: (Partial<Running> & Pick<Running, 'db' | 'lock' | 'control'>) | undefined;
   private readonly clock: Clock;
+  /** The PEM of cloud.ca_file, read at start (undefined: the system roots only). */
+  private caPem: string | undefined;
   private readonly notifier: ServiceNotifier;
 
   constructor(private readonly deps: AgentDeps) {
@@ -252,6 +255,7 @@ export class Agent {
     signal?: AbortSignal,
   ): Promise<void> {
     const { config, logger, dataDir } = this.deps;
+    const ca = this.cloudCa();
     r.identity = new IdentityStore(r.db, this.clock);
     r.ledger = new JobLedger(r.db, this.clock);
     r.outbox = new Outbox(r.db, this.clock, this.backoff());
@@ -267,6 +271,7 @@ export class Agent {
       baseUrl: config.cloud.url,
       timeoutMs: config.cloud.request_timeout_s * 1000,
       tokens,
+      ...(ca ? { ca } : {}),
       onContact: (ok, problem) =>
         ok ? contact.ok(this.clock.now()) : contact.failed(this.clock.now(), problem ?? 'no answer'),
     });
@@ -304,6 +309,7 @@ export class Agent {
       logger,
       ...(this.deps.onCopyRecorded ? { onRecorded: this.deps.onCopyRecorded } : {}),
       ...(this.deps.redactor ? { redactor: this.deps.redactor } : {}),
+      ...(ca ? { cloudCa: ca } : {}),
     });
     await r.copies.start();
     r.stations = this.makeStations(r.control, r.copies);
@@ -322,6 +328,7 @@ export class Agent {
       logger: logger.child({ part: 'release' }),
       clock: this.clock,
       redactor: this.deps.redactor ?? new Redactor(),
+      ...(this.caPem ? { cloudCa: this.caPem } : {}),
     });
   }
 
@@ -413,6 +420,7 @@ export class Agent {
       onOffer: (offer) => void r.loop?.offer(offer),
       onCancel: (jobId) => r.loop?.cancel(jobId),
       onUnknownConnector: () => void this.reRegister(r),
+      ...(this.caPem ? { ca: this.caPem } : {}),
     });
   }
 
@@ -483,6 +491,13 @@ export class Agent {
     }
   }
 
+  /** The PEM of cloud.ca_file, read at every start; a PermanentError naming the field when unreadable. */
+  private cloudCa(): string | undefined {
+    const file = this.deps.config.cloud.ca_file;
+    this.caPem = file ? readCaFile(file, 'cloud.ca_file') : undefined;
+    return this.caPem;
+  }
+
   private grants(): TokenGrants {
     const { cloud } = this.deps.config;
     const settings: OAuthClientSettings = {
@@ -490,6 +505,7 @@ export class Agent {
       clientId: cloud.client_id,
       clientSecret: cloud.client_secret,
       timeoutMs: cloud.request_timeout_s * 1000,
+      ...(this.caPem ? { ca: this.caPem } : {}),
     };
     const { username, password } = cloud;
     return {

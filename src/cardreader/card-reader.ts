@@ -8,10 +8,16 @@
 
 /** Something a reader saw. `at` is from the reader's clock (ms since the epoch). */
 export type CardEvent =
-  | { type: 'card'; raw: string; at: number }
+  | { type: 'card'; raw: string; at: number; reply?: SwipeReply }
   | { type: 'removed'; at: number }
   | { type: 'connected'; at: number }
   | { type: 'disconnected'; at: number; reason: string };
+
+/**
+ * Given with a card by a reader that can answer the one who swiped (socket://): the station
+ * calls it once with what the swipe did, one line each (released jobs, nothing to release, ...).
+ */
+export type SwipeReply = (lines: readonly string[]) => void;
 
 /** A card reader picked by URI (serial://, hid://, keyboard:, socket://). */
 export interface CardReader {

@@ -15,6 +15,17 @@ export interface DemoInfo {
   dataDir: string;
   /** The demo's release station, when it has one. */
   release?: DemoReleaseInfo;
+  /** The certificate of an HTTPS demo (--tls): clients trust `certFile`. */
+  tls?: DemoTlsInfo;
+}
+
+/** The certificate an HTTPS demo serves. */
+export interface DemoTlsInfo {
+  certFile: string;
+  /** SHA-256 fingerprint, colon-separated hex. */
+  fingerprint: string;
+  /** Whether this start created it (else it was reused from the data directory). */
+  created: boolean;
 }
 
 /** The demo's release station as the banner shows it. */
@@ -46,6 +57,7 @@ export function demoBanner(info: DemoInfo): string {
     `  Virtual printer    ${info.printerUri}  ("${DEMO.printer.name}", cloud id ${info.printerId})`,
     `  Printed documents  ${info.printedDir}`,
     `  Data directory     ${info.dataDir}`,
+    ...(info.tls ? tlsLines(info.tls) : []),
     '',
     'Demo credentials',
     `  OAuth client       ${DEMO.client.id} / ${DEMO.client.secret}`,
@@ -57,38 +69,44 @@ export function demoBanner(info: DemoInfo): string {
     `  Mail outbox        ${info.url}/_emulator/mail   (invitation e-mails; nothing is sent)`,
     '',
     'Print a file from another terminal:',
-    `  node bin/printrelay.js print ${SAMPLE_DOCUMENT} --printer "${DEMO.printer.name}" --url ${info.url}`,
+    `  node bin/printrelay.js print ${SAMPLE_DOCUMENT} --printer "${DEMO.printer.name}" --url ${info.url}${caFlag(info, '--ca')}`,
     '',
     'Or as an app would, with curl (copy and paste into bash):',
     ...curlSequence(info).map((line) => `  ${line}`),
     '',
-    ...(info.release ? pullPrintingLines(info.url, info.release, info.dataDir) : []),
+    ...(info.release ? pullPrintingLines(info.url, info.release, info.dataDir, info.tls) : []),
     READY_LINE,
     '',
   ].join('\n');
 }
 
 /** The curl commands of the banner, one shell line each (continuations end with a backslash). */
-export function curlSequence(info: Pick<DemoInfo, 'url' | 'printerId'>): string[] {
+export function curlSequence(info: Pick<DemoInfo, 'url' | 'printerId' | 'tls'>): string[] {
   const auth = '-H "Authorization: Bearer $TOKEN"';
+  const curl = `curl -s${caFlag(info, '--cacert')}`;
   const field = (name: string) => `sed -E 's/.*"${name}":"([^"]*)".*/\\1/'`;
   const body = `{\\"fileid\\":\\"$FILEID\\",\\"type\\":\\"txt\\",\\"printerid\\":\\"${info.printerId}\\",\\"alias\\":\\"hello.txt\\"}`;
   return [
     `BASE=${info.url}`,
-    `TOKEN=$(curl -s -u ${DEMO.client.id}:${DEMO.client.secret} -d grant_type=password -d scope=printing \\`,
+    `TOKEN=$(${curl} -u ${DEMO.client.id}:${DEMO.client.secret} -d grant_type=password -d scope=printing \\`,
     `  -d username=${DEMO.user.email} -d password=${DEMO.user.password} "$BASE/oauth/access_token/" | ${field('access_token')})`,
-    `UPLOAD=$(curl -s ${auth} "$BASE/sfapi/PrepareUpload/")`,
+    `UPLOAD=$(${curl} ${auth} "$BASE/sfapi/PrepareUpload/")`,
     `FILEID=$(echo "$UPLOAD" | ${field('fileid')}); SASURI=$(echo "$UPLOAD" | ${field('sasUri')})`,
     `printf 'Hello from PrintRelay\\n' > hello.txt`,
-    `curl -s -X PUT -H 'x-ms-blob-type: BlockBlob' -F file=@hello.txt "$SASURI"`,
-    `JOBID=$(curl -s ${auth} -H 'Content-Type: application/json' \\`,
+    `${curl} -X PUT -H 'x-ms-blob-type: BlockBlob' -F file=@hello.txt "$SASURI"`,
+    `JOBID=$(${curl} ${auth} -H 'Content-Type: application/json' \\`,
     `  -d "${body}" "$BASE/sfapi/Print/" | ${field('jobid')})`,
-    `sleep 2; curl -s ${auth} "$BASE/sfapi/Status/?id=$JOBID"; echo`,
+    `sleep 2; ${curl} ${auth} "$BASE/sfapi/Status/?id=$JOBID"; echo`,
   ];
 }
 
 /** How to try pull printing: hold a job in the queue, then swipe alice's card at the station. */
-export function pullPrintingLines(url: string, release: DemoReleaseInfo, dataDir: string): string[] {
+export function pullPrintingLines(
+  url: string,
+  release: DemoReleaseInfo,
+  dataDir: string,
+  tls?: DemoTlsInfo,
+): string[] {
   const state = release.running ? 'running' : `NOT running: ${release.problem ?? 'unknown problem'}`;
   let swipe: string;
   if (release.reader.startsWith('socket:'))
@@ -97,14 +115,28 @@ export function pullPrintingLines(url: string, release: DemoReleaseInfo, dataDir
   return [
     'Pull printing: hold a job in the queue, then release it with a card swipe:',
     `  Release station    "${release.printer}", reader ${release.reader} (${state})`,
-    `  node bin/printrelay.js print ${SAMPLE_DOCUMENT} --printer "${release.queue}" --url ${url} --timeout 3`,
+    `  node bin/printrelay.js print ${SAMPLE_DOCUMENT} --printer "${release.queue}" --url ${url}${caFlag({ tls }, '--ca')} --timeout 3`,
     '  # the job waits in the queue (print stops waiting after 3 s) until the card is swiped:',
     `  ${swipe}`,
     '',
   ];
 }
 
+/** The certificate lines of an HTTPS demo. */
+function tlsLines(tls: DemoTlsInfo): string[] {
+  const how = tls.created ? 'created now' : 'reused';
+  return [
+    `  TLS certificate    ${tls.certFile}   (self-signed, ${how}; clients trust this file)`,
+    `  SHA-256            ${tls.fingerprint}`,
+  ];
+}
+
+/** ` FLAG FILE` naming the certificate to trust for an HTTPS demo; '' for plain HTTP. */
+function caFlag(info: { tls?: DemoTlsInfo | undefined }, flag: string): string {
+  return info.tls ? ` ${flag} ${shellWord(info.tls.certFile)}` : '';
+}
+
 /** A path as one shell word: quoted when it holds anything but safe characters. */
-function shellWord(text: string): string {
+export function shellWord(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }

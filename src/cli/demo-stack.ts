@@ -26,6 +26,9 @@ import type { Logger } from '../log/logger.js';
 import type { Redactor } from '../log/redaction.js';
 import { CliError } from './cli-runtime.js';
 import type { DemoInfo, DemoReleaseInfo } from './demo-banner.js';
+import type { EmulatorContext } from '../emulator/context.js';
+import { findDemoNameClash, nameClashError, removeClashingPrinter } from './demo-name-clash.js';
+import type { TlsMaterial } from './tls-files.js';
 
 /** Where the demo runs. */
 export interface DemoStackOptions {
@@ -55,6 +58,18 @@ export interface DemoStackOptions {
   outboundAllow?: readonly string[];
   /** Browser origins allowed cross-origin besides registered redirect URLs. */
   corsOrigins?: readonly string[];
+  /**
+   * Serve HTTPS with this key and certificate; the demo's agent trusts `certFile` through
+   * cloud.ca_file (never by turning verification off).
+   */
+  tls?: TlsMaterial;
+  /**
+   * When another connector owns a printer named "Demo Printer" (demo-name-clash.ts): delete it
+   * and register the demo's own; without it the demo refuses with how to fix it.
+   */
+  replacePrinter?: boolean;
+  /** The command line that starts this demo again with --replace-printer (for the clash error). */
+  replaceCommand?: string;
 }
 
 /** The demo runs on one developer box: its emulator may fetch from and deliver to loopback. */
@@ -69,6 +84,8 @@ export class DemoStack {
   private listenUrl: string | undefined;
   /** Binds a pairing code to the demo admin in the running emulator (set by startEmulator). */
   private approvePairing: ((code: string) => void) | undefined;
+  /** The running emulator's services (set by startEmulator). */
+  private emulatorContext: EmulatorContext | undefined;
 
   constructor(private readonly options: DemoStackOptions) {}
 
@@ -85,16 +102,35 @@ export class DemoStack {
     const printerUri = await this.startPrinter(printedDir);
     throwIfAborted(signal);
     const reader = this.options.reader ?? (await freeSocketReader());
-    const config = demoAgentConfig(url, printerUri, { reader, env: this.options.env ?? process.env });
+    const tls = this.options.tls;
+    const config = demoAgentConfig(
+      url,
+      printerUri,
+      { reader, env: this.options.env ?? process.env },
+      tls?.certFile,
+    );
     writeFileSync(join(dataDir, 'agent.yaml'), stringify(config));
     await this.pairAgent(config, join(dataDir, 'agent'), signal);
-    const agent = await this.startAgent(config, join(dataDir, 'agent'), signal);
+    let agent = await this.startAgent(config, join(dataDir, 'agent'), signal);
+    const clash = this.emulatorContext && findDemoNameClash(this.emulatorContext, agent.connectorId);
+    if (clash && this.emulatorContext) {
+      const restart = this.options.replaceCommand ?? 'printrelay demo --replace-printer';
+      if (!this.options.replacePrinter) throw nameClashError(clash, dataDir, restart);
+      this.options.logger.warn(
+        { printer: DEMO.printer.name, cloudId: clash.printerId, connector: clash.connectorId },
+        "--replace-printer: deleting the printer of another connector that has the demo printer's name",
+      );
+      removeClashingPrinter(this.emulatorContext, clash);
+      await agent.stop();
+      agent = await this.startAgent(config, join(dataDir, 'agent'), signal);
+    }
     const clock = this.options.clock ?? systemClock;
     const served = servedDemoPrinter(agent.printers(), agent.printerProblems(), dataDir);
     const wait = { timeoutMs: this.options.readyTimeoutMs ?? 60_000, clock, signal };
-    const printerId = await waitForPrinter(url, served, wait);
+    const printerId = await waitForPrinter(url, served, { ...wait, ca: tls?.cert });
     const shown = this.options.publicUrl?.replace(/\/+$/, '') ?? url;
     return {
+      ...(tls ? { tls: { certFile: tls.certFile, fingerprint: tls.fingerprint, created: tls.created } } : {}),
       url: shown,
       printerUri,
       printerId,
@@ -133,8 +169,10 @@ export class DemoStack {
       ...(this.options.trustProxy ? { trustProxy: true } : {}),
       outboundAllow: this.options.outboundAllow ?? DEMO_OUTBOUND_ALLOW,
       ...(this.options.corsOrigins ? { corsOrigins: this.options.corsOrigins } : {}),
+      ...(this.options.tls ? { tls: { key: this.options.tls.key, cert: this.options.tls.cert } } : {}),
     });
     this.stoppers.push(() => emulator.close());
+    this.emulatorContext = emulator.app.emulator;
     this.approvePairing = (code) => emulator.app.emulator.pairings.approvePairing(code, DEMO.admin.email);
     try {
       return (await emulator.listen(this.options.host, this.options.port)).replace(/\/+$/, '');
@@ -159,8 +197,9 @@ export class DemoStack {
     const { pairConnector } = await import('../client/pairing-client.js');
     const { tokensPath } = await import('../client/token-store.js');
     const { url, client_id, client_secret } = config.cloud;
+    const ca = this.options.tls?.cert;
     await pairConnector({
-      settings: { authUrl: url, clientId: client_id, clientSecret: client_secret },
+      settings: { authUrl: url, clientId: client_id, clientSecret: client_secret, ...(ca ? { ca } : {}) },
       tokensFile: tokensPath(agentDir),
       clock: this.options.clock ?? systemClock,
       logger: this.options.logger.child({ part: 'agent' }),
@@ -239,13 +278,19 @@ export interface DemoReleaseOptions {
  * so no username or password) with the one virtual printer and,
  * given release options, a release station at "Demo Printer" with the seed's device password.
  */
-export function demoAgentConfig(url: string, printerUri: string, release?: DemoReleaseOptions): AgentConfig {
+export function demoAgentConfig(
+  url: string,
+  printerUri: string,
+  release?: DemoReleaseOptions,
+  caFile?: string,
+): AgentConfig {
   const raw = {
     version: 1,
     cloud: {
       url,
       client_id: DEMO.client.id,
       client_secret: DEMO.client.secret,
+      ...(caFile ? { ca_file: caFile } : {}),
     },
     connector: { name: 'Demo Connector', description: 'The connector of printrelay demo' },
     jobs: { retry_initial_ms: 200, status_poll_ms: 100 },
@@ -291,7 +336,7 @@ function servedDemoPrinter(printers: RegisteredPrinter[], problems: string[], da
 async function waitForPrinter(
   url: string,
   cloudId: string,
-  wait: { timeoutMs: number; clock: Clock; signal?: AbortSignal | undefined },
+  wait: { timeoutMs: number; clock: Clock; signal?: AbortSignal | undefined; ca?: string | undefined },
 ): Promise<string> {
   const { timeoutMs, clock, signal } = wait;
   const deadline = clock.now() + timeoutMs;
@@ -299,7 +344,7 @@ async function waitForPrinter(
   while (clock.now() < deadline) {
     throwIfAborted(signal);
     try {
-      const id = await findDemoPrinter(url);
+      const id = await findDemoPrinter(url, wait.ca);
       if (id === cloudId) return id;
       lastProblem = id
         ? `GetPrinter lists "${DEMO.printer.name}" as ${id}, but the agent serves ${cloudId}`
@@ -314,25 +359,16 @@ async function waitForPrinter(
   );
 }
 
-async function findDemoPrinter(url: string): Promise<string | undefined> {
-  const basic = Buffer.from(`${DEMO.client.id}:${DEMO.client.secret}`).toString('base64');
-  const form = new URLSearchParams({
-    grant_type: 'password',
-    username: DEMO.user.email,
-    password: DEMO.user.password,
-    scope: 'printing',
-  });
-  const tokenResponse = await fetch(`${url}/oauth/access_token/`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: form.toString(),
-  });
-  if (!tokenResponse.ok) throw new Error(`token request answered ${tokenResponse.status}`);
-  const { access_token } = (await tokenResponse.json()) as { access_token: string };
-  const printers = await fetch(`${url}/sfapi/GetPrinter/`, {
-    headers: { authorization: `Bearer ${access_token}` },
-  });
-  if (!printers.ok) throw new Error(`GetPrinter answered ${printers.status}`);
-  const list = (await printers.json()) as { id: string; name: string }[];
-  return list.find((p) => p.name === DEMO.printer.name)?.id;
+/** The cloud id GetPrinter lists for the demo printer, asked as the demo user an app would. */
+async function findDemoPrinter(url: string, ca: string | undefined): Promise<string | undefined> {
+  const { passwordSession } = await import('../client/oauth-client.js');
+  const { SfapiClient } = await import('../client/sfapi-client.js');
+  const settings = { authUrl: url, clientId: DEMO.client.id, clientSecret: DEMO.client.secret, ca };
+  const { http } = await passwordSession(settings, DEMO.user.email, DEMO.user.password, 'printing', 10_000);
+  try {
+    const list = await new SfapiClient(http).getPrinters();
+    return list.find((p) => p.name === DEMO.printer.name)?.id;
+  } finally {
+    await http.close();
+  }
 }

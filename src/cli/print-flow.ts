@@ -25,6 +25,8 @@ export interface PrintTarget {
   user: string;
   password: string;
   printer: string;
+  /** PEM of a CA to trust besides the system roots (--ca). */
+  ca?: string;
 }
 
 /** What the flow reports while it runs (a progress bar or plain lines). */
@@ -50,7 +52,7 @@ export async function printFile(
   reporter: PrintReporter,
   poll: PollSettings,
   signal?: AbortSignal,
-): Promise<{ jobId: string; status: SfapiJobStatus }> {
+): Promise<{ jobId: string; status: SfapiJobStatus; notes: string[] }> {
   const base = target.url.replace(/\/+$/, '');
   checkFile(file);
   reporter.stage(`signing in as ${target.user}`);
@@ -78,10 +80,21 @@ export async function printFile(
       poll,
       signal,
     );
-    return { jobId: jobid, status };
+    return { jobId: jobid, status, notes: statusNotes(status.jobstatusstring) };
   } finally {
     await http.close();
   }
+}
+
+/**
+ * The elements of a status string that are not upper-case flags: what the connector noted about
+ * the job (`not applied: tray ...`). Pure.
+ */
+export function statusNotes(statusString: string): string[] {
+  return statusString
+    .split('|')
+    .map((part) => part.trim())
+    .filter((part) => part !== '' && !/^[A-Z_]+$/.test(part));
 }
 
 function checkFile(file: string): void {
@@ -95,7 +108,12 @@ function checkFile(file: string): void {
 }
 
 async function signIn(base: string, target: PrintTarget): Promise<HttpClient> {
-  const client = { authUrl: base, clientId: target.clientId, clientSecret: target.clientSecret };
+  const client = {
+    authUrl: base,
+    clientId: target.clientId,
+    clientSecret: target.clientSecret,
+    ...(target.ca ? { ca: target.ca } : {}),
+  };
   try {
     return (await passwordSession(client, target.user, target.password, 'printing')).http;
   } catch (error) {

@@ -14,6 +14,7 @@ import {
   CHANNEL_PATHS,
   type ServerMessage,
 } from '../protocol/connector-channel.js';
+import { trustedCas, untrustedCertificateError } from './cloud-trust.js';
 import type { TokenSource } from './http-base.js';
 
 /** What a ChannelSocket needs; the callbacks run on the socket's events. */
@@ -26,6 +27,8 @@ export interface ChannelSocketOptions {
   onState?: (up: boolean) => void;
   /** The cloud deleted this connector (close 4404). */
   onUnknownConnector?: () => void;
+  /** PEM of a CA to trust besides the system roots (cloud.ca_file). */
+  ca?: string;
 }
 
 /** One reconnecting WebSocket. */
@@ -83,11 +86,23 @@ export class ChannelSocket {
     if (this.stopped) return;
     const url = new URL(CHANNEL_PATHS.channel, this.options.baseUrl);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
+    const ca = trustedCas(this.options.ca);
+    const socket = new WebSocket(url, {
+      headers: { authorization: `Bearer ${token}` },
+      ...(ca ? { ca } : {}),
+    });
     this.socket = socket;
     socket.on('message', (data) => this.handle(data.toString()));
-    socket.on('error', (error) => this.options.logger.debug({ error: errorMessage(error) }, 'channel error'));
+    socket.on('error', (error) => this.socketError(url.href, error));
     socket.on('close', (code) => this.closed(socket, code, token));
+  }
+
+  /** An untrusted certificate is a warning (the REST poll fails the same way); the rest is debug. */
+  private socketError(url: string, error: Error): void {
+    const untrusted = untrustedCertificateError(url, error);
+    if (untrusted)
+      this.options.logger.warn({ error: untrusted.message }, 'channel: TLS certificate not trusted');
+    else this.options.logger.debug({ error: errorMessage(error) }, 'channel error');
   }
 
   private handle(text: string): void {

@@ -2,12 +2,14 @@
  * The HTTP base every cloud client uses: undici pools per origin, a per-request timeout, and
  * typed errors — network failures, 5xx and 429 become RetryableError (honouring Retry-After),
  * 401 becomes AuthError after one token refresh, other 4xx become HttpError (a PermanentError)
- * carrying the server's message. close() releases the pools.
+ * carrying the server's message; a certificate that does not verify is a PermanentError naming
+ * the URL (cloud-trust.ts). `ca` adds a CA to trust. close() releases the pools.
  */
 import type { Readable } from 'node:stream';
 import { type Dispatcher, Pool } from 'undici';
 import type { Clock } from '../lib/clock.js';
 import { PermanentError, PrintRelayError, RetryableError } from '../lib/errors.js';
+import { trustedCas, untrustedCertificateError } from './cloud-trust.js';
 
 /** Supplies bearer tokens; invalidate() makes the next token() refresh. */
 export interface TokenSource {
@@ -67,6 +69,8 @@ export interface HttpClientOptions {
    * network failure, timeout or 5xx is not (the agent's readiness and status use it).
    */
   onContact?: (ok: boolean, problem?: string) => void;
+  /** PEM of a CA to trust besides the system roots (cloud.ca_file). */
+  ca?: string;
 }
 
 /** A small HTTP client; construct per base URL and close() when done. */
@@ -151,7 +155,13 @@ export class HttpClient {
       return { status: res.statusCode, headers: res.headers, body: res.body };
     } catch (error) {
       if (req.signal?.aborted) throw error;
-      const problem = `${req.method} ${url.origin}${url.pathname}: ${describe(error)}`;
+      const where = `${req.method} ${url.origin}${url.pathname}`;
+      const untrusted = untrustedCertificateError(where, error);
+      if (untrusted) {
+        this.options.onContact?.(false, untrusted.message);
+        throw untrusted;
+      }
+      const problem = `${where}: ${describe(error)}`;
       this.options.onContact?.(false, problem);
       throw new RetryableError('network', problem, { cause: error });
     }
@@ -174,7 +184,8 @@ export class HttpClient {
   private pool(origin: string): Pool {
     let pool = this.pools.get(origin);
     if (!pool) {
-      pool = new Pool(origin, { connections: 8 });
+      const ca = trustedCas(this.options.ca);
+      pool = new Pool(origin, { connections: 8, ...(ca ? { connect: { ca } } : {}) });
       this.pools.set(origin, pool);
     }
     return pool;

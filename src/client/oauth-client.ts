@@ -22,6 +22,8 @@ export interface OAuthClientSettings {
   clientSecret: string;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** PEM of a CA to trust besides the system roots (cloud.ca_file, --ca). */
+  ca?: string;
 }
 
 /** The token endpoint refused the grant (invalid_grant, invalid_client, ...). */
@@ -64,7 +66,12 @@ export async function passwordSession(
   const { access_token } = await fetchPasswordToken(settings, username, password, scope);
   const tokens = { token: async () => access_token, invalidate: () => {} };
   return {
-    http: new HttpClient({ baseUrl: settings.authUrl, timeoutMs, tokens }),
+    http: new HttpClient({
+      baseUrl: settings.authUrl,
+      timeoutMs,
+      tokens,
+      ...(settings.ca ? { ca: settings.ca } : {}),
+    }),
     accessToken: access_token,
   };
 }
@@ -90,7 +97,11 @@ async function tokenRequest(
   settings: OAuthClientSettings,
   form: Record<string, string>,
 ): Promise<TokenResponse> {
-  const http = new HttpClient({ baseUrl: settings.authUrl, timeoutMs: settings.timeoutMs ?? 30_000 });
+  const http = new HttpClient({
+    baseUrl: settings.authUrl,
+    timeoutMs: settings.timeoutMs ?? 30_000,
+    ...(settings.ca ? { ca: settings.ca } : {}),
+  });
   try {
     const body = await http.json<TokenResponse>({
       method: 'POST',

@@ -190,7 +190,11 @@ async function postForm(
   path: string,
   form: Record<string, string>,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const http = new HttpClient({ baseUrl: settings.authUrl, timeoutMs: settings.timeoutMs ?? 30_000 });
+  const http = new HttpClient({
+    baseUrl: settings.authUrl,
+    timeoutMs: settings.timeoutMs ?? 30_000,
+    ...(settings.ca ? { ca: settings.ca } : {}),
+  });
   try {
     const res = await http.request({
       method: 'POST',

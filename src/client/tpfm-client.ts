@@ -7,6 +7,7 @@
  * The caller owns the client and calls close() when it made its own dispatcher.
  */
 import { Agent, type Dispatcher, request } from 'undici';
+import { trustedCas, untrustedCertificateError } from './cloud-trust.js';
 import type { Logger } from '../log/logger.js';
 import { PrintRelayError } from '../lib/errors.js';
 import {
@@ -62,6 +63,8 @@ export interface TpfmClientOptions {
   timeoutMs?: number;
   /** undici dispatcher; default: one the client makes and closes in close(). */
   dispatcher?: Dispatcher;
+  /** PEM of a CA to trust besides the system roots (cloud.ca_file); for the client's own dispatcher. */
+  ca?: string;
 }
 
 /** Options of GetJobList. */
@@ -100,7 +103,8 @@ export class TpfmClient {
   private readonly ownDispatcher: Dispatcher | undefined;
 
   constructor(private readonly options: TpfmClientOptions) {
-    this.ownDispatcher = options.dispatcher ? undefined : new Agent();
+    const ca = trustedCas(options.ca);
+    this.ownDispatcher = options.dispatcher ? undefined : new Agent(ca ? { connect: { ca } } : {});
   }
 
   /** GetVersion: component versions ([FileVersions]). */
@@ -248,14 +252,19 @@ export class TpfmClient {
     if (user !== undefined) {
       headers.authorization = `Basic ${Buffer.from(`${user}:${this.options.password}`, 'utf8').toString('base64')}`;
     }
-    const response: Response = await request(url, {
-      method: 'GET',
-      headers,
-      signal,
-      dispatcher: this.options.dispatcher ?? this.ownDispatcher,
-      headersTimeout: this.options.timeoutMs ?? 30_000,
-      bodyTimeout: 0,
-    });
+    let response: Response;
+    try {
+      response = await request(url, {
+        method: 'GET',
+        headers,
+        signal,
+        dispatcher: this.options.dispatcher ?? this.ownDispatcher,
+        headersTimeout: this.options.timeoutMs ?? 30_000,
+        bodyTimeout: 0,
+      });
+    } catch (error) {
+      throw untrustedCertificateError(`${command} ${url.origin}/TPFM/`, error) ?? error;
+    }
     this.options.logger.debug({ command, status: response.statusCode }, 'tpfm response');
     if (response.statusCode === 401) {
       await response.body.dump();

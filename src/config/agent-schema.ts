@@ -59,6 +59,13 @@ export const AgentConfigSchema = T.Object(
           default: 30,
           description: 'Timeout of one cloud request.',
         }),
+        ca_file: T.Optional(
+          T.String({
+            minLength: 1,
+            description:
+              "PEM file of a CA to trust for the cloud besides the system roots (a private CA, the emulator's self-signed certificate); used by every connection to the cloud.",
+          }),
+        ),
       },
       { additionalProperties: false },
     ),

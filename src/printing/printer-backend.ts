@@ -57,6 +57,8 @@ export interface BackendJob {
 export interface SubmittedJob {
   /** The printer's own job id, as a string. */
   printerJobId: string;
+  /** Options of the ticket the printer could not honour, one line each for the user (notAppliedLines). */
+  notApplied?: string[];
 }
 
 export type BackendJobStateName =

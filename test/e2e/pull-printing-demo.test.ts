@@ -5,6 +5,7 @@
  * byte for byte in DIR/printed. Also: the banner tells how, and the demo config takes another
  * reader from PRINTRELAY_RELEASE_STATIONS__0__READER only.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +17,9 @@ const READER = 'socket://127.0.0.1:4711';
 import { DemoStack, demoAgentConfig } from '../../src/cli/demo-stack.js';
 import { DEMO } from '../../src/config/demo-seed.js';
 import { silentLogger } from '../../src/log/logger.js';
+import { parseSocketUri } from '../../src/cardreader/socket/socket-reader.js';
 import { runCli } from '../integration/cli-process.js';
+import { peersAvailable } from '../support/peers.js';
 import { writePdf } from '../support/pdf.js';
 import {
   type AppSession,
@@ -73,13 +76,49 @@ describe('the demo release station', () => {
 
     const result = await runCli(['swipe', DEMO.user.card, '--data-dir', info.dataDir]);
 
-    expect(result).toMatchObject({ code: 0, stdout: 'ok\n' });
+    // the station answers over the reader socket: what the swipe released, with its pages
+    expect(result).toMatchObject({ code: 0, stdout: `released "held.pdf" (job ${heldId}): 1 page(s)\n` });
     expect(result.stderr).toBe(
       `using reader ${info.release?.reader} (from ${join(info.dataDir, 'agent.yaml')})\n`,
     );
     await waitForDocument(info.printedDir, (printed) => printed.equals(bytes));
     await expect.poll(() => terminal, { timeout: 10_000 }).toContain('Printed held.pdf');
+
+    const again = await runCli(['swipe', DEMO.user.card, '--data-dir', info.dataDir]);
+    expect(again).toMatchObject({
+      code: 0,
+      stdout: 'nothing to release: no jobs are waiting for this card\n',
+    });
+    const unknown = await runCli(['swipe', 'FFFF0000', '--data-dir', info.dataDir]);
+    expect(unknown).toMatchObject({
+      code: 0,
+      stdout:
+        'card unknown, nothing released: Unknown card: a registration code is being printed on Demo Printer. ' +
+        'Enter it in the portal, then swipe again.\n',
+    });
   }, 60_000);
+
+  it('a one-way writer (socat) still delivers a card and gets only "ok"', async () => {
+    if (!peersAvailable('socat')) return;
+    const file = await writePdf(join(dir, 'socat.pdf'), 1, 'swiped with socat');
+    const bytes = readFileSync(file);
+    await holdDocument(alice.sfapi, file, 'socat.pdf');
+    const { host, port } = parseSocketUri(info.release?.reader as string);
+    const sent = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(
+        'bash',
+        ['-c', `printf '${DEMO.user.card}\\n' | socat -t 1 - TCP:${host}:${port}`],
+        (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }),
+      );
+    });
+    expect(sent).toEqual({ code: 0, stdout: 'ok\n' });
+    await waitForDocument(info.printedDir, (printed) => printed.equals(bytes));
+  }, 60_000);
+
+  it('printrelay swipe --no-wait only delivers the card', async () => {
+    const result = await runCli(['swipe', DEMO.user.card, '--data-dir', info.dataDir, '--no-wait']);
+    expect(result).toMatchObject({ code: 0, stdout: 'ok\n' });
+  });
 
   it('without a demo in the data directory, swipe says how to name the reader', async () => {
     const empty = join(dir, 'no-demo');

@@ -5,7 +5,7 @@
  * finding is checked exactly, and the command is run once as a process for its output and exit code.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -191,6 +191,21 @@ describe.skipIf(!enabled)('printrelay doctor', () => {
     expect(tls?.status).toBe('fail');
     expect(tls?.detail.startsWith(`${url.slice(8)}: ${problem}`)).toBe(true);
     expect(tls?.fix).toMatch(/\S/);
+  });
+
+  it('trusts the CA of cloud.ca_file, as the agent does', async () => {
+    const url = await tlsFront(certs.trusted!);
+    const caFile = join(dir, 'cloud-ca.pem');
+    writeFileSync(caFile, ca.cert);
+    const file = writeConfig('ca-file', url, '', '');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('cloud:\n', `cloud:\n  ca_file: ${caFile}\n`));
+    const tls = byName(await runDoctor({ config: file, dataDir: join(dir, 'data') })).tls;
+    expect(tls?.status).toBe('ok');
+    expect(
+      tls?.detail.startsWith(
+        `${url.slice(8)}: trusted certificate localhost issued by PrintRelay Test Root CA`,
+      ),
+    ).toBe(true);
   });
 
   it('fails a clock 10 minutes ahead, a refused token, a missing reader, an unreachable printer and a stopped CUPS', async () => {

@@ -68,7 +68,7 @@ describe.skipIf(!enabled)('disk full on the spool folder', () => {
     });
     expect(await rig.sfapi.status(jobId as string)).toMatchObject({
       jobstatus: 129,
-      jobstatusstring: 'SPOOLING|WAITING|',
+      jobstatusstring: `SPOOLING|WAITING|spool folder full or not writable (${problem}), retry in 1 s|`,
     });
 
     rmSync(filler);

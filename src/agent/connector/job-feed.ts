@@ -24,6 +24,8 @@ export interface JobFeedDeps {
   onOffer: (offer: JobOffer) => void;
   onCancel: (jobId: string) => void;
   onUnknownConnector?: () => void;
+  /** PEM of a CA to trust for the WebSocket besides the system roots (cloud.ca_file). */
+  ca?: string;
 }
 
 /** Offer source combining WebSocket and poll. */
@@ -45,6 +47,7 @@ export class JobFeed {
         backoff: this.deps.backoff,
         onMessage: (m) => this.handle(m),
         onUnknownConnector: this.deps.onUnknownConnector,
+        ...(this.deps.ca ? { ca: this.deps.ca } : {}),
       });
       this.socket.start();
     }

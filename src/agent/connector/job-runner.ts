@@ -247,7 +247,7 @@ export class JobRunner {
         log,
       );
     }
-    const ticket = await this.ticketFor(job, log);
+    const { ticket, warnings } = await this.ticketFor(job, log);
     ledger.move(job.jobId, 'submitting', { attempt: true });
     try {
       const submitted = await backend.submit({
@@ -261,7 +261,8 @@ export class JobRunner {
         onPrinterJobCreated: (printerJobId) => this.deps.ledger.recordPrinterJob(job.jobId, printerJobId),
       });
       busy.count = 0;
-      return this.submittedAs(job, submitted.printerJobId, log);
+      const notes = [...warnings, ...(submitted.notApplied ?? [])];
+      return this.submittedAs(job, submitted.printerJobId, log, notes);
     } catch (error) {
       if (!isRetryable(error)) throw error;
       const message = errorMessage(error);
@@ -290,17 +291,25 @@ export class JobRunner {
   }
 
   /** The job's ticket with the admin's overrides applied (unchanged when there are none). */
-  private async ticketFor(job: LedgerJob, log: Logger): Promise<PrintTicket> {
-    if (!this.deps.adjustTicket) return job.offer.ticket;
+  private async ticketFor(job: LedgerJob, log: Logger): Promise<{ ticket: PrintTicket; warnings: string[] }> {
+    if (!this.deps.adjustTicket) return { ticket: job.offer.ticket, warnings: [] };
     const { ticket, warnings } = await this.deps.adjustTicket(job.offer.printer_id, job.offer.ticket);
     for (const warning of warnings) log.warn({ warning }, 'print ticket adjusted by the printer settings');
-    return ticket;
+    return { ticket, warnings };
   }
 
-  private submittedAs(job: LedgerJob, printerJobId: string, log: Logger): LedgerJob {
+  /**
+   * `notes` (options changed by the printer settings or not applied by the printer, one line each)
+   * go to the cloud as the printing event's message, lines joined by a newline.
+   */
+  private submittedAs(job: LedgerJob, printerJobId: string, log: Logger, notes: string[] = []): LedgerJob {
     this.waiting.clear(job.jobId);
     const moved = this.deps.ledger.move(job.jobId, 'submitted', { printerJobId });
-    this.deps.emit(job.jobId, { kind: 'printing', printer_job_id: printerJobId });
+    this.deps.emit(job.jobId, {
+      kind: 'printing',
+      printer_job_id: printerJobId,
+      ...(notes.length > 0 ? { message: notes.join('\n') } : {}),
+    });
     log.info({ printerJobId }, 'submitted to the printer');
     return moved;
   }

@@ -37,6 +37,8 @@ export interface CopyJobsDeps {
   onRecorded?: (station: string, outcome: CopyOutcome) => void;
   /** The logger's redactor: SNMP communities and keys are registered with it. */
   redactor?: Redactor;
+  /** PEM of a CA to trust for the pull service besides the system roots (cloud.ca_file). */
+  cloudCa?: string;
 }
 
 /** See the file comment. */
@@ -173,6 +175,7 @@ export class CopyJobs {
       userAgent: 'PrintRelay copy accounting',
       lang: config.lang,
       logger: this.deps.logger.child({ part: 'copy-jobs', station }),
+      ...(this.deps.cloudCa ? { ca: this.deps.cloudCa } : {}),
     });
     this.clients.set(station, client);
     return client;

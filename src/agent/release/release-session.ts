@@ -64,6 +64,8 @@ export class ReleaseSession {
   private readonly controller = new AbortController();
   private lastActivity: number;
   private reason: SessionEnd | undefined;
+  /** What the session did, one line each, for the one who swiped (SwipeReply). */
+  readonly report: string[] = [];
   private readonly summary: SessionSummary = {
     reason: 'done',
     printed: [],
@@ -108,10 +110,9 @@ export class ReleaseSession {
         this.reason = 'error';
         const message = this.deps.redactor.scrubString(errorMessage(error));
         logger.warn({ reason: message }, 'release session failed');
-        ui.message(
-          'error',
-          (error as { code?: string }).code === 'tpfm_unauthorized' ? 'Card not accepted' : message,
-        );
+        const code = (error as { code?: string }).code;
+        ui.message('error', code === 'tpfm_unauthorized' ? 'Card not accepted' : message);
+        this.report.push(swipeFailure(code, message));
       }
     } finally {
       clearInterval(ticker);
@@ -133,6 +134,7 @@ export class ReleaseSession {
     if (list.jobs.length === 0) {
       this.reason = 'no-jobs';
       ui.message('info', 'No jobs waiting');
+      this.report.push('nothing to release: no jobs are waiting for this card');
       return;
     }
     let jobs = list.jobs;
@@ -152,6 +154,7 @@ export class ReleaseSession {
     for (const job of choice.delete) {
       await this.deps.client.deleteJob(this.deps.card, job.fileName);
       this.summary.deleted.push(job.fileName);
+      this.report.push(`deleted ${describeJob(job)}`);
       this.deps.ui.message('info', `Deleted ${jobTitle(job)}`);
     }
     return choice.print;
@@ -192,10 +195,11 @@ export class ReleaseSession {
         if (event.kind === 'pages') printed.pages = Math.max(printed.pages, event.page);
         ui.progress(job, event);
       }
-      this.record(job, await run.result());
+      this.record(job, await run.result(), printed.pages);
     } catch (error) {
       if (!signal.aborted) throw error;
       this.summary.cancelled.push(job.fileName);
+      this.report.push(`cancelled ${describeJob(job)}`);
     } finally {
       signal.removeEventListener('abort', onAbort);
       // The session is over only once the service has been told to cancel.
@@ -217,18 +221,34 @@ export class ReleaseSession {
     }
   }
 
-  private record(job: TpfmJob, result: TpfmPrintResult): void {
+  private record(job: TpfmJob, result: TpfmPrintResult, pages: number): void {
     const { ui, settings } = this.deps;
     if (result.code === TpfmReturnCode.Success) {
       this.summary.printed.push(job.fileName);
       ui.message('info', `Printed ${jobTitle(job)}`);
+      this.report.push(`released ${describeJob(job)}: ${pages} page(s)`);
     } else if (result.code === TpfmReturnCode.Cancelled) {
       this.summary.cancelled.push(job.fileName);
       ui.message('info', `Cancelled ${jobTitle(job)}`);
+      this.report.push(`cancelled ${describeJob(job)}`);
     } else {
       this.summary.failed.push(job.fileName);
       const text = result.errText || tpfmErrorText(result.code, settings.lang);
       ui.message('error', `${jobTitle(job)} failed: ${text}`);
+      this.report.push(`failed ${describeJob(job)}: ${text}`);
     }
   }
+}
+
+/** `"<title>" (job <id>)` for the swipe report. */
+function describeJob(job: TpfmJob): string {
+  return `"${jobTitle(job)}" (job ${job.jobId})`;
+}
+
+/** The swipe report line of a session that failed. Pure. */
+function swipeFailure(code: string | undefined, message: string): string {
+  if (code === 'tpfm_unauthorized')
+    return 'card not accepted: the service refused this card; nothing released';
+  if (code === 'card_not_registered') return `card unknown, nothing released: ${message}`;
+  return `error, nothing released: ${message}`;
 }

@@ -13,7 +13,7 @@ import type { Clock } from '../../lib/clock.js';
 import { ValidationError, errorMessage } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import { maskCardNumber, type Redactor } from '../../log/redaction.js';
-import type { CardEvent, CardReader } from '../../cardreader/card-reader.js';
+import type { CardEvent, CardReader, SwipeReply } from '../../cardreader/card-reader.js';
 import { applyTransforms, parseTransformChain, type TransformStep } from '../../cardreader/transform.js';
 import type { ReleaseStationSettings } from './release-settings.js';
 import type { ReleaseUi } from './release-ui.js';
@@ -21,6 +21,7 @@ import {
   type ReleaseClient,
   type ReleaseCopies,
   ReleaseSession,
+  type SessionEnd,
   type SessionSummary,
 } from './release-session.js';
 
@@ -93,17 +94,18 @@ export class ReleaseStation {
   }
 
   private onReaderEvent(event: CardEvent): void {
-    if (event.type === 'card') this.onCard(event.raw);
+    if (event.type === 'card') this.onCard(event.raw, event.reply);
     else if (event.type === 'removed') this.cardRemoved();
     else if (event.type === 'disconnected') this.deps.ui.message('error', 'Card reader disconnected');
     else this.deps.logger.debug('card reader connected');
   }
 
-  private onCard(raw: string): void {
+  private onCard(raw: string, reply?: SwipeReply): void {
     const { redactor, ui, logger } = this.deps;
     redactor.add(raw);
     if (this.session) {
       this.deps.onSwipe?.('busy');
+      reply?.(['busy: a release session is running at this station; this swipe was ignored']);
       this.session.touch();
       logger.debug({ cardMasked: maskCardNumber(raw) }, 'card ignored: a session is running');
       return;
@@ -117,12 +119,13 @@ export class ReleaseStation {
         'card not convertible',
       );
       ui.message('error', 'Card not readable: check the conversion chain (printrelay card probe)');
+      reply?.(['card not readable: check the conversion chain (printrelay card probe); nothing released']);
       this.deps.onSwipe?.('unreadable');
       return;
     }
     redactor.add(card);
     this.deps.onSwipe?.('session');
-    this.begin(card);
+    this.begin(card, reply);
   }
 
   private cardRemoved(): void {
@@ -137,7 +140,7 @@ export class ReleaseStation {
     );
   }
 
-  private begin(card: string): void {
+  private begin(card: string, reply?: SwipeReply): void {
     const id = ++this.sessions;
     const logger = this.deps.logger.child({ session: id });
     this.deps.copies?.cardPresent(card).catch((error: unknown) => this.copyFailure(error));
@@ -145,7 +148,22 @@ export class ReleaseStation {
     this.session = session;
     this.running = session.run().then((summary) => {
       this.session = undefined;
+      reply?.(session.report.length > 0 ? session.report : [endedWithout(summary.reason)]);
       for (const listener of this.summaryListeners) listener(summary);
     });
+  }
+}
+
+/** The swipe report of a session that released, deleted and cancelled nothing. Pure. */
+export function endedWithout(reason: SessionEnd): string {
+  switch (reason) {
+    case 'removed':
+      return 'card removed before anything was released';
+    case 'idle':
+      return 'session ended after inactivity; nothing released';
+    case 'stopped':
+      return 'the station stopped; nothing released';
+    default:
+      return 'nothing released';
   }
 }

@@ -43,6 +43,8 @@ export interface ReleaseStationsDeps {
   ui?: (config: ReleaseStationConfig, logger: Logger) => ReleaseUi;
   /** Reader profiles; default: loaded from drivers/cardreaders at start(). */
   profiles?: readonly ReaderProfile[];
+  /** PEM of a CA to trust for the pull service besides the system roots (cloud.ca_file). */
+  cloudCa?: string;
   /** Hardware overrides for the reader registry (tests). */
   readerOverrides?: Pick<CardReaderContext, 'hidOpen' | 'serialFactory' | 'keyboardInput'>;
   /** Retry of stations that failed to start; default 1 s doubling up to 60 s. */
@@ -164,6 +166,7 @@ export class ReleaseStations {
         onSwipe: (outcome) => this.deps.onSwipe?.(config.name, outcome),
         ...(this.deps.readerOverrides ? { readerOverrides: this.deps.readerOverrides } : {}),
         ...(this.deps.copies ? { copies: this.deps.copies } : {}),
+        ...(this.deps.cloudCa ? { cloudCa: this.deps.cloudCa } : {}),
       });
     } catch (error) {
       this.fail(slot, errorMessage(error), false);

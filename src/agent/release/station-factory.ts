@@ -32,6 +32,8 @@ export interface StationFactoryDeps {
   onSwipe?: (outcome: 'session' | 'busy' | 'unreadable') => void;
   /** Builds the station's copy accounting (undefined: none configured). */
   copies?: StationCopiesFactory;
+  /** PEM of a CA to trust for the pull service besides the system roots (cloud.ca_file). */
+  cloudCa?: string;
 }
 
 /** Builds copy accounting for a station from its entry, logger and UI. */
@@ -64,6 +66,7 @@ export function createReleaseStation(config: ReleaseStationConfig, deps: Station
     userAgent: deps.userAgent ?? 'PrintRelay release station',
     lang: config.lang,
     logger,
+    ...(deps.cloudCa ? { ca: deps.cloudCa } : {}),
   });
   const station = new ReleaseStation({
     settings: {

@@ -1,7 +1,10 @@
 /**
  * `socket://host:port`: a reader that listens on TCP for swipes sent by `printrelay swipe` (or
  * any tool): one line per event — `<card>` or `swipe <card>` for a card, `remove` for its
- * removal — answered with `ok` or `error <reason>`. Used for demos, kiosks and tests.
+ * removal — answered with `ok` or `error <reason>`. `wait <card>` is a card whose sender also
+ * wants the outcome: after `ok` the reader sends one `result <text>` line per thing the station
+ * did with the swipe (released jobs with their pages, nothing to release, card not accepted, ...)
+ * and then `done` (docs/card-readers.md). Used for demos, kiosks and tests.
  * The reader owns its server; stop() closes it and every open connection.
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
@@ -28,17 +31,20 @@ export function parseSocketUri(uri: string): { host: string; port: number } {
 }
 
 /** One line of the swipe protocol, parsed. */
-export function parseSwipeLine(line: string): { type: 'card'; raw: string } | { type: 'removed' } {
+export function parseSwipeLine(
+  line: string,
+): { type: 'card'; raw: string; wait: boolean } | { type: 'removed' } {
   const text = line.trim();
   if (/^remove(d)?$/i.test(text)) return { type: 'removed' };
-  const raw = text.replace(/^swipe\s+/i, '');
+  const wait = /^wait\s+/i.test(text);
+  const raw = text.replace(/^(swipe|wait)\s+/i, '');
   if (!raw || /\s/.test(raw) || raw.length > 128) {
     throw new ValidationError(
       'swipe',
-      'send "<card>", "swipe <card>" or "remove" (card: 1-128 characters, no spaces)',
+      'send "<card>", "swipe <card>", "wait <card>" or "remove" (card: 1-128 characters, no spaces)',
     );
   }
-  return { type: 'card', raw };
+  return { type: 'card', raw, wait };
 }
 
 /** See the file comment. */
@@ -103,12 +109,76 @@ export class SocketCardReader implements CardReader {
     try {
       const event = parseSwipeLine(line);
       const at = this.deps.clock.now();
-      this.hub.emit(event.type === 'card' ? { type: 'card', raw: event.raw, at } : { type: 'removed', at });
       socket.write('ok\n');
+      if (event.type === 'removed') this.hub.emit({ type: 'removed', at });
+      else if (!event.wait) this.hub.emit({ type: 'card', raw: event.raw, at });
+      else this.hub.emit({ type: 'card', raw: event.raw, at, reply: (lines) => answer(socket, lines) });
     } catch (error) {
       socket.write(`error ${(error as Error).message}\n`);
     }
   }
+}
+
+/** Writes a station's outcome to a waiting sender (gone senders are skipped). */
+function answer(socket: Socket, lines: readonly string[]): void {
+  if (!socket.writable) return;
+  const text = lines.map((l) => `result ${l.replace(/[\r\n]+/g, ' ')}\n`).join('');
+  socket.write(`${text}done\n`);
+}
+
+/**
+ * Sends `wait <card>` and resolves with the station's outcome lines (without `result `). Rejects
+ * with the reader's error, or when the outcome does not come within `timeoutMs` (the swipe itself
+ * was delivered once `ok` came). The connection is closed before it settles.
+ */
+export async function swipeAndWait(uri: string, card: string, timeoutMs: number): Promise<string[]> {
+  const { host, port } = parseSocketUri(uri);
+  return new Promise<string[]>((resolve, reject) => {
+    const socket = createConnection({ host, port });
+    socket.setEncoding('utf8');
+    let delivered = false;
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(
+        new Error(
+          delivered
+            ? `the card reached the reader, but its station said nothing about it within ${timeoutMs / 1000} s`
+            : `no answer from ${host}:${port} within ${timeoutMs / 1000} s`,
+        ),
+      );
+    }, timeoutMs);
+    const lines: string[] = [];
+    let pending = '';
+    let settled = false;
+    const finish = (error?: Error) => {
+      settled = true;
+      clearTimeout(timer);
+      socket.end();
+      if (error) reject(error);
+      else resolve(lines);
+    };
+    socket.on('connect', () => socket.write(`wait ${card}\n`));
+    socket.on('data', (text: string) => {
+      pending += text;
+      const parts = pending.split('\n');
+      pending = parts.pop() ?? '';
+      for (const part of parts.map((p) => p.trim())) {
+        if (part === 'ok') delivered = true;
+        else if (part === 'done') return finish();
+        else if (part.startsWith('result ')) lines.push(part.slice('result '.length));
+        else if (part.startsWith('error'))
+          return finish(new Error(part.replace(/^error\s*/, '') || 'reader refused the swipe'));
+      }
+    });
+    socket.on('error', (error) => {
+      settled = true;
+      clearTimeout(timer);
+      reject(error);
+    });
+    socket.on('close', () => {
+      if (!settled) finish(new Error(`${host}:${port} closed the connection before its station answered`));
+    });
+  });
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { Command } from 'commander';
+import { readCaFile } from '../../client/cloud-trust.js';
 import { PairingError, type PairingCode, pairConnector } from '../../client/pairing-client.js';
 import { tokensPath } from '../../client/token-store.js';
 import type { AgentConfig } from '../../config/agent-schema.js';
@@ -63,6 +64,7 @@ async function pairUntilDone(config: AgentConfig, file: string, logger: Logger):
         clientId: config.cloud.client_id,
         clientSecret: config.cloud.client_secret,
         timeoutMs: config.cloud.request_timeout_s * 1000,
+        ...(config.cloud.ca_file ? { ca: readCaFile(config.cloud.ca_file, 'cloud.ca_file') } : {}),
       },
       tokensFile: file,
       clock: systemClock,

@@ -1,11 +1,14 @@
 /**
- * `printrelay demo [--port N] [--data-dir DIR]` (what `npm start` runs): emulator, virtual
+ * `printrelay demo [--port N] [--data-dir DIR] [--tls]` (what `npm start` runs): emulator, virtual
  * printer and agent in one process on 127.0.0.1:N (default 8080), everything stored under DIR
- * (default ./.printrelay-demo; printed documents in DIR/printed). Prints the URLs, the demo
- * credentials and a curl sequence, then a line starting with `ready`. The demo's emulator lets
- * fileurl and webhooks reach loopback (a developer's local file server or receiver) besides
- * public addresses; --allow-outbound adds more ranges.
+ * (default ./.printrelay-demo; printed documents in DIR/printed). With --tls the emulator serves
+ * HTTPS with a self-signed certificate kept in DIR/tls (or --tls-cert/--tls-key), which the
+ * demo's agent trusts through cloud.ca_file. Prints the URLs, the demo credentials and a curl
+ * sequence, then a line starting with `ready`. The demo's emulator lets fileurl and webhooks
+ * reach loopback (a developer's local file server or receiver) besides public addresses;
+ * --allow-outbound adds more ranges.
  */
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { defaultEmulatorSeed } from '../../config/demo-seed.js';
 import { DEMO_DATA_DIR } from '../../config/paths.js';
@@ -16,17 +19,22 @@ import {
   onShutdownSignals,
   parseIntegerOption,
 } from '../cli-runtime.js';
-import { demoBanner } from '../demo-banner.js';
-import { DEMO_OUTBOUND_ALLOW, DemoStack } from '../demo-stack.js';
-import { registerSeedSecrets, servingOptions } from './emulator.js';
-import { addOutboundOption, type OutboundFlags, outboundAllowOf } from '../outbound-flags.js';
 import { addCorsOption, type CorsFlags, corsOriginsOf } from '../cors-flags.js';
+import { demoBanner, shellWord } from '../demo-banner.js';
+import { DEMO_OUTBOUND_ALLOW, DemoStack } from '../demo-stack.js';
+import { addOutboundOption, type OutboundFlags, outboundAllowOf } from '../outbound-flags.js';
+import {
+  addServingOptions,
+  registerSeedSecrets,
+  type ServingFlags,
+  servingOptions,
+  tlsOf,
+} from './emulator.js';
 
-interface DemoFlags extends LogFlags, OutboundFlags, CorsFlags {
+interface DemoFlags extends LogFlags, ServingFlags, OutboundFlags, CorsFlags {
   port: string;
   dataDir: string;
-  publicUrl?: string;
-  trustProxy?: boolean;
+  replacePrinter?: boolean;
 }
 
 /** Registers `demo`. */
@@ -40,10 +48,20 @@ export function registerDemoCommand(program: Command): void {
       '--public-url <url>',
       'URL apps reach the emulator at (behind a reverse proxy); shown in the banner',
     )
-    .option('--trust-proxy', 'honour X-Forwarded-Proto/Host/Port from a reverse proxy in front');
+    .option(
+      '--replace-printer',
+      'delete a printer named "Demo Printer" that another connector owns, so the demo registers its own',
+    );
+  addServingOptions(command);
   addOutboundOption(command, 'loopback is allowed in the demo');
   addCorsOption(command);
   addLogOptions(command, 'warn').action(async (flags: DemoFlags) => runDemo(flags));
+}
+
+/** This command line again with --replace-printer, as one shell line run in the checkout. */
+function replaceCommand(): string {
+  const args = process.argv.slice(2).filter((a) => a !== '--replace-printer');
+  return ['node', 'bin/printrelay.js', ...args, '--replace-printer'].map(shellWord).join(' ');
 }
 
 async function runDemo(flags: DemoFlags): Promise<void> {
@@ -52,13 +70,19 @@ async function runDemo(flags: DemoFlags): Promise<void> {
   registerSeedSecrets(defaultEmulatorSeed(), redactor);
   const outboundAllow = await outboundAllowOf(flags, DEMO_OUTBOUND_ALLOW);
   const corsOrigins = await corsOriginsOf(flags);
+  const tls = await tlsOf(flags, resolve(flags.dataDir));
+  const { publicUrl, trustProxy } = servingOptions(flags, undefined);
   const stack = new DemoStack({
     host: '127.0.0.1',
     port,
     dataDir: flags.dataDir,
     logger,
     redactor,
-    ...servingOptions(flags, undefined),
+    ...(publicUrl ? { publicUrl } : {}),
+    ...(trustProxy ? { trustProxy } : {}),
+    ...(tls ? { tls } : {}),
+    ...(flags.replacePrinter ? { replacePrinter: true } : {}),
+    replaceCommand: replaceCommand(),
     outboundAllow,
     corsOrigins,
   });

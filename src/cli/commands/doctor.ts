@@ -8,12 +8,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { readCaFile } from '../../client/cloud-trust.js';
 import type { AgentConfig } from '../../config/agent-schema.js';
 import { migrateAgentText } from '../../config/config-migrations.js';
 import { parseAgentConfig } from '../../config/load-config.js';
 import { defaultConfigPath } from '../../config/paths.js';
 import { type Clock, systemClock } from '../../lib/clock.js';
+import { errorMessage } from '../../lib/errors.js';
 import { defaultBackendRegistry } from '../../printing/backend-registry.js';
+import { CliError } from '../cli-runtime.js';
 import { urlOf } from '../control-address.js';
 import { cloudChecks } from '../doctor/cloud-checks.js';
 import {
@@ -77,7 +80,7 @@ export async function runDoctor(flags: DoctorFlags, options: DoctorOptions = {})
       clock: options.clock ?? systemClock,
       tokensFile: join(dataDir, 'tokens.json'),
       passwordConfigured: Boolean(config.cloud.username && config.cloud.password),
-      ...(options.ca ? { ca: options.ca } : {}),
+      ...cloudCa(options.ca, config.cloud.ca_file),
     }),
     cupsCheck(cupsServers(config, env)),
     ...printerChecks(config, defaultBackendRegistry(), dataDir),
@@ -96,4 +99,15 @@ function readText(file: string): string | undefined {
 
 function load(text: string, file: string, env: Record<string, string | undefined>): AgentConfig {
   return parseAgentConfig(migrateAgentText(text, file)?.text ?? text, file, { env });
+}
+
+/** The CAs the cloud checks trust besides the system roots: the caller's, else cloud.ca_file. */
+function cloudCa(given: string[] | undefined, caFile: string | undefined): { ca?: string[] } {
+  if (given) return { ca: given };
+  if (!caFile) return {};
+  try {
+    return { ca: [readCaFile(caFile, 'cloud.ca_file')] };
+  } catch (error) {
+    throw new CliError(errorMessage(error));
+  }
 }

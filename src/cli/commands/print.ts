@@ -1,12 +1,14 @@
 /**
  * `printrelay print FILE --printer NAME [options]`: prints a file the way an app does
  * (PrepareUpload, upload, Print, Status polled) with a progress bar on a terminal and plain
- * lines otherwise. Service and credentials default to the demo's. Exits non-zero with a clear
- * message when the job fails.
+ * lines otherwise. Service and credentials default to the demo's; --ca trusts a private CA.
+ * Prints `printed: job ID, N page(s)` and below it each option the job's Status says was not
+ * applied. Exits non-zero with a clear message when the job fails.
  */
 import type { Command } from 'commander';
 import { DEMO } from '../../config/demo-seed.js';
-import { parseIntegerOption } from '../cli-runtime.js';
+import { readCaFile } from '../../client/cloud-trust.js';
+import { CliError, parseIntegerOption } from '../cli-runtime.js';
 import { printFile } from '../print-flow.js';
 import { type PrintFlags, printOptionFields } from '../print-options.js';
 import { createPrintReporter } from '../print-progress.js';
@@ -20,6 +22,7 @@ interface PrintCommandFlags extends PrintFlags {
   password: string;
   pollMs: string;
   timeout: string;
+  ca?: string;
 }
 
 /** Registers `print`. */
@@ -40,6 +43,10 @@ export function registerPrintCommand(program: Command): void {
     .option('--type <ext>', 'file type when the name has no usable extension')
     .option('--delete', 'delete the file at the service after printing')
     .option('--url <url>', 'base URL of the service', 'http://127.0.0.1:8080')
+    .option(
+      '--ca <file>',
+      'PEM certificate of a CA to trust for an https --url (printrelay demo --tls: <data-dir>/tls/cert.pem)',
+    )
     .option('--client-id <id>', 'OAuth client id', DEMO.client.id)
     .option('--client-secret <secret>', 'OAuth client secret', DEMO.client.secret)
     .option('--user <email>', 'account to print as', DEMO.user.email)
@@ -47,6 +54,14 @@ export function registerPrintCommand(program: Command): void {
     .option('--poll-ms <ms>', 'Status poll interval', '1000')
     .option('--timeout <s>', 'give up waiting for the job after this many seconds', '300')
     .action(async (file: string, flags: PrintCommandFlags) => runPrint(file, flags));
+}
+
+function readCa(file: string): string {
+  try {
+    return readCaFile(file, '--ca');
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
 }
 
 async function runPrint(file: string, flags: PrintCommandFlags): Promise<void> {
@@ -63,6 +78,7 @@ async function runPrint(file: string, flags: PrintCommandFlags): Promise<void> {
     user: flags.user,
     password: flags.password,
     printer: flags.printer,
+    ...(flags.ca ? { ca: readCa(flags.ca) } : {}),
   };
   let result: Awaited<ReturnType<typeof printFile>>;
   try {
@@ -71,4 +87,5 @@ async function runPrint(file: string, flags: PrintCommandFlags): Promise<void> {
     reporter.finish();
   }
   process.stdout.write(`printed: job ${result.jobId}, ${result.status.jobpagesprinted} page(s)\n`);
+  for (const note of result.notes) process.stdout.write(`${note}\n`);
 }

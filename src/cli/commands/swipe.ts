@@ -3,20 +3,25 @@
  * release station's socket reader; `printrelay swipe --remove` tells it the card left. Without
  * --reader the reader is the first socket:// release station reader of DIR/agent.yaml (DIR
  * defaults to the demo's data directory), so a swipe reaches the demo started with that
- * directory; the command says which reader it used.
+ * directory; the command says which reader it used. A card swipe waits for the station's
+ * answer over the same connection (`wait <card>`, docs/card-readers.md) and prints it: the jobs
+ * it released with their pages, that there was nothing to release, or that the card is unknown;
+ * `--timeout S` bounds the wait (default 60), `--no-wait` only delivers the card.
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parse } from 'yaml';
-import { sendSwipe } from '../../cardreader/socket/socket-reader.js';
+import { sendSwipe, swipeAndWait } from '../../cardreader/socket/socket-reader.js';
 import { DEMO_DATA_DIR } from '../../config/paths.js';
-import { CliError } from '../cli-runtime.js';
+import { CliError, parseIntegerOption } from '../cli-runtime.js';
 
 interface SwipeFlags {
   reader?: string;
   dataDir: string;
   remove?: boolean;
+  wait: boolean;
+  timeout: string;
 }
 
 /** Registers `swipe`. */
@@ -32,15 +37,20 @@ export function registerSwipeCommand(program: Command): void {
       DEMO_DATA_DIR,
     )
     .option('--remove', 'report that the card was removed')
+    .option('--no-wait', 'only deliver the card; do not wait for what the station released')
+    .option('--timeout <s>', 'how long to wait for what the station released', '60')
     .action(async (number: string | undefined, flags: SwipeFlags) => {
       if (!number === !flags.remove) throw new CliError('give a card number or --remove (not both)');
+      const timeoutMs = parseIntegerOption('--timeout', flags.timeout, 1, 3600) * 1000;
       const reader = flags.reader ?? (await demoReader(flags.dataDir));
+      let lines: string[] = ['ok'];
       try {
-        await sendSwipe(reader, flags.remove ? 'remove' : number!);
+        if (flags.remove || !flags.wait) await sendSwipe(reader, flags.remove ? 'remove' : number!);
+        else lines = await swipeAndWait(reader, number!, timeoutMs);
       } catch (error) {
         throw new CliError(`swipe to ${reader} failed: ${(error as Error).message}`);
       }
-      process.stdout.write('ok\n');
+      process.stdout.write(lines.map((l) => `${l}\n`).join(''));
     });
 }
 

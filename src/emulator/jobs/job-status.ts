@@ -2,8 +2,10 @@
  * Pure mapping from a job's state to the spec's Status response (print-oauth-release.md, Job
  * status and Print job status codes): 2 unknown job, 1246 not yet received, 129 being
  * processed, 0 done, 3011 (or the connector's error code) failed. The status string is upper-case
- * flags joined by '|' with a trailing '|'; a job waiting for its printer stays at 129 (a polling
- * client keeps polling) and adds the flag WAITING. No I/O.
+ * flags joined by '|' with a trailing '|'; the connector's notes about a job that prints (options
+ * changed or not applied) follow the flags, one element per line of its message. A job waiting
+ * for its printer stays at 129 (a polling client keeps polling), adds the flag WAITING and says
+ * why after it. No I/O.
  */
 import { WAITING_PREFIX } from '../../protocol/connector-channel.js';
 import type { JobState } from './job-repo.js';
@@ -90,6 +92,28 @@ export function jobStatus(
     jobpagestotal: job.pagesTotal,
     jobposition: finished ? 0 : position,
     jobstatus: statusCode(job.state, job.errorCode),
-    jobstatusstring: statusString(waiting ? [...FLAGS[job.state], 'WAITING'] : FLAGS[job.state]),
+    jobstatusstring: waiting
+      ? statusString([...FLAGS[job.state], 'WAITING']) +
+        noteLines((job.message as string).slice(WAITING_PREFIX.length))
+      : statusString(FLAGS[job.state]) + noteOf(job),
   };
+}
+
+/**
+ * The connector's message after the flags, one element per line (`|` inside a line becomes `/`),
+ * except for failed jobs, whose message is the failure the status code already reports.
+ */
+function noteOf(job: { state: JobState; message?: string | null }): string {
+  if (job.state === 'failed' || !job.message || job.message.startsWith(WAITING_PREFIX)) return '';
+  return noteLines(job.message);
+}
+
+/** Each non-empty line of `text` as one element of the status string. */
+function noteLines(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .map((line) => `${line.replace(/\|/g, '/')}|`)
+    .join('');
 }

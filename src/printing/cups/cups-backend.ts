@@ -20,6 +20,7 @@ import type {
   SubmittedJob,
 } from '../printer-backend.js';
 import { type CupsTarget, parseCupsUri } from './cups-uri.js';
+import { notAppliedLines } from '../translate/ticket-to-ipp.js';
 import { lpCommand } from './lp-options.js';
 import { LpSubmitter, type UnixPrintFunction } from './lp-submit.js';
 
@@ -77,7 +78,8 @@ export class CupsBackend implements PrinterBackend {
       { printerJobId: submitted.jobId, dropped: command.dropped.length },
       'job accepted by CUPS',
     );
-    return { printerJobId: String(submitted.jobId) };
+    const notApplied = notAppliedLines(command.dropped);
+    return { printerJobId: String(submitted.jobId), ...(notApplied.length > 0 ? { notApplied } : {}) };
   }
 
   jobState(printerJobId: string, signal?: AbortSignal): Promise<BackendJobState> {

@@ -18,7 +18,7 @@ import type {
   SubmittedJob,
 } from '../printer-backend.js';
 import { ValidationError } from '../../lib/errors.js';
-import { ticketToIpp } from '../translate/ticket-to-ipp.js';
+import { notAppliedLines, ticketToIpp } from '../translate/ticket-to-ipp.js';
 import { firstNumber, firstText, textList } from './ipp-attributes.js';
 import { IppClient, type IppClientOptions, type IppJobRequest } from './ipp-client.js';
 import { IppBusyError, IppRejectedError } from './ipp-errors.js';
@@ -132,7 +132,8 @@ export class IppBackend implements PrinterBackend {
       ? await this.createAndSend(request, job, signal)
       : await this.client.printJob(request, signal);
     this.logger.info({ printerJobId: created.jobId, dropped: dropped.length }, 'job accepted by printer');
-    return { printerJobId: String(created.jobId) };
+    const notApplied = notAppliedLines(dropped);
+    return { printerJobId: String(created.jobId), ...(notApplied.length > 0 ? { notApplied } : {}) };
   }
 
   /**

@@ -100,7 +100,7 @@ function mediaOf(
   drop: Drop,
 ): void {
   const source = tray ? traySource(tray, printer) : undefined;
-  if (tray && !source) drop('tray', tray, 'no matching entry in media-source-supported');
+  if (tray && !source) drop('tray', tray, trayMissing(printer));
   const size = paper ? paperSize(paper, printer, drop) : undefined;
   if (!size && !source) return;
   if (size?.keyword && !source && supportedValues(printer, 'media').includes(size.keyword)) {
@@ -148,6 +148,30 @@ function paperSize(
     return size;
   drop('paper', paper, `${known.pwg} not in media-supported`);
   return undefined;
+}
+
+/** Why a tray was dropped: the printer has no such tray, and which it has. */
+function trayMissing(printer: PrinterAttributes): string {
+  const sources = supportedValues(printer, 'media-source').filter((s): s is string => typeof s === 'string');
+  const names = sources.map(traySourceName).join(', ');
+  return `the printer has no such tray (it has: ${names || 'none listed'})`;
+}
+
+/**
+ * What the user is told about dropped options (the job's Status text, `printrelay print`), one
+ * line each: `tray "Tray 9": not applied, the printer has no such tray (it has: Main, Manual)`.
+ */
+export function notAppliedLines(dropped: readonly DroppedOption[]): string[] {
+  return dropped.map((d) => `${d.option} ${optionValueText(d.value)}: not applied, ${d.reason}`);
+}
+
+function optionValueText(value: unknown): string {
+  if (typeof value === 'string') return `"${value}"`;
+  if (typeof value !== 'object' || value === null) return String(value);
+  const tray = value as TrayChoice;
+  if (tray.index !== undefined) return `#${tray.index}`;
+  if (tray.name !== undefined) return `"${tray.name}"`;
+  return JSON.stringify(value);
 }
 
 function traySource(tray: TrayChoice, printer: PrinterAttributes): string | undefined {

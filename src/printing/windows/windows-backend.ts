@@ -19,6 +19,7 @@ import type {
 } from '../printer-backend.js';
 import { describePrinter } from '../ipp/ipp-backend.js';
 import { type CommandRunner, ExecFileRunner, PowerShell, psQuote } from './command-runner.js';
+import { notAppliedLines } from '../translate/ticket-to-ipp.js';
 import { type PdfPrintOptions, ticketToPdfOptions } from './pdf-print-options.js';
 import { windowsJobState, windowsPrinterAttributes, winspoolName } from './windows-attributes.js';
 import { readJobs, readSnapshot, removeJobScript, type WinPrintJob } from './windows-queries.js';
@@ -86,7 +87,8 @@ export class WinspoolBackend implements PrinterBackend {
     const created = newestJob(await readJobs(this.ps, this.name, signal), before, basename(job.documentPath));
     const printerJobId = created ? String(created.Id) : `${LEFT_QUEUE_PREFIX}${basename(job.documentPath)}`;
     this.logger.info({ printerJobId, dropped: dropped.length }, 'job handed to the Windows spooler');
-    return { printerJobId };
+    const notApplied = notAppliedLines(dropped);
+    return { printerJobId, ...(notApplied.length > 0 ? { notApplied } : {}) };
   }
 
   async jobState(printerJobId: string, signal?: AbortSignal): Promise<BackendJobState> {

@@ -79,8 +79,9 @@ describe('reader profiles and registry', () => {
   });
 
   it.each([
-    ['04A1', { type: 'card', raw: '04A1' }],
-    ['swipe 1234', { type: 'card', raw: '1234' }],
+    ['04A1', { type: 'card', raw: '04A1', wait: false }],
+    ['swipe 1234', { type: 'card', raw: '1234', wait: false }],
+    ['wait 1234', { type: 'card', raw: '1234', wait: true }],
     ['remove', { type: 'removed' }],
   ])('parses swipe line %s', (line, event) => {
     expect(parseSwipeLine(line)).toEqual(event);

@@ -13,6 +13,26 @@ const info = {
 describe('demoBanner', () => {
   const banner = demoBanner(info);
 
+  it('under --tls shows the certificate, and its commands trust it (--ca, --cacert)', () => {
+    const tls = { certFile: '/tmp/my demo/tls/cert.pem', fingerprint: 'AB:CD', created: false };
+    const https = demoBanner({ ...info, url: 'https://127.0.0.1:8443', tls });
+    expect(https).toContain(
+      '  TLS certificate    /tmp/my demo/tls/cert.pem   (self-signed, reused; clients trust this file)\n  SHA-256            AB:CD\n',
+    );
+    expect(https).toContain(
+      `  node bin/printrelay.js print docs/sample.pdf --printer "Demo Printer" --url https://127.0.0.1:8443 --ca '/tmp/my demo/tls/cert.pem'\n`,
+    );
+    const curl = curlSequence({ url: 'https://127.0.0.1:8443', printerId: info.printerId, tls });
+    expect(
+      curl
+        .filter((l) => l.includes('curl '))
+        .every((l) => l.includes("curl -s --cacert '/tmp/my demo/tls/cert.pem' ")),
+    ).toBe(true);
+    expect(curl.filter((l) => l.includes('curl ')).length).toBe(5);
+    expect(banner).not.toContain('--ca');
+    expect(banner).not.toContain('TLS certificate');
+  });
+
   it('shows the URLs, the output folder and every demo credential', () => {
     for (const text of [
       info.url,

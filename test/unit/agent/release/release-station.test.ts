@@ -10,9 +10,13 @@ import {
   type StationCopies,
 } from '../../../../src/agent/release/release-station.js';
 import type { JobChoice, ReleaseUi } from '../../../../src/agent/release/release-ui.js';
-import { sendSwipe, SocketCardReader } from '../../../../src/cardreader/socket/socket-reader.js';
+import {
+  SocketCardReader,
+  sendSwipe,
+  swipeAndWait,
+} from '../../../../src/cardreader/socket/socket-reader.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
-import { createLogger } from '../../../../src/log/logger.js';
+import { createLogger, silentLogger } from '../../../../src/log/logger.js';
 import { Redactor } from '../../../../src/log/redaction.js';
 import type { TpfmJob } from '../../../../src/protocol/tpfm-job-list.js';
 
@@ -300,6 +304,45 @@ describe('ReleaseStation', () => {
     await sendSwipe(uri, RAW_CARD);
     expect(await end).toMatchObject({ reason: 'no-jobs' });
     expect(ui.messages.at(-1)).toBe('info: No jobs waiting');
+  });
+});
+
+describe('answering the one who swiped (wait <card> on the socket reader)', () => {
+  it('reports released jobs with pages and failures, then nothing to release, then an unreadable card', async () => {
+    const client = new FakeClient({ jobs: [job(1), job(2)], visible: false }, { failJob: 'job2.spl' });
+    const { uri } = await setup('all', client);
+    expect(await swipeAndWait(uri, RAW_CARD, 10_000)).toEqual([
+      'released "Doc 1" (job J1): 2 page(s)',
+      'failed "Doc 2" (job J2): Job file does not exist',
+    ]);
+    const empty = new FakeClient({ jobs: [], visible: false });
+    const second = await setup('all', empty);
+    expect(await swipeAndWait(second.uri, RAW_CARD, 10_000)).toEqual([
+      'nothing to release: no jobs are waiting for this card',
+    ]);
+    expect(await swipeAndWait(second.uri, 'not-hex', 10_000)).toEqual([
+      'card not readable: check the conversion chain (printrelay card probe); nothing released',
+    ]);
+  });
+
+  it('a plain swipe still gets only ok, and a waiting sender gets a timeout naming the station', async () => {
+    const client = new FakeClient({ jobs: [], visible: false });
+    const { uri, nextEnd } = await setup('all', client);
+    const end = nextEnd();
+    await sendSwipe(uri, RAW_CARD);
+    await end;
+    const bare = new SocketCardReader('socket://127.0.0.1:0', {
+      logger: silentLogger(),
+      clock: new ManualClock(),
+    });
+    await bare.start();
+    try {
+      await expect(swipeAndWait(`socket://127.0.0.1:${bare.port}`, RAW_CARD, 200)).rejects.toThrow(
+        'the card reached the reader, but its station said nothing about it within 0.2 s',
+      );
+    } finally {
+      await bare.stop();
+    }
   });
 });
 

@@ -32,13 +32,30 @@ describe('jobStatus', () => {
   });
 
   it.each<[JobState, number, string]>([
-    ['downloading', 129, 'SPOOLING|WAITING|'],
-    ['printing', 129, 'PRINTING|WAITING|'],
+    ['downloading', 129, 'SPOOLING|WAITING|printer busy (server-error-busy), retry in 1 s|'],
+    ['printing', 129, 'PRINTING|WAITING|printer busy (server-error-busy), retry in 1 s|'],
     ['completed', 0, 'PRINTED|COMPLETE|'],
   ])('a %s job whose last message is a waiting one -> %i %s', (state, code, flags) => {
     const message = 'waiting: printer busy (server-error-busy), retry in 1 s';
     const status = jobStatus({ state, errorCode: null, pagesPrinted: 0, pagesTotal: 0, message }, 1);
     expect([status.jobstatus, status.jobstatusstring]).toEqual([code, flags]);
+  });
+
+  it('shows the connector notes of a job that prints after the flags, one element per line', () => {
+    const message =
+      'tray: "Tray 9" is not a tray of this printer; the default tray is used\ncopies 1000: not applied, a|b';
+    const job = { errorCode: null, pagesPrinted: 1, pagesTotal: 1, message };
+    expect(jobStatus({ ...job, state: 'completed' }, 0).jobstatusstring).toBe(
+      'PRINTED|COMPLETE|tray: "Tray 9" is not a tray of this printer; the default tray is used|copies 1000: not applied, a/b|',
+    );
+    expect(jobStatus({ ...job, state: 'printing' }, 1).jobstatusstring).toBe(
+      'PRINTING|tray: "Tray 9" is not a tray of this printer; the default tray is used|copies 1000: not applied, a/b|',
+    );
+    // a failed job's message is its failure, which the code reports: the flags stay as they are
+    expect(jobStatus({ ...job, state: 'failed' }, 0).jobstatusstring).toBe('ERROR|RESTART|');
+    expect(jobStatus({ ...job, message: null, state: 'completed' }, 0).jobstatusstring).toBe(
+      'PRINTED|COMPLETE|',
+    );
   });
 
   it('joins flags in upper case with a trailing bar', () => {

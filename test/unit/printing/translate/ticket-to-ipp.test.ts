@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { PrintTicket } from '../../../../src/protocol/print-ticket.js';
 import type { PrinterAttributes } from '../../../../src/printing/printer-backend.js';
 import { attributesToRecord } from '../../../../src/printing/ipp/ipp-attributes.js';
-import { ticketToIpp } from '../../../../src/printing/translate/ticket-to-ipp.js';
+import { notAppliedLines, ticketToIpp } from '../../../../src/printing/translate/ticket-to-ipp.js';
 
 /** A typical office printer, as IppClient decodes it. */
 const office: PrinterAttributes = {
@@ -180,5 +180,24 @@ describe('ticketToIpp drops what the printer cannot do', () => {
     const { attrs, dropped } = translate({ paper: { id: 9 }, tray: { name: 'nope' } });
     expect(attrs).toEqual({ media: 'iso_a4_210x297mm' });
     expect(dropped).toEqual(['tray']);
+  });
+});
+
+describe('notAppliedLines', () => {
+  it('tells the user each dropped option, its value and why, one line each', () => {
+    const { dropped } = ticketToIpp(
+      { copies: 1000, tray: { name: 'Tray 9' }, duplex: 'long-edge' },
+      { ...office, 'sides-supported': ['one-sided'] },
+    );
+    expect(notAppliedLines(dropped)).toEqual([
+      'copies 1000: not applied, copies-supported is 1-99',
+      'duplex "two-sided-long-edge": not applied, sides two-sided-long-edge not in sides-supported',
+      'tray "Tray 9": not applied, the printer has no such tray (it has: Automatic, Tray 1, Manual feed)',
+    ]);
+    const byIndex = ticketToIpp({ copies: 1, tray: { index: 1 } }, basic).dropped;
+    expect(notAppliedLines(byIndex)).toEqual([
+      'tray #1: not applied, the printer has no such tray (it has: none listed)',
+    ]);
+    expect(notAppliedLines([])).toEqual([]);
   });
 });
