@@ -22,6 +22,7 @@ import type { JobOffer } from '../../protocol/connector-channel.js';
 import type { PrintTicket } from '../../protocol/print-ticket.js';
 import type { JobLedger, LedgerJob } from '../../store/job-ledger.js';
 import type { NewJobEvent } from '../../store/outbox.js';
+import { ClaimRefusedError } from './claiming-download.js';
 import type { ApplyTicketOverrides } from './ticket-overrides.js';
 
 /** Error code for "the job must be restarted" (spec: job status 3011). */
@@ -36,7 +37,10 @@ export function printerJobName(jobId: string): string {
 export interface JobRunnerDeps {
   ledger: JobLedger;
   emit: (jobId: string, event: NewJobEvent) => void;
+  /** Downloads the document, claiming the job (ClaimRefusedError when the cloud refuses the claim). */
   download: (offer: JobOffer, target: string, signal: AbortSignal) => Promise<void>;
+  /** Removes the undelivered events of a job (one the cloud refused us); returns how many. */
+  discardEvents?: (jobId: string) => number;
   /** Applies the admin's capability overrides (tray names, disabled trays, papers) to a ticket. */
   adjustTicket?: ApplyTicketOverrides;
   jobs: AgentConfig['jobs'];
@@ -164,11 +168,26 @@ export class JobRunner {
     try {
       await this.deps.download(job.offer, target, stop);
     } catch (error) {
+      if (error instanceof ClaimRefusedError) return this.refused(job, error.message, log);
       if (!isRetryable(error) || stop.aborted) throw error;
       return this.downloadFailed(job, errorMessage(error), log);
     }
     log.debug({ bytes: job.offer.document.size }, 'document spooled');
     return this.deps.ledger.move(job.jobId, 'spooled', { spoolPath: target });
+  }
+
+  /**
+   * The cloud refused this connector the job (another connector holds it, or it ended first):
+   * it is not ours to print or report. Its undelivered events go (the cloud would refuse them
+   * forever) and the ledger closes it as cancelled without an event.
+   */
+  private refused(job: LedgerJob, message: string, log: Logger): LedgerJob {
+    const discarded = this.deps.discardEvents?.(job.jobId) ?? 0;
+    log.info(
+      { reason: message, discardedEvents: discarded },
+      'job claimed by another connector; dropping it',
+    );
+    return this.deps.ledger.move(job.jobId, 'cancelled', { lastError: message });
   }
 
   /** Records a failed download and when to try again; fails the job after the last attempt. */
