@@ -9,6 +9,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, statSync, unlinkSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { RetryableError } from '../lib/errors.js';
+import { FILE_CHUNK, fileSink } from '../lib/file-sink.js';
 import {
   CHANNEL_PATHS,
   CLAIMING_DOWNLOAD_QUERY,
@@ -28,7 +29,6 @@ import {
 import type { BlobCapabilities } from '../protocol/blob-capabilities.js';
 import type { PrinterCapabilityProperties } from '../protocol/printer-properties.js';
 import { header, type HttpClient, HttpError } from './http-base.js';
-import { hashingSpoolWriter, SPOOL_CHUNK } from './spool-writer.js';
 
 /** A printer as the admin API returns it (fields the agent uses). */
 export interface CloudPrinter {
@@ -255,7 +255,9 @@ export class ChannelClient {
         resume && res.status === 206 && header(res, 'content-range')?.startsWith(`bytes ${have}-`) === true;
       const hash = createHash('sha256');
       if (append) await hashFile(target, hash);
-      await pipeline(res.body, hashingSpoolWriter(target, hash, append), { signal });
+      await pipeline(res.body, fileSink(target, { append, onChunk: (chunk) => hash.update(chunk) }), {
+        signal,
+      });
       digest = hash.digest('hex');
     }
     digest ??= await sha256File(target);
@@ -294,7 +296,7 @@ export async function sha256File(path: string): Promise<string> {
 
 /** Feeds a whole file into `hash`, in large reads. */
 async function hashFile(path: string, hash: Hash): Promise<void> {
-  for await (const chunk of createReadStream(path, { highWaterMark: SPOOL_CHUNK }))
+  for await (const chunk of createReadStream(path, { highWaterMark: FILE_CHUNK }))
     hash.update(chunk as Buffer);
 }
 

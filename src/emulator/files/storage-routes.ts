@@ -12,6 +12,7 @@ import busboy from 'busboy';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { PrintRelayError, ValidationError, errorMessage } from '../../lib/errors.js';
+import { FILE_CHUNK } from '../../lib/file-sink.js';
 import type { Logger } from '../../log/logger.js';
 import { parseBlockList } from '../../protocol/sfapi-block-list.js';
 import { type FileStore, type StoredFile, TooLargeError } from './file-store.js';
@@ -86,7 +87,13 @@ async function putBlob(request: FastifyRequest, files: FileStore, file: StoredFi
 function putMultipart(request: FastifyRequest, files: FileStore, file: StoredFile): Promise<void> {
   return new Promise((resolve, reject) => {
     let written: Promise<void> | undefined;
-    const parser = busboy({ headers: request.headers, limits: { fields: 20 } });
+    // Large buffers: with the defaults (16 KiB on Node 20) a big document crosses in tiny pieces.
+    const parser = busboy({
+      headers: request.headers,
+      limits: { fields: 20 },
+      highWaterMark: FILE_CHUNK,
+      fileHwm: FILE_CHUNK,
+    });
     parser.on('file', (name, stream) => {
       if (name !== 'file' || written) {
         stream.resume();

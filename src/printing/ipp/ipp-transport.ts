@@ -6,6 +6,7 @@
  * between requests to the same printer; without one each call owns its socket and closes it.
  */
 import { createReadStream } from 'node:fs';
+import { FILE_CHUNK } from '../../lib/file-sink.js';
 import { stat } from 'node:fs/promises';
 import { type Agent, type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -123,7 +124,7 @@ export async function exchange(
     // The document's last bytes were handed to the connection when the file has been read to its
     // end (each chunk is written as it is read; on an uncongested socket that write reaches the
     // OS at once). 'finish' and pipeline() settle later, leaving a wider gap for a crash.
-    const source = createReadStream(options.documentPath);
+    const source = createReadStream(options.documentPath, { highWaterMark: FILE_CHUNK });
     if (options.onDocumentSent) source.once('end', options.onDocumentSent);
     pipeline(source, req).catch((error) => {
       // The printer may answer (busy, format not supported) and close before taking the whole

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hashingSpoolWriter, SPOOL_CHUNK } from '../../../src/client/spool-writer.js';
+import { FILE_CHUNK, fileSink } from '../../../src/lib/file-sink.js';
 
-describe('hashingSpoolWriter', () => {
+describe('fileSink', () => {
   let dir: string;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'spool-writer-'));
+    dir = mkdtempSync(join(tmpdir(), 'file-sink-'));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -20,24 +20,18 @@ describe('hashingSpoolWriter', () => {
   it('writes every chunk in order and hashes the same bytes in the same pass', async () => {
     const path = join(dir, 'doc');
     const hash = createHash('sha256');
-    await pipeline(Readable.from(chunks), hashingSpoolWriter(path, hash, false));
+    await pipeline(Readable.from(chunks), fileSink(path, { onChunk: (chunk) => hash.update(chunk) }));
     expect(readFileSync(path).equals(whole)).toBe(true);
     expect(hash.digest('hex')).toBe(createHash('sha256').update(whole).digest('hex'));
-    expect(whole.length).toBeGreaterThan(2 * SPOOL_CHUNK);
+    expect(whole.length).toBeGreaterThan(2 * FILE_CHUNK);
   });
 
   it('appends to what is there when resuming, replaces it otherwise', async () => {
     const path = join(dir, 'doc');
     writeFileSync(path, 'head-');
-    await pipeline(
-      Readable.from([Buffer.from('tail')]),
-      hashingSpoolWriter(path, createHash('sha256'), true),
-    );
+    await pipeline(Readable.from([Buffer.from('tail')]), fileSink(path, { append: true }));
     expect(readFileSync(path, 'utf8')).toBe('head-tail');
-    await pipeline(
-      Readable.from([Buffer.from('new')]),
-      hashingSpoolWriter(path, createHash('sha256'), false),
-    );
+    await pipeline(Readable.from([Buffer.from('new')]), fileSink(path));
     expect(readFileSync(path, 'utf8')).toBe('new');
   });
 
@@ -47,8 +41,19 @@ describe('hashingSpoolWriter', () => {
       yield Buffer.from('part');
       throw new Error('connection reset');
     }
-    const writer = hashingSpoolWriter(path, createHash('sha256'), false);
+    const writer = fileSink(path);
     await expect(pipeline(Readable.from(failing()), writer)).rejects.toThrow('connection reset');
     expect(writer.destroyed).toBe(true);
+  });
+
+  it('an onChunk that throws fails the stream with its error', async () => {
+    const path = join(dir, 'doc');
+    const writer = fileSink(path, {
+      onChunk: () => {
+        throw new Error('too large');
+      },
+    });
+    await expect(pipeline(Readable.from([Buffer.from('x')]), writer)).rejects.toThrow('too large');
+    expect(readFileSync(path, 'utf8')).toBe('');
   });
 });

@@ -1,17 +1,25 @@
 /**
- * The sink of a document download: one Writable that hashes every chunk and writes it to the
- * spool file in the same pass, buffering up to SPOOL_CHUNK and flushing what queued up with one
- * writev, so a large document costs few system calls and no second read for its hash.
+ * The sink of a large document (a download to the agent's spool, an upload to the emulator's
+ * store): one Writable that shows every chunk to `onChunk` (hashing, counting) and writes it in
+ * the same pass, buffering up to FILE_CHUNK and flushing what queued up with one writev, so a
+ * large document costs few system calls and no second read for its hash.
  */
-import type { Hash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 
-/** Bytes buffered (and read at once when hashing a file): 1 MiB. */
-export const SPOOL_CHUNK = 1024 * 1024;
+/** Bytes buffered by a sink, and read at once by the readers of large documents: 1 MiB. */
+export const FILE_CHUNK = 1024 * 1024;
 
-/** A Writable into `path` (appending when `append`) that feeds every byte to `hash` as well. */
-export function hashingSpoolWriter(path: string, hash: Hash, append: boolean): Writable {
+/** What a file sink does besides writing. */
+export interface FileSinkOptions {
+  /** Append to the file (a resumed download) instead of replacing it. */
+  append?: boolean;
+  /** Sees every chunk before it is written, in order; a throw fails the stream with that error. */
+  onChunk?: (chunk: Buffer) => void;
+}
+
+/** A Writable into `path` that shows every chunk to `options.onChunk` as well. */
+export function fileSink(path: string, options: FileSinkOptions = {}): Writable {
   let handle: FileHandle | undefined;
   const closeHandle = async () => {
     const open = handle;
@@ -19,16 +27,21 @@ export function hashingSpoolWriter(path: string, hash: Hash, append: boolean): W
     await open?.close();
   };
   return new Writable({
-    highWaterMark: SPOOL_CHUNK,
+    highWaterMark: FILE_CHUNK,
     construct(done) {
-      open(path, append ? 'a' : 'w').then((opened) => {
+      open(path, options.append ? 'a' : 'w').then((opened) => {
         handle = opened;
         done();
       }, done);
     },
     writev(chunks, done) {
       const buffers = chunks.map(({ chunk }) => chunk as Buffer);
-      for (const buffer of buffers) hash.update(buffer);
+      try {
+        for (const buffer of buffers) options.onChunk?.(buffer);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
       writeAll(handle as FileHandle, buffers).then(() => done(), done);
     },
     final(done) {
