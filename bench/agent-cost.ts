@@ -8,7 +8,7 @@
  *   npm run bench:agent-cost    (BENCH_JOBS=200, BENCH_WARMUP_JOBS=200, BENCH_CONCURRENCY=16,
  *                                BENCH_BIG_MB=1024; 0 skips the large document)
  * Prints the agent's CPU per job, the connector requests per job by kind, the large document's
- * upload / agent / whole rates, `agent_ratio <agent leg / direct ipptool rate>` and last
+ * upload / agent / whole rates and the CPU seconds per GiB of agent and emulator in each leg, `agent_ratio <agent leg / direct ipptool rate>` and last
  * `ratio <whole path / direct ipptool rate>` of the large document.
  */
 import {
@@ -163,13 +163,18 @@ async function main(): Promise<void> {
       const size = statSync(big).size;
       const rate = (s: number) => `${(size / 1024 / 1024 / s).toFixed(0)} MB/s`;
       const direct = await runIpptoolBatch(printer.uri, writeBatchTest(work, 1, big, 'application/pdf'), 1);
+      // CPU seconds of agent and emulator per leg: unlike wall time, hardly moved by other load.
+      const cpu = () => ({ agent: cpuSecondsOf(agent.part.pid), emulator: cpuSecondsOf(emulator.part.pid) });
+      const c0 = cpu();
       const t0 = performance.now();
       const { fileid, sasUri } = await sfapi.prepareUpload();
       await sfapi.upload(sasUri, big, () => {});
       const t1 = performance.now();
+      const c1 = cpu();
       const { jobid } = await sfapi.print({ type: 'pdf', printerid: printerId, alias: 'big.pdf', fileid });
       const status = await waitForEnd(sfapi, jobid, 1_800_000);
       const t2 = performance.now();
+      const c2 = cpu();
       if (status.jobstatus !== 0) throw new Error(`the large job ended with ${status.jobstatus}`);
       const upload = (t1 - t0) / 1000;
       const agentLeg = (t2 - t1) / 1000;
@@ -178,6 +183,11 @@ async function main(): Promise<void> {
       );
       console.log(
         `large   app -> emulator upload ${upload.toFixed(1)} s (${rate(upload)}); Print -> agent -> printer -> completed ${agentLeg.toFixed(1)} s (${rate(agentLeg)}); whole ${(upload + agentLeg).toFixed(1)} s (${rate(upload + agentLeg)})`,
+      );
+      const gib = size / 1024 ** 3;
+      const perGib = (seconds: number) => `${(seconds / gib).toFixed(2)} s`;
+      console.log(
+        `large   CPU per GiB: upload leg emulator ${perGib(c1.emulator - c0.emulator)}; agent leg agent ${perGib(c2.agent - c1.agent)}, emulator ${perGib(c2.emulator - c1.emulator)}`,
       );
       console.log(`agent_ratio ${(direct.seconds / agentLeg).toFixed(3)}`);
       console.log(`ratio ${(direct.seconds / (upload + agentLeg)).toFixed(3)}`);

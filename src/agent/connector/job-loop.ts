@@ -96,10 +96,22 @@ export class JobLoop {
    * any point leaves the job either offered again (never claimed) or resumed from the ledger.
    */
   offer(offer: JobOffer): boolean {
-    if (!this.running || this.deps.ledger.get(offer.job_id)) return false;
-    if (!this.deps.ledger.add(offer)) return false;
-    this.deps.emit(offer.job_id, { kind: 'received' });
-    this.deps.logger.info({ job: offer.job_id, printer: offer.printer_id }, 'job received');
+    const log = this.deps.logger.child({ job: offer.job_id });
+    try {
+      if (!this.running || this.deps.ledger.get(offer.job_id)) return false;
+      if (!this.deps.ledger.add(offer)) return false;
+    } catch (error) {
+      // Nothing reached the cloud: the job stays unclaimed there and is offered again.
+      log.warn({ error: errorMessage(error) }, 'recording the job failed; it will be offered again');
+      return false;
+    }
+    try {
+      this.deps.emit(offer.job_id, { kind: 'received' });
+    } catch (error) {
+      // The job is recorded: it runs, and its download claims it.
+      log.warn({ error: errorMessage(error) }, 'could not queue the received event');
+    }
+    log.info({ printer: offer.printer_id }, 'job received');
     this.enqueue(offer.printer_id, offer.job_id);
     return true;
   }

@@ -241,6 +241,22 @@ describe('JobRunner and JobLoop', () => {
     expect(kinds('ok')).toEqual(['received', 'downloading', 'printing', 'completed']);
   });
 
+  it('an offer the ledger cannot record is refused without throwing, and taken when offered again', async () => {
+    const loop = loopFor();
+    loop.start();
+    const add = ledger.add.bind(ledger);
+    ledger.add = () => {
+      throw new Error('SQLITE_FULL: database or disk is full');
+    };
+    expect(loop.offer(offer('full'))).toBe(false);
+    expect(kinds('full')).toEqual([]);
+    ledger.add = add;
+    expect(loop.offer(offer('full'))).toBe(true);
+    await settle(loop);
+    await loop.stop();
+    expect(ledger.get('full')?.state).toBe('completed');
+  });
+
   it('a cancel while waiting to retry a busy printer ends the job without printing', async () => {
     printer.busyFor = 1000;
     const slowRunner = new JobRunner({
