@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChannelClient as ChannelClientType } from '../client/channel-client.js';
-import { ChannelClient, isClaimConflict } from '../client/channel-client.js';
+import { ChannelClient } from '../client/channel-client.js';
 import { HttpClient } from '../client/http-base.js';
 import { fetchPasswordToken, type OAuthClientSettings, refreshToken } from '../client/oauth-client.js';
 import { readCaFile } from '../client/cloud-trust.js';
@@ -35,6 +35,7 @@ import { SyncStateStore } from '../store/sync-state-store.js';
 import { readHostFacts } from './connector/identity.js';
 import { JobFeed } from './connector/job-feed.js';
 import { JobLoop } from './connector/job-loop.js';
+import { claimingDownload } from './connector/claiming-download.js';
 import { JobRunner } from './connector/job-runner.js';
 import { OutboxSender } from './connector/outbox-sender.js';
 import { CopyJobs, type CopyJobsDeps } from './copyjobs/copy-jobs.js';
@@ -376,9 +377,10 @@ export class Agent {
       ledger: r.ledger,
       emit,
       download: async (offer, target, s) => {
-        await channel.download(offer.job_id, offer.document, target, s);
+        await claimingDownload(channel, offer, target, s);
         r.control.metrics.downloaded(offer.document.size);
       },
+      discardEvents: (jobId) => r.outbox.discardJob(jobId),
       adjustTicket: (printerId, ticket) =>
         r.overrides ? r.overrides.apply(printerId, ticket) : Promise.resolve({ ticket, warnings: [] }),
       jobs: config.jobs,
@@ -391,15 +393,6 @@ export class Agent {
       ledger: r.ledger,
       runner,
       emit,
-      claim: async (offer) => {
-        try {
-          await channel.claim(offer.job_id);
-          return true;
-        } catch (error) {
-          if (isClaimConflict(error)) return false;
-          throw error;
-        }
-      },
       backendFor: (printerId) => byCloudId().get(printerId),
       spoolDir: join(dataDir, 'spool'),
       logger,
@@ -417,7 +410,9 @@ export class Agent {
       pollWaitS: config.cloud.poll_interval_s,
       backoff: this.backoff(),
       logger,
-      onOffer: (offer) => void r.loop?.offer(offer),
+      onOffer: (offer) => r.loop?.offer(offer) ?? false,
+      // Poll answers repeat pending jobs until their `received` (which claims them) arrives.
+      onPolledOffers: () => r.sender.notify({ urgent: true }),
       onCancel: (jobId) => r.loop?.cancel(jobId),
       onUnknownConnector: () => void this.reRegister(r),
       ...(this.caPem ? { ca: this.caPem } : {}),

@@ -5,13 +5,14 @@
  * and job events, one at a time or in batches. The WebSocket half is channel-socket.ts. close()
  * releases the HTTP pools.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, statSync, unlinkSync } from 'node:fs';
-import { Transform } from 'node:stream';
+import { createHash, type Hash } from 'node:crypto';
+import { createReadStream, statSync, unlinkSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { RetryableError } from '../lib/errors.js';
+import { FILE_CHUNK, fileSink } from '../lib/file-sink.js';
 import {
   CHANNEL_PATHS,
+  CLAIMING_DOWNLOAD_QUERY,
   type Connector,
   type ConnectorRegistration,
   type JobDocument,
@@ -227,39 +228,39 @@ export class ChannelClient {
 
   /**
    * Streams the document to `target`. When `target` already holds a partial download the rest
-   * is requested with Range and appended. The sha256 of the whole file is checked; a mismatch
-   * deletes the file and throws a RetryableError.
+   * is requested with Range and appended. The sha256 is computed in the same pass as the write
+   * (a resumed download hashes the part already on disk first); a mismatch deletes the file and
+   * throws a RetryableError. With `claim` (protocol 2) the download also claims the job; a cloud
+   * of protocol 1 answers 409 then, see isClaimConflict.
    */
-  async download(jobId: string, document: JobDocument, target: string, signal?: AbortSignal): Promise<void> {
+  async download(
+    jobId: string,
+    document: JobDocument,
+    target: string,
+    signal?: AbortSignal,
+    options: { claim?: boolean } = {},
+  ): Promise<void> {
     const have = fileSize(target);
-    let fresh: string | undefined;
+    let digest: string | undefined;
     if (have < document.size || document.size === 0) {
       const resume = have > 0 && have < document.size;
       const res = await this.http.request({
         method: 'GET',
         path: document.url || CHANNEL_PATHS.document(jobId),
+        ...(options.claim ? { query: CLAIMING_DOWNLOAD_QUERY } : {}),
         headers: resume ? { range: `bytes=${have}-` } : {},
         signal,
       });
       const append =
-        resume && res.status === 206 && header(res, 'content-range')?.startsWith(`bytes ${have}-`);
+        resume && res.status === 206 && header(res, 'content-range')?.startsWith(`bytes ${have}-`) === true;
       const where = `GET ${document.url || CHANNEL_PATHS.document(jobId)}`;
-      if (append) {
-        await spoolTo(where, target, res.body, [createWriteStream(target, { flags: 'a' })], signal);
-      } else {
-        // A whole download is hashed on its way to disk, sparing a second read of the file.
-        const hash = createHash('sha256');
-        const hashing = new Transform({
-          transform(chunk: Buffer, _encoding, done) {
-            hash.update(chunk);
-            done(null, chunk);
-          },
-        });
-        await spoolTo(where, target, res.body, [hashing, createWriteStream(target)], signal);
-        fresh = hash.digest('hex');
-      }
+      const hash = createHash('sha256');
+      if (append) await hashFile(target, hash);
+      const sink = fileSink(target, { append, onChunk: (chunk) => hash.update(chunk) });
+      await spoolTo(where, target, res.body, [sink], signal);
+      digest = hash.digest('hex');
     }
-    const digest = fresh ?? (await sha256File(target));
+    digest ??= await sha256File(target);
     if (digest !== document.sha256.toLowerCase()) {
       unlinkSync(target);
       throw new RetryableError(
@@ -289,7 +290,7 @@ function checkBatchResults(items: JobEventBatchItem[], answer: unknown): JobEven
 /** Hex sha256 of a file, streamed. */
 export async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');
-  await pipeline(createReadStream(path), hash);
+  await hashFile(path, hash);
   return hash.digest('hex');
 }
 
@@ -345,6 +346,12 @@ function spoolProblem(code: string): string {
   if (code === 'ENOSPC' || code === 'EDQUOT') return `no space left on the device (${code})`;
   if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM') return `not writable (${code})`;
   return `write failed (${code})`;
+}
+
+/** Feeds a whole file into `hash`, in large reads. */
+async function hashFile(path: string, hash: Hash): Promise<void> {
+  for await (const chunk of createReadStream(path, { highWaterMark: FILE_CHUNK }))
+    hash.update(chunk as Buffer);
 }
 
 function fileSize(path: string): number {

@@ -116,7 +116,10 @@ export class ChannelSocket {
     if (message.type === 'hello') {
       this.attempt = 0;
       this.setUp(true);
-      this.options.logger.info({ connector: message.connector_id }, 'channel connected');
+      this.options.logger.info(
+        { connector: message.connector_id, protocol: message.protocol ?? 1 },
+        'channel connected',
+      );
     } else if (message.type === 'ping') {
       this.send({ type: 'pong', t: message.t });
     }

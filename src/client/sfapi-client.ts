@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import { PassThrough, Readable, Transform } from 'node:stream';
 import { sleep } from '../lib/abort.js';
 import { PermanentError } from '../lib/errors.js';
+import { FILE_CHUNK } from '../lib/file-sink.js';
 import type { PrinterProperties } from '../protocol/printer-properties.js';
 import type {
   PrepareUploadResponse,
@@ -133,7 +134,8 @@ function multipartBody(head: Buffer, filePath: string, tail: Buffer): Readable {
   return Readable.from(
     (async function* () {
       yield head;
-      for await (const chunk of createReadStream(filePath)) yield chunk as Buffer;
+      for await (const chunk of createReadStream(filePath, { highWaterMark: FILE_CHUNK }))
+        yield chunk as Buffer;
       yield tail;
     })(),
   );

@@ -12,13 +12,24 @@
  *   GET  /connector/v1/channel                  WebSocket: ServerMessage down, AgentMessage up
  *   GET  /connector/v1/jobs?wait=<s>            long poll fallback -> JobPollResponse
  *   POST /connector/v1/jobs/<id>/claim          -> JobOffer (409 if another connector holds it)
- *   GET  /connector/v1/jobs/<id>/document       the document; Range supported (206), ETag
+ *   GET  /connector/v1/jobs/<id>/document       the document; Range supported (206), ETag;
+ *                                               ?claim=1 claims an unclaimed job first (protocol 2)
  *   POST /connector/v1/jobs/<id>/events         JobEvent -> 204 (idempotent by event_id)
  *   POST /connector/v1/events                   JobEventBatch -> 200 JobEventBatchResult (one result per event)
  */
 import type { BlobCapabilities } from './blob-capabilities.js';
 import type { PrinterCapabilityProperties } from './printer-properties.js';
 import type { PrintTicket } from './print-ticket.js';
+
+/**
+ * The channel's protocol version, sent in `hello`. 2: a job event of an unclaimed job claims it
+ * for the sender, and the document download claims with `?claim=1`, so an agent needs no claim
+ * request of its own. Everything of version 1 stays accepted (docs/connector-protocol.md).
+ */
+export const CONNECTOR_PROTOCOL_VERSION = 2;
+
+/** The query of a document download that claims the job first (protocol 2). */
+export const CLAIMING_DOWNLOAD_QUERY = { claim: '1' } as const;
 
 export const CHANNEL_PATHS = {
   register: '/connector/v1/register',
@@ -219,7 +230,7 @@ export interface JobEventBatchResult {
 
 /** Messages the cloud sends down the WebSocket. */
 export type ServerMessage =
-  | { type: 'hello'; connector_id: string; heartbeat_s: number }
+  | { type: 'hello'; connector_id: string; heartbeat_s: number; protocol?: number }
   | { type: 'job.offer'; job: JobOffer }
   | { type: 'job.cancel'; job_id: string }
   | { type: 'ping'; t: number };

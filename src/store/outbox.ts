@@ -290,6 +290,15 @@ export class Outbox {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM outbox').get() as { n: number }).n;
   }
 
+  /**
+   * Removes the undelivered events of a job the cloud refused this connector (another connector
+   * holds it, or it ended before this one claimed it): the cloud would refuse them forever. The
+   * only rows that ever leave the outbox unacknowledged. Returns how many were removed.
+   */
+  discardJob(jobId: string): number {
+    return this.db.prepare(`DELETE FROM outbox WHERE kind = 'job-event' AND job_id = ?`).run(jobId).changes;
+  }
+
   /** Every pending event of one job in seq order (for status views and tests). */
   pendingFor(jobId: string): PendingEvent[] {
     const rows = this.db

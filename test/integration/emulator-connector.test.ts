@@ -339,6 +339,82 @@ describe('claimed but never reported received', () => {
   });
 });
 
+describe('protocol 2: the claim rides on the download and on the first event', () => {
+  const auth = () => ({ authorization: `Bearer ${token}`, 'x-host-id': connectorId });
+
+  it('hello names protocol 2', async () => {
+    const channel = await openChannel(token);
+    expect(await channel.next('hello')).toEqual({
+      type: 'hello',
+      connector_id: connectorId,
+      heartbeat_s: ctx.hub.heartbeatS,
+      protocol: 2,
+    });
+    channel.socket.close();
+    await channel.closed;
+  });
+
+  it('a download with claim=1 claims the pending job; a bad claim value is a 400 naming claim', async () => {
+    const jobId = await newJob();
+    const url = `${h.baseUrl}/connector/v1/jobs/${jobId}/document`;
+    const bad = await request(`${url}?claim=yes`, { headers: auth() });
+    expect(bad.statusCode).toBe(400);
+    expect(((await bad.body.json()) as { field: string }).field).toBe('claim');
+    const res = await request(`${url}?claim=1`, { headers: auth() });
+    expect(res.statusCode).toBe(200);
+    expect(Buffer.from(await res.body.arrayBuffer()).equals(content)).toBe(true);
+    expect(ctx.store.jobs.findById(jobId)).toMatchObject({ state: 'claimed', claimedBy: connectorId });
+    // Claimed but not yet received: offered again to its holder only.
+    const polled = await call(h.baseUrl, 'GET', '/connector/v1/jobs?wait=0', token);
+    expect(polled.body.jobs.map((j: JobOffer) => j.job_id)).toEqual([jobId]);
+    ctx.jobs.cancel(orgId, jobId);
+  });
+
+  it('an event batch claims the unclaimed jobs it reports, several in one request', async () => {
+    const first = await newJob();
+    const second = await newJob();
+    const batch = await call(h.baseUrl, 'POST', '/connector/v1/events', token, {
+      events: [
+        { job_id: first, event: event('received', 1) },
+        { job_id: second, event: event('received', 1) },
+      ],
+    });
+    expect(batch.body.results.map((r: { status: number }) => r.status)).toEqual([204, 204]);
+    for (const id of [first, second]) {
+      expect(ctx.store.jobs.findById(id)).toMatchObject({ state: 'received', claimedBy: connectorId });
+    }
+    expect((await call(h.baseUrl, 'GET', '/connector/v1/jobs?wait=0', token)).body.jobs).toEqual([]);
+    // The download needs no claim of its own now.
+    const res = await request(`${h.baseUrl}/connector/v1/jobs/${first}/document`, { headers: auth() });
+    expect(res.statusCode).toBe(200);
+    await res.body.dump();
+    ctx.jobs.cancel(orgId, first);
+    ctx.jobs.cancel(orgId, second);
+  });
+
+  it('a claiming download of a job another connector holds answers 409 and moves nothing', async () => {
+    const jobId = await newJob();
+    expect((await call(h.baseUrl, 'POST', `/connector/v1/jobs/${jobId}/claim`, token)).status).toBe(200);
+    const second = (
+      await call(h.baseUrl, 'POST', '/connector/v1/register', token, registration('CH-4', 'Fourth'))
+    ).body.id;
+    await call(h.baseUrl, 'PATCH', `/printing/v1/printers/${printerId}/`, token, { connector_id: second });
+    try {
+      const res = await request(`${h.baseUrl}/connector/v1/jobs/${jobId}/document?claim=1`, {
+        headers: { authorization: `Bearer ${token}`, 'x-host-id': second },
+      });
+      expect(res.statusCode).toBe(409);
+      await res.body.dump();
+      expect(ctx.store.jobs.findById(jobId)).toMatchObject({ state: 'claimed', claimedBy: connectorId });
+    } finally {
+      await call(h.baseUrl, 'PATCH', `/printing/v1/printers/${printerId}/`, token, {
+        connector_id: connectorId,
+      });
+    }
+    ctx.jobs.cancel(orgId, jobId);
+  });
+});
+
 describe('document download', () => {
   it('streams the whole file with ETag and Content-Length, and byte ranges with 206 and 416', async () => {
     const jobId = await newJob();

@@ -12,6 +12,9 @@ import { ChannelSocket } from '../../client/channel-socket.js';
 import type { TokenSource } from '../../client/http-base.js';
 import type { JobOffer, ServerMessage } from '../../protocol/connector-channel.js';
 
+/** Pause after a poll answer that held only jobs the agent already has. */
+const REPEATED_OFFER_PAUSE_MS = 20;
+
 /** What a JobFeed needs; the handlers receive offers and cancels. */
 export interface JobFeedDeps {
   mode: 'websocket' | 'poll';
@@ -21,7 +24,10 @@ export interface JobFeedDeps {
   pollWaitS: number;
   backoff: BackoffPolicy;
   logger: Logger;
-  onOffer: (offer: JobOffer) => void;
+  /** Takes an offer; returns whether it was new to the agent. */
+  onOffer: (offer: JobOffer) => boolean;
+  /** Called after a poll answer's offers were handed over (the agent hurries their claims). */
+  onPolledOffers?: () => void;
   onCancel: (jobId: string) => void;
   onUnknownConnector?: () => void;
   /** PEM of a CA to trust for the WebSocket besides the system roots (cloud.ca_file). */
@@ -82,7 +88,12 @@ export class JobFeed {
       try {
         const offers = await this.deps.channel.poll(this.deps.pollWaitS, signal);
         failures = 0;
-        for (const offer of offers) this.deps.onOffer(offer);
+        let fresh = 0;
+        for (const offer of offers) if (this.deps.onOffer(offer)) fresh++;
+        if (offers.length > 0) this.deps.onPolledOffers?.();
+        // The cloud answers at once while a job it offered is unclaimed; the agent's `received`
+        // event (the claim) is on its way. A short pause keeps that from becoming a tight loop.
+        if (offers.length > 0 && fresh === 0) await sleep(REPEATED_OFFER_PAUSE_MS, signal).catch(() => {});
       } catch (error) {
         if (signal.aborted) return;
         this.deps.logger.warn({ error: errorMessage(error) }, 'job poll failed');

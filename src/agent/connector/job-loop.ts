@@ -1,6 +1,6 @@
 /**
- * The job loop: offers arrive (WebSocket or poll), are claimed and recorded in the ledger, and
- * run in one pipeline per printer, printers independent. Per printer, documents download ahead
+ * The job loop: offers arrive (WebSocket or poll), are recorded in the ledger (the claim rides on
+ * the job's first event and its download), and run in one pipeline per printer, printers independent. Per printer, documents download ahead
  * (at most `prefetch` at once), Print-Jobs go out strictly one at a time and in arrival order,
  * and each submitted job is watched until it ends while the next one is already sent — the way
  * a spooler keeps a printer busy. A cancel offer cancels the job (at the printer once
@@ -21,14 +21,10 @@ import type { NewJobEvent } from '../../store/outbox.js';
 import { type ServiceNotifier, startHeartbeat } from '../../service/service-notifier.js';
 import type { JobControl, JobRunner } from './job-runner.js';
 
-/** Claims a job at the cloud; resolves false when another connector holds it. */
-export type ClaimJob = (offer: JobOffer) => Promise<boolean>;
-
 /** What a JobLoop needs; all owned by the caller. */
 export interface JobLoopDeps {
   ledger: JobLedger;
   runner: JobRunner;
-  claim: ClaimJob;
   emit: (jobId: string, event: NewJobEvent) => void;
   /** The backend of a cloud printer id, or undefined when the printer is not ours. */
   backendFor: (printerId: string) => PrinterBackend | undefined;
@@ -69,7 +65,6 @@ class Semaphore {
 export class JobLoop {
   private readonly pipelines = new Map<string, PrinterPipeline>();
   private readonly cancels = new Set<string>();
-  private readonly claiming = new Set<string>();
   private readonly wakers = new Map<string, AbortController>();
   /** Jobs waiting for their next download try: the timer that queues them again. */
   private readonly retries = new Map<string, { timer: NodeJS.Timeout; printerId: string }>();
@@ -94,25 +89,31 @@ export class JobLoop {
     }
   }
 
-  /** Handles an offer: ignores known jobs, claims new ones, records and queues them. */
-  async offer(offer: JobOffer): Promise<void> {
-    if (!this.running || this.deps.ledger.get(offer.job_id) || this.claiming.has(offer.job_id)) return;
+  /**
+   * Handles an offer: ignores known jobs, records new ones and queues them; returns whether the
+   * offer was new. The claim rides on the job's `received` event and its download (protocol 2):
+   * the ledger holds the job before the cloud hears of this connector taking it, so a crash at
+   * any point leaves the job either offered again (never claimed) or resumed from the ledger.
+   */
+  offer(offer: JobOffer): boolean {
     const log = this.deps.logger.child({ job: offer.job_id });
-    this.claiming.add(offer.job_id);
     try {
-      if (!(await this.deps.claim(offer))) {
-        log.info('job claimed by another connector; skipping');
-        return;
-      }
-      if (!this.deps.ledger.add(offer)) return;
-      this.deps.emit(offer.job_id, { kind: 'received' });
-      log.info({ printer: offer.printer_id }, 'job received');
-      this.enqueue(offer.printer_id, offer.job_id);
+      if (!this.running || this.deps.ledger.get(offer.job_id)) return false;
+      if (!this.deps.ledger.add(offer)) return false;
     } catch (error) {
-      log.warn({ error: errorMessage(error) }, 'claiming the job failed; it will be offered again');
-    } finally {
-      this.claiming.delete(offer.job_id);
+      // Nothing reached the cloud: the job stays unclaimed there and is offered again.
+      log.warn({ error: errorMessage(error) }, 'recording the job failed; it will be offered again');
+      return false;
     }
+    try {
+      this.deps.emit(offer.job_id, { kind: 'received' });
+    } catch (error) {
+      // The job is recorded: it runs, and its download claims it.
+      log.warn({ error: errorMessage(error) }, 'could not queue the received event');
+    }
+    log.info({ printer: offer.printer_id }, 'job received');
+    this.enqueue(offer.printer_id, offer.job_id);
+    return true;
   }
 
   /** Cancels a job: before submission it never prints; after, it is cancelled at the printer. */

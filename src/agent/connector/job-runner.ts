@@ -23,6 +23,7 @@ import type { JobOffer } from '../../protocol/connector-channel.js';
 import type { PrintTicket } from '../../protocol/print-ticket.js';
 import type { JobLedger, LedgerJob } from '../../store/job-ledger.js';
 import type { NewJobEvent } from '../../store/outbox.js';
+import { ClaimRefusedError } from './claiming-download.js';
 import type { ApplyTicketOverrides } from './ticket-overrides.js';
 import { WaitingReporter, waitingReason } from './waiting-report.js';
 
@@ -38,7 +39,10 @@ export function printerJobName(jobId: string): string {
 export interface JobRunnerDeps {
   ledger: JobLedger;
   emit: (jobId: string, event: NewJobEvent) => void;
+  /** Downloads the document, claiming the job (ClaimRefusedError when the cloud refuses the claim). */
   download: (offer: JobOffer, target: string, signal: AbortSignal) => Promise<void>;
+  /** Removes the undelivered events of a job (one the cloud refused us); returns how many. */
+  discardEvents?: (jobId: string) => number;
   /** Applies the admin's capability overrides (tray names, disabled trays, papers) to a ticket. */
   adjustTicket?: ApplyTicketOverrides;
   jobs: AgentConfig['jobs'];
@@ -176,6 +180,7 @@ export class JobRunner {
     try {
       await this.deps.download(job.offer, target, stop);
     } catch (error) {
+      if (error instanceof ClaimRefusedError) return this.refused(job, error.message, log);
       if (!isRetryable(error) || stop.aborted) throw error;
       if (error.code === 'network' || error.code === 'spool_write')
         return this.downloadWaiting(job, error, log);
@@ -209,6 +214,20 @@ export class JobRunner {
     if (!isRetryable(error)) return;
     const reason = waitingReason(error);
     if (reason) this.waiting.report(jobId, reason, delayMs);
+  }
+
+  /**
+   * The cloud refused this connector the job (another connector holds it, or it ended first):
+   * it is not ours to print or report. Its undelivered events go (the cloud would refuse them
+   * forever) and the ledger closes it as cancelled without an event.
+   */
+  private refused(job: LedgerJob, message: string, log: Logger): LedgerJob {
+    const discarded = this.deps.discardEvents?.(job.jobId) ?? 0;
+    log.info(
+      { reason: message, discardedEvents: discarded },
+      'job claimed by another connector; dropping it',
+    );
+    return this.deps.ledger.move(job.jobId, 'cancelled', { lastError: message });
   }
 
   /** Records a failed download and when to try again; fails the job after the last attempt. */

@@ -10,6 +10,7 @@ import { errorMessage, isRetryable } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import {
   EVENT_SKIPPED,
+  MAX_EVENT_BATCH,
   type JobEventBatchItem,
   type JobEventItemResult,
 } from '../../protocol/connector-channel.js';
@@ -28,6 +29,8 @@ export class OutboxSender {
   private endLinger: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private notified = false;
+  /** A final event was added since the last round: no long linger. */
+  private urgent = false;
 
   constructor(
     private readonly outbox: Outbox,
@@ -36,11 +39,17 @@ export class OutboxSender {
     private readonly logger: Logger,
     private readonly idleMs = 5000,
     /**
-     * How long the loop waits after a wake-up before sending. A job's events come milliseconds
-     * apart (downloading, printing, completed) and many jobs run at once: waiting this moment
-     * lets one request carry them instead of one request each.
+     * How long the loop waits after a wake-up before sending events that are not final. A job's
+     * events come milliseconds apart (received, downloading, printing, completed) and many jobs
+     * run at once: the wait lets one request carry a quick job's events whole, with those of
+     * other jobs, instead of one request each. A final event ends it.
      */
-    private readonly lingerMs = 10,
+    private readonly lingerMs = 100,
+    /**
+     * The wait before sending once a final event is pending: short, since the app and the user
+     * wait for it, but enough for the final events of jobs that end together to share a request.
+     */
+    private readonly finalLingerMs = 2,
   ) {}
 
   /** Starts delivering in the background. */
@@ -52,6 +61,7 @@ export class OutboxSender {
   /** Wakes the loop (an event was added); `urgent` also cuts the linger short (a final event). */
   notify(options: { urgent?: boolean } = {}): void {
     this.notified = true;
+    if (options.urgent) this.urgent = true;
     this.wake?.();
     // A job's final event is what the user and the app wait for: it does not linger.
     if (options.urgent) this.endLinger?.();
@@ -65,14 +75,26 @@ export class OutboxSender {
   async flush(signal: AbortSignal = this.controller.signal): Promise<number> {
     let delivered = 0;
     while (!signal.aborted) {
-      const batches = this.nextBatches();
-      if (batches.length === 0) break;
-      const counts = await Promise.all(batches.map((batch) => this.deliver(batch, signal)));
-      const progressed = counts.reduce((a, b) => a + b, 0);
-      delivered += progressed;
-      if (progressed === 0) break;
+      const round = await this.round(signal);
+      delivered += round.delivered;
+      if (round.batches === 0 || round.delivered === 0) break;
     }
     return delivered;
+  }
+
+  /**
+   * One round: up to MAX_IN_FLIGHT batches of what is due now. `full` says a batch reached the
+   * size cap, so more was due than one request carries.
+   */
+  private async round(signal: AbortSignal): Promise<{ batches: number; delivered: number; full: boolean }> {
+    const batches = this.nextBatches();
+    if (batches.length === 0) return { batches: 0, delivered: 0, full: false };
+    const counts = await Promise.all(batches.map((batch) => this.deliver(batch, signal)));
+    return {
+      batches: batches.length,
+      delivered: counts.reduce((a, b) => a + b, 0),
+      full: batches.some((batch) => batch.length >= MAX_EVENT_BATCH),
+    };
   }
 
   /** Up to MAX_IN_FLIGHT batches of due events, no job in two of them. */
@@ -159,26 +181,34 @@ export class OutboxSender {
   private async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       this.notified = false;
-      await this.flush(signal);
+      this.urgent = false;
+      // One round, not a flush: events added while it was in flight linger like any others
+      // (sending them at once would cost a request each). Only a backlog goes on at once.
+      const round = await this.round(signal);
       if (signal.aborted) return;
+      if (round.full && round.delivered > 0) continue;
       if (!this.notified) {
         const next = this.outbox.nextDueAt();
         const wait =
           next === undefined ? this.idleMs : Math.max(0, Math.min(this.idleMs, next - this.clock.now()));
-        await this.pause(wait, true);
+        await this.pause(wait, 'wake');
       }
-      if (this.lingerMs > 0 && !signal.aborted) await this.pause(this.lingerMs, false);
+      if (!this.urgent && this.lingerMs > 0 && !signal.aborted) await this.pause(this.lingerMs, 'linger');
+      if (this.finalLingerMs > 0 && !signal.aborted) await this.pause(this.finalLingerMs, 'fixed');
     }
   }
 
-  /** Waits `ms`; `wakeable`: a notify() (or stop()) ends the wait early. stop() always does. */
-  private pause(ms: number, wakeable: boolean): Promise<void> {
+  /**
+   * Waits `ms`. `wake`: a notify() ends the wait early; `linger`: an urgent notify() does;
+   * `fixed`: nothing but stop(), which ends every wait.
+   */
+  private pause(ms: number, mode: 'wake' | 'linger' | 'fixed'): Promise<void> {
     return new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
       const signal = this.controller.signal;
       signal.addEventListener('abort', done, { once: true });
-      this.wake = wakeable ? done : undefined;
-      this.endLinger = wakeable ? undefined : done;
+      this.wake = mode === 'wake' ? done : undefined;
+      this.endLinger = mode === 'linger' ? done : undefined;
       function done() {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);

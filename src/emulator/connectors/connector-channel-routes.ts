@@ -9,7 +9,11 @@
 import type { FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { errorMessage } from '../../lib/errors.js';
-import { type AgentMessage, CHANNEL_CLOSE } from '../../protocol/connector-channel.js';
+import {
+  type AgentMessage,
+  CHANNEL_CLOSE,
+  CONNECTOR_PROTOCOL_VERSION,
+} from '../../protocol/connector-channel.js';
 import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
 import { authenticateRequest } from '../http/bearer-auth.js';
 import type { ConnectorRecord } from './connector-repo.js';
@@ -62,6 +66,7 @@ async function open(
     type: 'hello',
     connector_id: connector.id,
     heartbeat_s: context.hub.heartbeatS,
+    protocol: CONNECTOR_PROTOCOL_VERSION,
   });
   const { fresh, reclaimable } = context.jobs.pendingOffers(connector.id);
   for (const offer of [...reclaimable, ...fresh])

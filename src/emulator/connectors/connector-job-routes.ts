@@ -104,7 +104,8 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
     '/connector/v1/jobs/:id/document',
     { ...auth, schema: connectorJobSchemas.document },
     async (request, reply) => {
-      const job = jobs.documentFor(caller(request), request.params.id);
+      const claim = parseClaimFlag((request.query as Record<string, unknown>)['claim']);
+      const job = jobs.documentFor(caller(request), request.params.id, { claim });
       const { path, size, sha256, contentType } = job.file;
       return sendFileWithRange(request, reply, { path, size, etag: `"${sha256}"`, contentType });
     },
@@ -143,4 +144,11 @@ function parseWait(raw: unknown): number {
     throw new ValidationError('wait', `must be whole seconds from 0 to ${MAX_POLL_WAIT_S}`);
   }
   return n;
+}
+
+/** The download's `claim` parameter (protocol 2): `1`/`true` claims an unclaimed job first; absent or `0`/`false` does not. */
+function parseClaimFlag(raw: unknown): boolean {
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new ValidationError('claim', 'must be 1, true, 0 or false');
 }

@@ -114,6 +114,13 @@ export const connectorJobSchemas = {
   document: {
     ...own,
     params: IdParams,
+    querystring: T.Object({
+      claim: T.Optional(
+        T.String({
+          description: '1: claim the job for this connector first (protocol 2); 0 or absent: do not',
+        }),
+      ),
+    }),
     response: responses(
       {
         200: otherContent('application/octet-stream', 'the document bytes (its own content type)'),

@@ -10,13 +10,14 @@
  * `<dataDir>/files/.signing-key`.
  */
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../../lib/clock.js';
 import { ConflictError, PrintRelayError, ValidationError } from '../../lib/errors.js';
+import { FILE_CHUNK, fileSink } from '../../lib/file-sink.js';
 import type { Logger } from '../../log/logger.js';
 import { type BlockListEntry, blockKey } from '../../protocol/sfapi-block-list.js';
 import type { StoredFile, StoredFileRepo, StoredFileState } from './stored-file-repo.js';
@@ -179,14 +180,19 @@ export class FileStore {
       for (const source of sources) {
         if (source.length === 0) continue;
         const range = source.range ?? { start: 0, end: Number.POSITIVE_INFINITY };
-        for await (const chunk of createReadStream(source.path, { start: range.start, end: range.end })) {
+        const reader = createReadStream(source.path, {
+          start: range.start,
+          end: range.end,
+          highWaterMark: FILE_CHUNK,
+        });
+        for await (const chunk of reader) {
           hash.update(chunk as Buffer);
           yield chunk as Buffer;
         }
       }
     }
     try {
-      await pipeline(blocks, createWriteStream(temp));
+      await pipeline(blocks, fileSink(temp));
     } catch (error) {
       await rm(temp, { force: true });
       throw error;
@@ -230,17 +236,15 @@ export class FileStore {
     const hash = createHash('sha256');
     let size = 0;
     const limit = this.maxBytes;
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        size += chunk.length;
-        if (size > limit) return callback(new TooLargeError(limit));
-        hash.update(chunk);
-        callback(null, chunk);
-      },
-    });
+    // Counted and hashed in the sink itself: no stream between the body and the file.
+    const onChunk = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) throw new TooLargeError(limit);
+      hash.update(chunk);
+    };
     const temp = `${target}.${randomUUID()}.tmp`;
     try {
-      await pipeline(body, counter, createWriteStream(temp));
+      await pipeline(body, fileSink(temp, { onChunk }));
       await rename(temp, target);
     } catch (error) {
       await rm(temp, { force: true });

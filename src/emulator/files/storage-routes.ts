@@ -14,6 +14,7 @@
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PrintRelayError, ValidationError, errorMessage } from '../../lib/errors.js';
+import { FILE_CHUNK } from '../../lib/file-sink.js';
 import type { Logger } from '../../log/logger.js';
 import { parseBlockList } from '../../protocol/sfapi-block-list.js';
 import { drainBody, lingerOnClose, readText } from './request-body.js';
@@ -120,7 +121,13 @@ function putMultipart(request: FastifyRequest, files: FileStore, file: StoredFil
     let written: Promise<void> | undefined;
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: request.headers, limits: { fields: 20 } });
+      // Large buffers: with the defaults (16 KiB on Node 20) a big document crosses in tiny pieces.
+      parser = busboy({
+        headers: request.headers,
+        limits: { fields: 20 },
+        highWaterMark: FILE_CHUNK,
+        fileHwm: FILE_CHUNK,
+      });
     } catch (error) {
       reject(new ValidationError('content-type', multipartHeaderRule(error)));
       return;

@@ -2,10 +2,11 @@
  * Serving a stored file with HTTP byte ranges: a single `Range: bytes=a-b | a- | -n` gives 206
  * with Content-Range, an unsatisfiable one 416 with `Content-Range: bytes * /size`, anything else
  * (no Range, several ranges, a stale If-Range) the whole file with 200. ETag and Content-Length
- * always. The body streams from disk; the reply owns the stream.
+ * always. The body streams from disk in 1 MiB reads; the reply owns the stream.
  */
 import { createReadStream } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { FILE_CHUNK } from '../../lib/file-sink.js';
 
 /** One satisfiable byte range of a file. */
 export interface ByteRange {
@@ -53,9 +54,11 @@ export function sendFileWithRange(
   }
   if (range === undefined) {
     reply.header('content-length', String(file.size));
-    return reply.status(200).send(createReadStream(file.path));
+    return reply.status(200).send(createReadStream(file.path, { highWaterMark: FILE_CHUNK }));
   }
   reply.header('content-range', `bytes ${range.start}-${range.end}/${file.size}`);
   reply.header('content-length', String(range.end - range.start + 1));
-  return reply.status(206).send(createReadStream(file.path, { start: range.start, end: range.end }));
+  return reply
+    .status(206)
+    .send(createReadStream(file.path, { start: range.start, end: range.end, highWaterMark: FILE_CHUNK }));
 }

@@ -118,9 +118,17 @@ export class JobService {
     return this.offer(this.store.jobs.findById(job.id)!);
   }
 
-  /** The job whose document the connector may download (it holds the claim); 410 when the file is gone. */
-  documentFor(connector: ConnectorRecord, jobId: string): JobRecord {
-    const job = this.requireForConnector(connector, jobId);
+  /**
+   * The job whose document the connector may download (it holds the claim); 410 when the file is
+   * gone. With `claim` (protocol 2, `?claim=1`) the download claims an unclaimed job first, as
+   * POST .../claim would (409 when another connector holds it or the job ended).
+   */
+  documentFor(connector: ConnectorRecord, jobId: string, options: { claim?: boolean } = {}): JobRecord {
+    let job = this.requireForConnector(connector, jobId);
+    if (options.claim && job.claimedBy !== connector.id) {
+      this.claim(connector, jobId);
+      job = this.requireForConnector(connector, jobId);
+    }
     if (job.claimedBy !== connector.id)
       throw new ConflictError(`job ${jobId}: claim it before downloading`, 'job_id');
     if (job.fileDeleted) throw new GoneError(`job ${jobId}: the document was deleted`);
@@ -131,10 +139,16 @@ export class JobService {
   async applyEvent(connector: ConnectorRecord, jobId: string, body: unknown): Promise<boolean> {
     const event = parseJobEvent(body);
     const result = this.store.transaction(() => {
-      const job = this.requireForConnector(connector, jobId);
+      let job = this.requireForConnector(connector, jobId);
       if (job.claimedBy !== null && job.claimedBy !== connector.id)
         throw new ConflictError(`job ${jobId} is held by another connector`, 'job_id');
       if (this.store.jobs.hasEvent(event.event_id)) return { job, applied: false, duplicate: true };
+      // Protocol 2: an event of an unclaimed job claims it for its sender (the connector of its
+      // printer), so the `received` events of several jobs in one batch claim them all at once.
+      if (job.claimedBy === null && !isFinal(job.state)) {
+        this.store.jobs.claim(job.id, connector.id, this.clock.now());
+        job = { ...job, claimedBy: connector.id, state: job.state === 'pending' ? 'claimed' : job.state };
+      }
       const next = applyJobEvent(job, event, this.clock.now());
       this.store.jobs.insertEvent(
         {

@@ -7,6 +7,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
+import { FILE_CHUNK } from '../../lib/file-sink.js';
 import { type Agent, type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
@@ -151,7 +152,7 @@ async function streamDocument(path: string, size: number, req: ClientRequest, on
       resolve();
       return;
     }
-    const source = createReadStream(path, { end: tailStart - 1 });
+    const source = createReadStream(path, { end: tailStart - 1, highWaterMark: FILE_CHUNK });
     let written = 0;
     req.once('close', () => source.destroy());
     source.on('error', (error) => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jobOffer } from '../../../support/job-offers.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ClaimRefusedError } from '../../../../src/agent/connector/claiming-download.js';
 import { JobLoop } from '../../../../src/agent/connector/job-loop.js';
 import {
   busyDelay,
@@ -192,11 +193,10 @@ describe('JobRunner and JobLoop', () => {
     expect(ledger.get('j8')).toMatchObject({ state: 'completed', printerJobId: '1' });
   });
 
-  const loopFor = (claim: (o: JobOffer) => Promise<boolean> = async () => true) =>
+  const loopFor = () =>
     new JobLoop({
       ledger,
       runner,
-      claim,
       emit: (jobId, event) => outbox.add(jobId, event),
       backendFor: (id) => (id === 'p1' ? printer : undefined),
       spoolDir: dir,
@@ -207,21 +207,54 @@ describe('JobRunner and JobLoop', () => {
     for (let i = 0; i < 200 && loop.backlog() > 0; i++) await new Promise((r) => setTimeout(r, 10));
   };
 
-  it('skips a job claimed by another connector and ignores a repeated offer', async () => {
-    const claims: string[] = [];
-    const loop = loopFor(async (o) => {
-      claims.push(o.job_id);
-      return o.job_id !== 'taken';
+  it('drops a job whose claim the cloud refuses, with its events, and ignores a repeated offer', async () => {
+    const downloads: string[] = [];
+    runner = new JobRunner({
+      ledger,
+      emit: (jobId, event) => outbox.add(jobId, event),
+      download: async (o, target) => {
+        downloads.push(o.job_id);
+        if (o.job_id === 'taken')
+          throw new ClaimRefusedError(o.job_id, 'job taken is held by another connector');
+        writeFileSync(target, '%PDF-');
+      },
+      discardEvents: (jobId) => outbox.discardJob(jobId),
+      jobs,
+      spoolDir: dir,
+      clock: systemClock,
+      logger: silentLogger(),
     });
+    const loop = loopFor();
     loop.start();
-    await loop.offer(offer('taken'));
-    await loop.offer(offer('ok'));
-    await loop.offer(offer('ok'));
+    expect(loop.offer(offer('taken'))).toBe(true);
+    expect(loop.offer(offer('ok'))).toBe(true);
+    expect(loop.offer(offer('ok'))).toBe(false);
     await settle(loop);
     await loop.stop();
-    expect(ledger.get('taken')).toBeUndefined();
-    expect(claims).toEqual(['taken', 'ok']);
+    expect(ledger.get('taken')).toMatchObject({
+      state: 'cancelled',
+      lastError: "job taken is not this connector's to print: job taken is held by another connector",
+    });
+    expect(kinds('taken')).toEqual([]);
+    expect(downloads).toEqual(['taken', 'ok']);
+    expect(printer.submitted.map((j) => j.jobName)).toEqual([printerJobName('ok')]);
     expect(kinds('ok')).toEqual(['received', 'downloading', 'printing', 'completed']);
+  });
+
+  it('an offer the ledger cannot record is refused without throwing, and taken when offered again', async () => {
+    const loop = loopFor();
+    loop.start();
+    const add = ledger.add.bind(ledger);
+    ledger.add = () => {
+      throw new Error('SQLITE_FULL: database or disk is full');
+    };
+    expect(loop.offer(offer('full'))).toBe(false);
+    expect(kinds('full')).toEqual([]);
+    ledger.add = add;
+    expect(loop.offer(offer('full'))).toBe(true);
+    await settle(loop);
+    await loop.stop();
+    expect(ledger.get('full')?.state).toBe('completed');
   });
 
   it('a cancel while waiting to retry a busy printer ends the job without printing', async () => {
@@ -238,7 +271,7 @@ describe('JobRunner and JobLoop', () => {
     runner = slowRunner;
     const loop = loopFor();
     loop.start();
-    await loop.offer(offer('c1'));
+    loop.offer(offer('c1'));
     for (let i = 0; i < 200 && ledger.get('c1')?.attempts === 0; i++)
       await new Promise((r) => setTimeout(r, 5));
     loop.cancel('c1');
@@ -259,7 +292,7 @@ describe('JobRunner and JobLoop', () => {
       return result;
     };
     loop.start();
-    await loop.offer(offer('c2'));
+    loop.offer(offer('c2'));
     await settle(loop);
     await loop.stop();
     expect(printer.cancelled).toEqual(['1']);
@@ -270,14 +303,13 @@ describe('JobRunner and JobLoop', () => {
     const loop = new JobLoop({
       ledger,
       runner,
-      claim: async () => true,
       emit: (jobId, event) => outbox.add(jobId, event),
       backendFor: () => printer,
       spoolDir: dir,
       logger: silentLogger(),
     });
     loop.start();
-    await Promise.all(['q1', 'q2', 'q3'].map((id) => loop.offer(offer(id))));
+    for (const id of ['q1', 'q2', 'q3']) loop.offer(offer(id));
     for (let i = 0; i < 100 && loop.backlog() > 0; i++) await new Promise((r) => setTimeout(r, 20));
     await loop.stop();
     expect(['q1', 'q2', 'q3'].map((id) => ledger.get(id)?.state)).toEqual([
@@ -312,7 +344,6 @@ describe('JobRunner and JobLoop', () => {
     const loop = new JobLoop({
       ledger,
       runner: flaky,
-      claim: async () => true,
       emit: (jobId, event) => outbox.add(jobId, event),
       backendFor: () => printer,
       spoolDir: dir,

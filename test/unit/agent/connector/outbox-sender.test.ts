@@ -241,6 +241,56 @@ describe('OutboxSender', () => {
     await lingering.stop();
   });
 
+  it('final events that come together share one request after the short final linger, never the long one', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      // A one-minute linger for events that are not final, 5 ms once a final one is pending.
+      const lingering = new OutboxSender(outbox, cloud.post, clock, silentLogger(), 5000, 60_000, 5);
+      lingering.start();
+      await vi.advanceTimersByTimeAsync(1);
+      outbox.add('a', { kind: 'printing' });
+      outbox.add('a', { kind: 'completed' });
+      lingering.notify({ urgent: true });
+      await vi.advanceTimersByTimeAsync(2);
+      outbox.add('b', { kind: 'completed' });
+      lingering.notify({ urgent: true });
+      expect(cloud.batches).toHaveLength(0);
+      await vi.advanceTimersByTimeAsync(3);
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(cloud.applied).toEqual(['a:1', 'a:2', 'b:1']);
+      expect(cloud.batches).toHaveLength(1);
+      const stopped = lingering.stop();
+      await vi.advanceTimersByTimeAsync(0);
+      await stopped;
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('an event added while a batch is in flight lingers instead of going in a request of its own', async () => {
+    let lingering: OutboxSender | undefined;
+    let calls = 0;
+    const post: PostEvents = async (items, signal) => {
+      if (calls++ === 0) {
+        outbox.add('b', { kind: 'received' });
+        lingering?.notify();
+      }
+      return cloud.post(items, signal);
+    };
+    lingering = new OutboxSender(outbox, post, clock, silentLogger(), 5000, 60_000, 0);
+    lingering.start();
+    outbox.add('a', { kind: 'completed' });
+    lingering.notify({ urgent: true });
+    await expect.poll(() => cloud.applied).toEqual(['a:1']);
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(cloud.batches).toHaveLength(1);
+    outbox.add('b', { kind: 'completed' });
+    lingering.notify({ urgent: true });
+    await expect.poll(() => cloud.applied).toEqual(['a:1', 'b:1', 'b:2']);
+    expect(cloud.batches).toHaveLength(2);
+    await lingering.stop();
+  });
+
   it('stop() ends a linger at once and leaves nothing undelivered that was acknowledged', async () => {
     const lingering = new OutboxSender(outbox, cloud.post, clock, silentLogger(), 5000, 60_000);
     lingering.start();

@@ -1,0 +1,78 @@
+/**
+ * The sink of a large document (a download to the agent's spool, an upload to the emulator's
+ * store): one Writable that shows every chunk to `onChunk` (hashing, counting) and writes it in
+ * the same pass, buffering up to FILE_CHUNK and flushing what queued up with one writev, so a
+ * large document costs few system calls and no second read for its hash.
+ */
+import { type FileHandle, open } from 'node:fs/promises';
+import { Writable } from 'node:stream';
+
+/** Bytes buffered by a sink, and read at once by the readers of large documents: 1 MiB. */
+export const FILE_CHUNK = 1024 * 1024;
+
+/** What a file sink does besides writing. */
+export interface FileSinkOptions {
+  /** Append to the file (a resumed download) instead of replacing it. */
+  append?: boolean;
+  /** Sees every chunk before it is written, in order; a throw fails the stream with that error. */
+  onChunk?: (chunk: Buffer) => void;
+}
+
+/** A Writable into `path` that shows every chunk to `options.onChunk` as well. */
+export function fileSink(path: string, options: FileSinkOptions = {}): Writable {
+  let handle: FileHandle | undefined;
+  const closeHandle = async () => {
+    const open = handle;
+    handle = undefined;
+    await open?.close();
+  };
+  return new Writable({
+    highWaterMark: FILE_CHUNK,
+    construct(done) {
+      open(path, options.append ? 'a' : 'w').then((opened) => {
+        handle = opened;
+        done();
+      }, done);
+    },
+    writev(chunks, done) {
+      const buffers = chunks.map(({ chunk }) => chunk as Buffer);
+      try {
+        for (const buffer of buffers) options.onChunk?.(buffer);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      writeAll(handle as FileHandle, buffers).then(() => done(), done);
+    },
+    final(done) {
+      closeHandle().then(() => done(), done);
+    },
+    destroy(error, done) {
+      closeHandle().then(
+        () => done(error),
+        () => done(error),
+      );
+    },
+  });
+}
+
+/** Writes every buffer, continuing after a short write. */
+async function writeAll(handle: FileHandle, buffers: Buffer[]): Promise<void> {
+  let pending = buffers;
+  while (pending.length > 0) {
+    const total = pending.reduce((sum, b) => sum + b.length, 0);
+    const { bytesWritten } = await handle.writev(pending);
+    if (bytesWritten >= total) return;
+    let skip = bytesWritten;
+    const rest: Buffer[] = [];
+    for (const buffer of pending) {
+      if (skip >= buffer.length) {
+        skip -= buffer.length;
+        continue;
+      }
+      rest.push(skip > 0 ? buffer.subarray(skip) : buffer);
+      skip = 0;
+    }
+    pending = rest;
+  }
+}

@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClaimRefusedError, claimingDownload } from '../../src/agent/connector/claiming-download.js';
+import { ChannelClient } from '../../src/client/channel-client.js';
+import { HttpClient } from '../../src/client/http-base.js';
+import type { EmulatorContext } from '../../src/emulator/context.js';
+import { defaultTicket } from '../../src/protocol/print-ticket.js';
+import {
+  call,
+  createPrinter,
+  DEMO,
+  type Harness,
+  passwordToken,
+  registration,
+  startHarness,
+} from './emulator-harness.js';
+
+let h: Harness;
+let ctx: EmulatorContext;
+let token: string;
+let connectorId: string;
+let printerId: string;
+let work: string;
+/** Forwards to the emulator without the download's `claim` parameter: a cloud of protocol 1. */
+let protocolOne: Server;
+let protocolOneUrl: string;
+const content = Buffer.from(Array.from({ length: 3 * 1024 * 1024 + 17 }, (_, i) => (i * 7) % 251));
+
+beforeAll(async () => {
+  h = await startHarness();
+  ctx = h.emulator.app.emulator;
+  work = mkdtempSync(join(tmpdir(), 'claiming-download-'));
+  token = await passwordToken(h.baseUrl, 'printing printing.connectors');
+  connectorId = (
+    await call(h.baseUrl, 'POST', '/connector/v1/register', token, registration('CD-1', 'Claiming'))
+  ).body.id;
+  printerId = await createPrinter(h.baseUrl, token, connectorId, 'Claiming printer');
+  protocolOne = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', h.baseUrl);
+    url.searchParams.delete('claim');
+    request(url, {
+      method: req.method as 'GET' | 'POST',
+      headers: req.headers,
+      body: req.method === 'GET' ? null : req,
+    })
+      .then(async (answer) => {
+        res.writeHead(answer.statusCode, answer.headers as Record<string, string>);
+        await pipeline(answer.body, res);
+      })
+      .catch((error) => res.destroy(error));
+  });
+  await new Promise<void>((resolve) => protocolOne.listen(0, '127.0.0.1', resolve));
+  protocolOneUrl = `http://127.0.0.1:${(protocolOne.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => protocolOne.close(resolve));
+  await h.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+let counter = 0;
+function newJob(): string {
+  const path = join(h.dataDir, `claiming-${++counter}.pdf`);
+  writeFileSync(path, content);
+  const user = ctx.store.users.findByEmail(DEMO.admin.email)!;
+  return ctx.jobs.create({
+    organizationId: user.organizationId,
+    userId: user.id,
+    printerId,
+    file: {
+      path,
+      size: content.length,
+      sha256: createHash('sha256').update(content).digest('hex'),
+      extension: 'pdf',
+      contentType: 'application/pdf',
+      name: 'doc.pdf',
+    },
+    ticket: defaultTicket,
+    deleteAfterPrint: false,
+  }).jobId;
+}
+
+async function withChannel<T>(baseUrl: string, use: (channel: ChannelClient) => Promise<T>): Promise<T> {
+  const http = new HttpClient({
+    baseUrl,
+    timeoutMs: 10_000,
+    tokens: { token: async () => token, invalidate: () => {} },
+  });
+  try {
+    return await use(new ChannelClient(http));
+  } finally {
+    await http.close();
+  }
+}
+
+const offerOf = (jobId: string) => ctx.jobs.offer(ctx.store.jobs.findById(jobId)!);
+
+describe('claimingDownload', () => {
+  it('claims the job with its download (protocol 2): one request, the file whole and checked', async () => {
+    const jobId = newJob();
+    const target = join(work, `${jobId}.pdf`);
+    const before = ctx.store.jobs.findById(jobId)!.claimedBy;
+    await withChannel(h.baseUrl, (channel) =>
+      claimingDownload(channel, offerOf(jobId), target, new AbortController().signal),
+    );
+    expect(before).toBeNull();
+    expect(readFileSync(target).equals(content)).toBe(true);
+    expect(ctx.store.jobs.findById(jobId)).toMatchObject({ state: 'claimed', claimedBy: connectorId });
+  });
+
+  it('claims the old way when the cloud speaks protocol 1, then downloads', async () => {
+    const jobId = newJob();
+    const target = join(work, `${jobId}.pdf`);
+    await withChannel(protocolOneUrl, (channel) =>
+      claimingDownload(channel, offerOf(jobId), target, new AbortController().signal),
+    );
+    expect(readFileSync(target).equals(content)).toBe(true);
+    expect(ctx.store.jobs.findById(jobId)).toMatchObject({ state: 'claimed', claimedBy: connectorId });
+  });
+
+  it('a job another connector holds gives ClaimRefusedError and no file', async () => {
+    const jobId = newJob();
+    const other = (
+      await call(h.baseUrl, 'POST', '/connector/v1/register', token, registration('CD-2', 'Other'))
+    ).body.id;
+    await call(h.baseUrl, 'PATCH', `/printing/v1/printers/${printerId}/`, token, { connector_id: other });
+    await call(h.baseUrl, 'POST', `/connector/v1/jobs/${jobId}/claim`, token, undefined, {
+      'x-host-id': other,
+    });
+    await call(h.baseUrl, 'PATCH', `/printing/v1/printers/${printerId}/`, token, {
+      connector_id: connectorId,
+    });
+    const target = join(work, `${jobId}.pdf`);
+    for (const url of [h.baseUrl, protocolOneUrl]) {
+      const error = await withChannel(url, (channel) =>
+        claimingDownload(channel, offerOf(jobId), target, new AbortController().signal),
+      ).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ClaimRefusedError);
+      expect((error as Error).message).toBe(
+        `job ${jobId} is not this connector's to print: HTTP 409: job ${jobId} is held by another connector`,
+      );
+    }
+    expect(existsSync(target)).toBe(false);
+    expect(ctx.store.jobs.findById(jobId)?.claimedBy).toBe(other);
+  });
+
+  it('resumes a partial download with Range and checks the hash of the whole file', async () => {
+    const jobId = newJob();
+    const target = join(work, `${jobId}.pdf`);
+    writeFileSync(target, content.subarray(0, 1_000_001));
+    await withChannel(h.baseUrl, (channel) =>
+      claimingDownload(channel, offerOf(jobId), target, new AbortController().signal),
+    );
+    expect(readFileSync(target).equals(content)).toBe(true);
+  });
+});

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FILE_CHUNK, fileSink } from '../../../src/lib/file-sink.js';
+
+describe('fileSink', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'file-sink-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const chunks = Array.from({ length: 40 }, (_, i) => Buffer.alloc(65_536 + i, i));
+  const whole = Buffer.concat(chunks);
+
+  it('writes every chunk in order and hashes the same bytes in the same pass', async () => {
+    const path = join(dir, 'doc');
+    const hash = createHash('sha256');
+    await pipeline(Readable.from(chunks), fileSink(path, { onChunk: (chunk) => hash.update(chunk) }));
+    expect(readFileSync(path).equals(whole)).toBe(true);
+    expect(hash.digest('hex')).toBe(createHash('sha256').update(whole).digest('hex'));
+    expect(whole.length).toBeGreaterThan(2 * FILE_CHUNK);
+  });
+
+  it('appends to what is there when resuming, replaces it otherwise', async () => {
+    const path = join(dir, 'doc');
+    writeFileSync(path, 'head-');
+    await pipeline(Readable.from([Buffer.from('tail')]), fileSink(path, { append: true }));
+    expect(readFileSync(path, 'utf8')).toBe('head-tail');
+    await pipeline(Readable.from([Buffer.from('new')]), fileSink(path));
+    expect(readFileSync(path, 'utf8')).toBe('new');
+  });
+
+  it('a failing source ends the pipeline with its error and destroys the writer', async () => {
+    const path = join(dir, 'doc');
+    async function* failing() {
+      yield Buffer.from('part');
+      throw new Error('connection reset');
+    }
+    const writer = fileSink(path);
+    await expect(pipeline(Readable.from(failing()), writer)).rejects.toThrow('connection reset');
+    expect(writer.destroyed).toBe(true);
+  });
+
+  it('an onChunk that throws fails the stream with its error', async () => {
+    const path = join(dir, 'doc');
+    const writer = fileSink(path, {
+      onChunk: () => {
+        throw new Error('too large');
+      },
+    });
+    await expect(pipeline(Readable.from([Buffer.from('x')]), writer)).rejects.toThrow('too large');
+    expect(readFileSync(path, 'utf8')).toBe('');
+  });
+});
