@@ -34,23 +34,29 @@ describe('the emulator app', () => {
     await token2.body.dump();
   });
 
-  it('answers CORS preflights and requests with credentials for any origin', async () => {
+  it('answers CORS with credentials for a registered redirect origin only', async () => {
+    // The demo client's redirect URL http://localhost/callback: http://localhost on any port.
+    const allowed = 'http://localhost:5173';
     const preflight = await request(`${h.baseUrl}/printing/v1/printers/`, {
       method: 'OPTIONS',
       headers: {
-        origin: 'http://app.example',
+        origin: allowed,
         'access-control-request-method': 'GET',
         'access-control-request-headers': 'authorization',
       },
     });
     expect(preflight.statusCode).toBe(204);
-    expect(preflight.headers['access-control-allow-origin']).toBe('http://app.example');
+    expect(preflight.headers['access-control-allow-origin']).toBe(allowed);
     expect(preflight.headers['access-control-allow-credentials']).toBe('true');
     await preflight.body.dump();
-    const res = await call(h.baseUrl, 'GET', '/printing/v1/printers/', token, undefined, {
+    const res = await call(h.baseUrl, 'GET', '/printing/v1/printers/', token, undefined, { origin: allowed });
+    expect(res.headers['access-control-allow-credentials']).toBe('true');
+    const other = await call(h.baseUrl, 'GET', '/printing/v1/printers/', token, undefined, {
       origin: 'http://app.example',
     });
-    expect(res.headers['access-control-allow-credentials']).toBe('true');
+    expect(other.status).toBe(200);
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    expect(other.headers['access-control-allow-credentials']).toBeUndefined();
   });
 
   it('maps errors to JSON bodies: unknown routes, bad JSON', async () => {
