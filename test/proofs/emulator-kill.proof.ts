@@ -207,7 +207,7 @@ describe.skipIf(!enabled)(`emulator SIGKILLed ${SCHEDULE.length} times during ${
     expect(events.mismatched).toEqual([]);
     expect(events.undelivered).toBe(0);
     expect(events.stored).toBe(events.produced);
-  }, 300_000);
+  }, 600_000);
 });
 
 /** Cloud row, agent ledger row and agent log lines of jobs that did not end, for the failure message. */
