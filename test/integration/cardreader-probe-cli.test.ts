@@ -26,8 +26,16 @@ describe('printrelay card probe and swipe (the real CLI)', () => {
     const swipe = spawn(process.execPath, ['bin/printrelay.js', 'swipe', '04A1B2C3', '--reader', uri], {
       stdio: 'pipe',
     });
+    let swipeOut = '';
+    swipe.stdout.on('data', (d) => {
+      swipeOut += d.toString();
+    });
     const swiped = new Promise<number | null>((resolve) => swipe.on('exit', resolve));
     expect(await swiped).toBe(0);
+    // the probe answers the waiting swipe before it closes the reader
+    expect(swipeOut).toBe(
+      'read by printrelay card probe (its terminal shows the conversions); nothing released\n',
+    );
     expect(await exited).toBe(0);
     expect(stdout).toMatch(/^raw: 04A1B2C3$/m);
     expect(stdout).toMatch(/^reverse-bytes\s+C3B2A104$/m);

@@ -80,8 +80,9 @@ export class SocketCardReader implements CardReader {
     this.hub.emit({ type: 'connected', at: this.deps.clock.now() });
   }
 
+  /** Closes the server; open connections get what was written to them (at most 500 ms), then end. */
   async stop(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
+    await Promise.all([...this.sockets].map((socket) => flushAndClose(socket)));
     const server = this.server;
     this.server = undefined;
     if (server) await new Promise((resolve) => server.close(resolve));
@@ -117,6 +118,19 @@ export class SocketCardReader implements CardReader {
       socket.write(`error ${(error as Error).message}\n`);
     }
   }
+}
+
+/** Ends a connection once its pending writes are out (at most 500 ms), then destroys it. */
+function flushAndClose(socket: Socket): Promise<void> {
+  return new Promise((resolve) => {
+    const close = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve();
+    };
+    const timer = setTimeout(close, 500);
+    socket.end(close);
+  });
 }
 
 /** Writes a station's outcome to a waiting sender (gone senders are skipped). */

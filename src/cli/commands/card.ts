@@ -82,7 +82,12 @@ async function readOneSwipe(uri: string, flags: LogFlags, extra: string[][]): Pr
     profiles,
   });
   const swipe = new Promise<string>((resolve) => {
-    reader.onEvent((event) => event.type === 'card' && resolve(event.raw));
+    reader.onEvent((event) => {
+      if (event.type !== 'card') return;
+      // a `printrelay swipe` waiting for an outcome learns where its card went
+      event.reply?.(['read by printrelay card probe (its terminal shows the conversions); nothing released']);
+      resolve(event.raw);
+    });
   });
   await reader.start();
   process.stderr.write(`swipe a card at ${uri} ...\n`);
