@@ -11,16 +11,7 @@
  * upload / agent / whole rates and the CPU seconds per GiB of agent and emulator in each leg, `agent_ratio <agent leg / direct ipptool rate>` and last
  * `ratio <whole path / direct ipptool rate>` of the large document.
  */
-import {
-  closeSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -32,6 +23,7 @@ import { startIppEvePrinter } from '../test/support/ippeveprinter.js';
 import { writePdf } from '../test/support/pdf.js';
 import { printAndWait, waitForEnd } from '../test/support/whole-loop.js';
 import { runIpptoolBatch, writeBatchTest } from './support/ipptool-baseline.js';
+import { writeLargeDocument } from './support/large-document.js';
 import { cpuSecondsOf, mb, startEmulatorPart, startPart } from './support/processes.js';
 
 const jobs = Number(process.env.BENCH_JOBS ?? 200);
@@ -89,14 +81,6 @@ async function runJobs(sfapi: SfapiClient, file: string, printerId: string, coun
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
   return (performance.now() - started) / 1000;
-}
-
-function writeLargeDocument(path: string, onePage: Buffer, megabytes: number): void {
-  const fd = openSync(path, 'w');
-  writeSync(fd, onePage);
-  const chunk = Buffer.alloc(4 * 1024 * 1024, 0x20);
-  for (let written = 0; written < megabytes * 1024 * 1024; written += chunk.length) writeSync(fd, chunk);
-  closeSync(fd);
 }
 
 async function main(): Promise<void> {

@@ -11,7 +11,7 @@ import { runIpptoolBatch, writeBatchTest } from './ipptool-baseline.js';
 import { mb, memoryOf, resetPeak } from './processes.js';
 
 /** A PDF of about `megabytes` MiB: a one-page PDF followed by padding after %%EOF, written in chunks. */
-function writeLargeDocument(path: string, onePage: Buffer, megabytes: number): void {
+export function writeLargeDocument(path: string, onePage: Buffer, megabytes: number): void {
   const fd = openSync(path, 'w');
   writeSync(fd, onePage);
   const chunk = Buffer.alloc(4 * 1024 * 1024, 0x20);
