@@ -75,7 +75,7 @@ export class WebhookDeliveryRepo {
                ORDER BY d.next_attempt_at LIMIT ?`,
             )
             .all(endpointId, now, limit - retryAll.length) as DeliveryRow[]);
-    return [...retryAll, ...due].map(toRecord);
+    return (retryAll.length === 0 ? due : retryAll.concat(due)).map(toRecord);
   }
 
   find(endpointId: string, eventId: string): DeliveryRecord | undefined {

@@ -97,6 +97,8 @@ export class WebhookSender {
   private readonly agent: Agent;
   private readonly policy: OutboundAddressPolicy;
   private destroyed = false;
+  /** Prepared requests by parsed endpoint URL (see requestOf). */
+  private readonly prepared = new WeakMap<URL, PreparedRequest>();
   readonly timeoutMs: number;
 
   constructor(options: WebhookSenderOptions = {}) {
@@ -112,20 +114,12 @@ export class WebhookSender {
 
   /** POSTs one event; resolves to the transcript (also on failure), rejects only when destroy() cut it off. */
   async send(delivery: OutgoingDelivery): Promise<DeliveryTranscript> {
-    const url = typeof delivery.url === 'string' ? new URL(delivery.url) : delivery.url;
-    const headers: Record<string, string> = {
-      'content-type': 'application/json; charset=utf-8',
-      'user-agent': WEBHOOK_USER_AGENT,
-    };
-    const basic = delivery.basic;
-    if (basic && (basic.username !== '' || basic.password !== ''))
-      headers['authorization'] =
-        `Basic ${Buffer.from(`${basic.username}:${basic.password}`).toString('base64')}`;
+    const { url, origin, path, headers } = this.requestOf(delivery);
     const request = delivery.transcript ? requestPart(url, headers, delivery.body) : EMPTY_PART;
     try {
       const res = await this.agent.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
+        origin,
+        path,
         method: 'POST',
         headers,
         body: delivery.body,
@@ -156,6 +150,20 @@ export class WebhookSender {
   }
 
   /**
+   * Origin, path and headers of a POST. For a parsed URL (queue deliveries pass the one their
+   * endpoint's target keeps) they are made once and reused while the credentials stay the same
+   * object, so a delivery does not rebuild them (nor encode Basic credentials) every time.
+   */
+  private requestOf(delivery: OutgoingDelivery): PreparedRequest {
+    if (typeof delivery.url === 'string') return prepareRequest(new URL(delivery.url), delivery.basic);
+    const cached = this.prepared.get(delivery.url);
+    if (cached && cached.basic === delivery.basic) return cached;
+    const made = prepareRequest(delivery.url, delivery.basic);
+    this.prepared.set(delivery.url, made);
+    return made;
+  }
+
+  /**
    * Cuts off every request in flight (their send() rejects) and closes the connections: the
    * emulator is stopping. Cheaper than a signal per request, which undici would listen on.
    */
@@ -173,7 +181,27 @@ export class WebhookSender {
   }
 }
 
-function requestPart(url: URL, headers: Record<string, string>, body: string): TranscriptPart {
+/** What a POST to one URL with given credentials sends besides the body; never changed once made. */
+interface PreparedRequest {
+  url: URL;
+  origin: string;
+  path: string;
+  headers: Readonly<Record<string, string>>;
+  basic: OutgoingDelivery['basic'];
+}
+
+function prepareRequest(url: URL, basic: OutgoingDelivery['basic']): PreparedRequest {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json; charset=utf-8',
+    'user-agent': WEBHOOK_USER_AGENT,
+  };
+  if (basic && (basic.username !== '' || basic.password !== ''))
+    headers['authorization'] =
+      `Basic ${Buffer.from(`${basic.username}:${basic.password}`).toString('base64')}`;
+  return { url, origin: url.origin, path: `${url.pathname}${url.search}`, headers, basic };
+}
+
+function requestPart(url: URL, headers: Readonly<Record<string, string>>, body: string): TranscriptPart {
   const lines = [
     `Host: ${url.host}`,
     ...Object.entries(headers).map(([k, v]) => `${headerName(k)}: ${shown(k, v)}`),
