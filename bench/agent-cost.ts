@@ -18,7 +18,7 @@ import { stringify } from 'yaml';
 import { SfapiClient } from '../src/client/sfapi-client.js';
 import { DEMO } from '../src/config/demo-seed.js';
 import { sleep } from '../src/lib/abort.js';
-import { demoSession } from '../test/support/demo-session.js';
+import { demoCloudSection, demoSession } from '../test/support/demo-session.js';
 import { startIppEvePrinter } from '../test/support/ippeveprinter.js';
 import { writePdf } from '../test/support/pdf.js';
 import { printAndWait, waitForEnd } from '../test/support/whole-loop.js';
@@ -98,13 +98,7 @@ async function main(): Promise<void> {
       agentConfig,
       stringify({
         version: 1,
-        cloud: {
-          url: emulator.url,
-          client_id: DEMO.client.id,
-          client_secret: DEMO.client.secret,
-          username: DEMO.admin.email,
-          password: DEMO.admin.password,
-        },
+        cloud: demoCloudSection(emulator.url),
         log: { level: 'warn' },
         printers: [{ name: printerName, uri: printer.uri }],
       }),

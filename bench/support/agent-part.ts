@@ -6,10 +6,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { DEMO } from '../../src/config/demo-seed.js';
 import { sleep } from '../../src/lib/abort.js';
 import { freePort } from '../../test/support/peers.js';
 import { agentNodeFlags, type RunningPart, startPart } from './processes.js';
+import { demoCloudSection } from '../../test/support/demo-session.js';
 
 export interface BenchAgent {
   part: RunningPart;
@@ -31,13 +31,7 @@ export async function startBenchAgent(
     config,
     stringify({
       version: 1,
-      cloud: {
-        url: cloudUrl,
-        client_id: DEMO.client.id,
-        client_secret: DEMO.client.secret,
-        username: DEMO.admin.email,
-        password: DEMO.admin.password,
-      },
+      cloud: demoCloudSection(cloudUrl),
       log: { level: 'warn' },
       control: { port: controlPort },
       printers: [printer],

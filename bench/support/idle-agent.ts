@@ -8,12 +8,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { DEMO } from '../../src/config/demo-seed.js';
 import { sleep } from '../../src/lib/abort.js';
 import { addEverywhereQueue, startCupsd } from '../../test/support/cupsd.js';
 import { startIppEvePrinter } from '../../test/support/ippeveprinter.js';
 import { freePort } from '../../test/support/peers.js';
 import { agentNodeFlags, mb, memoryOf, privateMemoryOf, startPart } from './processes.js';
+import { demoCloudSection } from '../../test/support/demo-session.js';
 
 /** What an idle agent holds. */
 export interface IdleFigures {
@@ -122,13 +122,7 @@ export async function idleAgent(
     config,
     stringify({
       version: 1,
-      cloud: {
-        url,
-        client_id: DEMO.client.id,
-        client_secret: DEMO.client.secret,
-        username: DEMO.admin.email,
-        password: DEMO.admin.password,
-      },
+      cloud: demoCloudSection(url),
       connector: { name: `idle-${count}` },
       control: { port },
       log: { level: 'warn' },

@@ -19,6 +19,7 @@ import { silentLogger } from '../../src/log/logger.js';
 import { CliProcess } from '../integration/cli-process.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 import { type RunningIppEvePrinter, startIppEvePrinter } from '../support/ippeveprinter.js';
+import { demoCloudSection } from '../support/demo-session.js';
 
 export const PRINTER_NAME = 'Fault Proof Printer';
 
@@ -89,14 +90,7 @@ export function writeAgentConfig(
 ): void {
   const config = {
     version: 1,
-    cloud: {
-      url: cloudUrl,
-      client_id: DEMO.client.id,
-      client_secret: DEMO.client.secret,
-      username: DEMO.admin.email,
-      password: DEMO.admin.password,
-      request_timeout_s: 10,
-    },
+    cloud: { ...demoCloudSection(cloudUrl), request_timeout_s: 10 },
     jobs: { retry_initial_ms: 20, retry_max_ms: 300, status_poll_ms: 50, ...jobs },
     log: { level: 'info' },
     printers: [{ name: PRINTER_NAME, uri: `ipp://127.0.0.1:${printerPort}/ipp/print` }],
@@ -199,4 +193,17 @@ export async function finalStatuses(
     }
   }
   return result;
+}
+
+/** `promise`, or a rejection with `message` after `ms`. */
+export async function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -30,6 +30,7 @@ import {
   startAgentProcess,
   startFaultRig,
   submitJobs,
+  within,
 } from '../e2e/fault-rig.js';
 
 const JOBS = Number(process.env.FAULT_JOBS ?? 200);
@@ -76,19 +77,6 @@ function triggerFor(point: KillPoint, skip: number, fire: () => void): Trigger {
 }
 
 const enabled = peersAvailable('ippeveprinter');
-
-/** `promise`, or a rejection with `message` after `ms`. */
-async function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 function occurrences(text: string, phrase: string): number {
   return text.split(phrase).length - 1;

@@ -36,6 +36,7 @@ import {
   printsPerJob,
   writeAgentConfig,
   writeDocument,
+  within,
 } from '../e2e/fault-rig.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -228,19 +229,6 @@ function describeJobs(dir: string, jobIds: string[], logs: string): string {
   } finally {
     agentDb.close();
     cloudDb.close();
-  }
-}
-
-/** `promise`, or a rejection with `message` after `ms`. */
-async function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -20,19 +20,24 @@ export function demoSession(
   return passwordSession(client, account.email, account.password, scope, timeoutMs);
 }
 
-/**
- * An agent configuration that connects to the emulator at `url` as the demo admin, with fast
- * retries for tests; `sections` adds printers, discovery, release stations and so on. It goes
- * through the same parsing and validation as a file.
- */
-export function demoAgentConfig(url: string, sections: Record<string, unknown> = {}): AgentConfig {
-  const cloud = {
+/** The `cloud:` section of an agent YAML that signs in to `url` as the demo seed's admin. */
+export function demoCloudSection(url: string) {
+  return {
     url,
     client_id: DEMO.client.id,
     client_secret: DEMO.client.secret,
     username: DEMO.admin.email,
     password: DEMO.admin.password,
   };
+}
+
+/**
+ * An agent configuration that connects to the emulator at `url` as the demo admin, with fast
+ * retries for tests; `sections` adds printers, discovery, release stations and so on. It goes
+ * through the same parsing and validation as a file.
+ */
+export function demoAgentConfig(url: string, sections: Record<string, unknown> = {}): AgentConfig {
+  const cloud = demoCloudSection(url);
   const jobs = { retry_initial_ms: 20, retry_max_ms: 500, status_poll_ms: 20 };
   return parseAgentConfig(stringify({ version: 1, cloud, jobs, ...sections }), '<test agent config>', {
     env: {},
