@@ -81,14 +81,22 @@ export class FaultProxy {
     this.sockets.add(client).add(server);
     let exchange: Exchange | undefined;
     let frozen = false;
-    const end = () => {
-      client.destroy();
-      server.destroy();
-      this.sockets.delete(client);
-      this.sockets.delete(server);
+    // When one side goes (a FIN, a reset, or its process killed), the other is ended, not
+    // destroyed: bytes this proxy already took from the side that went are still delivered, as a
+    // router would deliver the packets in flight. Destroying it would drop the proxy's own write
+    // queue, and a document the client's kernel had fully sent would reach the printer cut.
+    const forget = (socket: Socket) => this.sockets.delete(socket);
+    const endOther = (other: Socket) => () => {
+      if (!other.destroyed) other.end();
     };
-    client.on('error', end).on('close', end);
-    server.on('error', end).on('close', end);
+    client
+      .on('error', endOther(server))
+      .on('close', endOther(server))
+      .on('close', () => forget(client));
+    server
+      .on('error', endOther(client))
+      .on('close', endOther(client))
+      .on('close', () => forget(server));
     client.on('data', (chunk: Buffer) => {
       if (frozen) return;
       const trigger = this.trigger;

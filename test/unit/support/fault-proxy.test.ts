@@ -1,0 +1,49 @@
+/**
+ * The fault proxy must deliver every byte it took from a client that went away: the kill proofs
+ * count a document the agent's kernel had fully sent as whole at the printer.
+ */
+import { once } from 'node:events';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FaultProxy } from '../../support/fault-proxy.js';
+
+const PAYLOAD_BYTES = 8 * 1024 * 1024;
+
+describe('FaultProxy', () => {
+  let target: Server | undefined;
+  let proxy: FaultProxy | undefined;
+
+  afterEach(async () => {
+    await proxy?.close();
+    await new Promise<void>((resolve) => (target ? target.close(() => resolve()) : resolve()));
+  });
+
+  it('delivers all a closed client sent to a target that reads slowly', async () => {
+    let received = 0;
+    let accepted: (socket: Socket) => void = () => {};
+    const arrived = new Promise<Socket>((resolve) => (accepted = resolve));
+    target = createServer((socket) => {
+      socket.pause();
+      accepted(socket);
+    });
+    target.listen(0, '127.0.0.1');
+    await once(target, 'listening');
+    const address = target.address();
+    proxy = new FaultProxy(typeof address === 'object' && address ? address.port : 0);
+    await proxy.start();
+
+    const client = connect(proxy.port, '127.0.0.1');
+    await once(client, 'connect');
+    const payload = Buffer.alloc(PAYLOAD_BYTES, 0x61);
+    await new Promise<void>((resolve) => client.end(payload, () => resolve()));
+    await once(client, 'close');
+
+    const socket = await arrived;
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+    });
+    socket.resume();
+    await once(socket, 'end');
+    expect(received).toBe(PAYLOAD_BYTES);
+  });
+});
