@@ -46,7 +46,7 @@ describe.runIf(havePrinter)('IPP counters of ippeveprinter', () => {
       onQueued: () => {},
     });
     await tracker.cardPresent('card-1');
-    expect(tracker.postEvent({ pages: 2 })).toBe('recorded');
+    expect(await tracker.postEvent({ pages: 2 })).toBe('recorded');
     await tracker.cardRemoved();
     expect(store.recent().map((r) => [r.source, r.status, r.fields.TotalPrintedPages])).toEqual([
       ['http', 'Succeeded', 2],

@@ -111,7 +111,7 @@ describe('copy jobs across a 26-hour cloud outage', () => {
   async function session(runs: number[]): Promise<void> {
     await tracker.cardPresent(CARD);
     for (const pages of runs) {
-      expect(tracker.postEvent({ pages, copies: 1 })).toBe('recorded');
+      expect(await tracker.postEvent({ pages, copies: 1 })).toBe('recorded');
       await tracker.poll();
       await sender.flush();
       h.clock.advance(60_000);
@@ -123,14 +123,14 @@ describe('copy jobs across a 26-hour cloud outage', () => {
   it('delivers every record in order, single-request after the outage, and continues the closed job', async () => {
     // A: starts online (Pending job created, then updated), the cloud goes down mid-session.
     await tracker.cardPresent(CARD);
-    tracker.postEvent({ pages: 2 });
+    await tracker.postEvent({ pages: 2 });
     await tracker.poll();
     expect(await sender.flush()).toBe(1);
-    tracker.postEvent({ pages: 3 });
+    await tracker.postEvent({ pages: 3 });
     await tracker.poll();
     expect(await sender.flush()).toBe(1);
     proxy.online = false;
-    tracker.postEvent({ pages: 4 });
+    await tracker.postEvent({ pages: 4 });
     await tracker.poll();
     await tracker.cardRemoved();
     // B and C: whole sessions inside the outage.

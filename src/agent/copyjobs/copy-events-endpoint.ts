@@ -3,10 +3,10 @@
  * copy event (copy-events.ts), authenticated with the station's device secret (its pull-printing
  * password) as `Authorization: Bearer <secret>`. Secrets are compared in constant time (HMAC
  * digests of both sides); a client address with too many failed authentications is locked out
- * for a while (429 with Retry-After), and bodies are capped at 4 KB. Answers: 202 counted,
- * 400 invalid event (every broken rule named), 401 wrong or missing secret or unknown station,
- * 409 no card session at the station, 422 the station does not count copies from the app.
- * start() listens, stop() closes.
+ * for a while (429 with Retry-After), and bodies are capped at 4 KB. Answers: 202 counted (in the
+ * agent database before the answer goes out), 400 invalid event (every broken rule named), 401
+ * wrong or missing secret or unknown station, 409 no card session at the station, 422 the station
+ * does not count copies from the app. start() listens, stop() closes.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -20,7 +20,8 @@ import type { CopyEventResult } from './copy-tracker.js';
 export interface EventStation {
   /** The device secret. */
   secret: string;
-  postEvent(event: CopyEvent): CopyEventResult;
+  /** Resolves once the event was counted (stored) or refused. */
+  postEvent(event: CopyEvent): Promise<CopyEventResult>;
 }
 
 /** What the endpoint is built from. */
@@ -95,7 +96,7 @@ export class CopyEventsEndpoint {
         .code(400)
         .send({ error: 'invalid copy event', problems: error.errors.map((e) => e.message) });
     }
-    const result = station.postEvent(event);
+    const result = await station.postEvent(event);
     if (result === 'recorded') return reply.code(202).send({ recorded: true });
     if (result === 'no-session') return reply.code(409).send({ error: 'no card session at this station' });
     return reply.code(422).send({ error: 'this station does not count copies from device events (sources)' });

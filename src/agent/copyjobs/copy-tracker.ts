@@ -77,13 +77,18 @@ export class CopyTracker {
     this.session?.releaseEnded(pages);
   }
 
-  /** A copy event from the device app: counted when this station uses the app and a session runs. */
-  postEvent(event: CopyEvent): CopyEventResult {
+  /**
+   * A copy event from the device app: counted when this station uses the app and a session runs.
+   * Resolves once the session read it, so 'recorded' means the pages are in the agent database
+   * (and queued for the cloud) unless a released job is printing (readings wait for its end).
+   */
+  async postEvent(event: CopyEvent): Promise<CopyEventResult> {
     const counter = this.deps.sources.find((s): s is CopyEventCounter => s.kind === 'http');
     if (!counter) return 'not-a-source';
-    if (!this.session) return 'no-session';
+    const session = this.session;
+    if (!session) return 'no-session';
     counter.add(event);
-    void this.session.poll();
+    await session.poll();
     return 'recorded';
   }
 
