@@ -79,6 +79,9 @@ const MIGRATIONS: readonly string[] = [
      updated_at INTEGER NOT NULL
    );
    CREATE INDEX local_jobs_user ON local_jobs(user_id, started_at);`,
+  // When a request carrying a copy job's final Status first left for the cloud: a later answer
+  // 13 ("no longer updatable") to it is then taken as done, even after a crash.
+  `ALTER TABLE local_jobs ADD COLUMN final_sent_at INTEGER;`,
 ];
 
 /** The schema version a fully migrated database has. */

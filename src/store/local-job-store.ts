@@ -50,6 +50,8 @@ export interface LocalJobRecord {
   tracking?: TrackingMode;
   startedAt: number;
   endedAt?: number;
+  /** Epoch ms a request carrying the final Status first left for the cloud (see finalSending). */
+  finalSentAt?: number;
 }
 
 /** What the cloud acknowledged in one request. */
@@ -75,6 +77,7 @@ interface Row {
   tracking: string | null;
   started_at: number;
   ended_at: number | null;
+  final_sent_at: number | null;
 }
 
 /** See the file comment. */
@@ -155,6 +158,17 @@ export class LocalJobStore {
       );
   }
 
+  /**
+   * A request carrying the final Status is about to leave for the cloud. Written before it is
+   * sent, so a resend (in this run or after a crash that lost the answer) knows the cloud may
+   * already hold the final Status; the first time is kept.
+   */
+  finalSending(recordId: string): void {
+    this.db
+      .prepare('UPDATE local_jobs SET final_sent_at = COALESCE(final_sent_at, ?) WHERE record_id = ?')
+      .run(this.clock.now(), recordId);
+  }
+
   /** The cloud no longer takes updates for the record's job (it closed it): its window is over. */
   closedAtCloud(recordId: string): void {
     this.db.prepare('UPDATE local_jobs SET delivered_at = 0 WHERE record_id = ?').run(recordId);
@@ -227,5 +241,6 @@ function toRecord(r: Row): LocalJobRecord {
     ...(r.tracking ? { tracking: r.tracking as TrackingMode } : {}),
     startedAt: r.started_at,
     ...(r.ended_at !== null ? { endedAt: r.ended_at } : {}),
+    ...(r.final_sent_at !== null ? { finalSentAt: r.final_sent_at } : {}),
   };
 }

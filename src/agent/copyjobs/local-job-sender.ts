@@ -127,6 +127,7 @@ export class LocalJobSender {
       const create: CreateLocalJobParams = { Printer: record.printer, Type: 'Copy', ...params };
       return transport.create(record.station, record.userId, create, head.rowId);
     }
+    if (plan.status) this.deps.store.finalSending(record.recordId);
     await transport.update(record.station, record.userId, { JobId: record.cloudJobId as string, ...params });
     return record.cloudJobId;
   }
@@ -165,9 +166,10 @@ export class LocalJobSender {
 
   /**
    * A refused or unsent request. UpdateLocalJob answered 13 means the cloud no longer takes
-   * updates: when this was a resend of the final Status (an earlier try may have landed) it is
-   * done; otherwise the cloud closed the Pending job and the next try sends the rest as a
-   * continuation. Anything else waits for the next try.
+   * updates: when this was a resend of the final Status (an earlier try, recorded before it left,
+   * may have landed and its answer been lost, also across a crash) it is done; otherwise the
+   * cloud closed the Pending job and the next try sends the rest as a continuation. Anything
+   * else waits for the next try.
    */
   private onFailure(
     record: LocalJobRecord,
@@ -178,7 +180,7 @@ export class LocalJobSender {
     const { outbox, store, logger } = this.deps;
     const code = (error as { returnCode?: number }).returnCode;
     if (plan.kind === 'update' && code === LOCAL_JOB_NOT_UPDATABLE) {
-      if (plan.status && head.attempts > 0) {
+      if (plan.status && record.finalSentAt !== undefined) {
         this.acknowledge(record, plan, outbox.rowsOf(record.recordId), record.cloudJobId);
         return true;
       }

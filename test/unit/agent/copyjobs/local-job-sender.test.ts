@@ -113,4 +113,39 @@ describe('LocalJobSender', () => {
     ]);
     expect(outbox.stats().depth).toBe(0);
   });
+
+  it('takes 13 as done when the final update left before a crash that lost its answer', async () => {
+    const a = open(2);
+    await sender.flush();
+    store.finish(a, 'Succeeded', { TotalPrintedPages: 3 });
+    // The final update leaves and the agent dies before the answer: the request never settles
+    // and no failure is recorded.
+    const update = transport.update.bind(transport);
+    transport.update = (station, user, params) => {
+      void update(station, user, params);
+      return new Promise<void>(() => {});
+    };
+    void sender.flush();
+    await expect.poll(() => transport.requests.length).toBe(2);
+    expect(outbox.rowsOf(a).map((r) => r.attempts)).toEqual([0]);
+    // The next run resends it; the cloud, which stored it, answers 13.
+    transport.update = update;
+    const restarted = new LocalJobSender({ db, outbox, store, transport, clock, logger: silentLogger() });
+    transport.next.push(() => {
+      throw new TpfmCommandError('UpdateLocalJob', 13, 'already ended');
+    });
+    expect(await restarted.flush()).toBe(1);
+    expect(store.get(a)).toMatchObject({
+      cloudJobId: 'job-1',
+      deliveredStatus: 'Succeeded',
+      tracking: 'pending',
+      delivered: { TotalPrintedPages: 3 },
+    });
+    expect(transport.requests).toEqual([
+      'create front card-1 {"Printer":"P","Type":"Copy","TotalPrintedPages":2} key=36',
+      'update front card-1 {"JobId":"job-1","TotalPrintedPages":3,"Status":"Succeeded"}',
+      'update front card-1 {"JobId":"job-1","TotalPrintedPages":3,"Status":"Succeeded"}',
+    ]);
+    expect(outbox.size()).toBe(0);
+  });
 });
