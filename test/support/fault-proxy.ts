@@ -3,7 +3,8 @@
  * both ways and, when an armed trigger matches, calls `fire` (the test SIGKILLs a process there)
  * and holds back whatever that connection still carries. Kill points are therefore chosen by
  * what is on the wire (the Nth Print-Job, the Nth event batch), not by timing. One trigger is
- * armed at a time; close() ends every connection.
+ * armed at a time; close() ends every connection. hold() keeps matching requests back until
+ * release(), so a test can let work pile up behind a request in flight.
  */
 import { createServer, type Server, type Socket, connect } from 'node:net';
 
@@ -40,6 +41,7 @@ interface Exchange {
 export class FaultProxy {
   private server: Server | undefined;
   private trigger: Trigger | undefined;
+  private holding: { request: RegExp; waiting: (() => void)[] } | undefined;
   private readonly sockets = new Set<Socket>();
   port = 0;
   /** Names of the triggers that fired, in order. */
@@ -71,6 +73,18 @@ export class FaultProxy {
     this.trigger = undefined;
   }
 
+  /** Requests whose first bytes match `request` (and the rest of their connection) wait at the proxy. */
+  hold(request: RegExp): void {
+    this.holding = { request, waiting: [] };
+  }
+
+  /** Sends on what hold() kept back, in order, and stops holding. */
+  release(): void {
+    const waiting = this.holding?.waiting ?? [];
+    this.holding = undefined;
+    for (const send of waiting) send();
+  }
+
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
@@ -81,6 +95,7 @@ export class FaultProxy {
     this.sockets.add(client).add(server);
     let exchange: Exchange | undefined;
     let frozen = false;
+    let heldBy: object | undefined;
     // When one side goes (a FIN, a reset, or its process killed), the other is ended, not
     // destroyed: bytes this proxy already took from the side that went are still delivered, as a
     // router would deliver the packets in flight. Destroying it would drop the proxy's own write
@@ -97,7 +112,7 @@ export class FaultProxy {
       .on('error', endOther(client))
       .on('close', endOther(client))
       .on('close', () => forget(server));
-    client.on('data', (chunk: Buffer) => {
+    const toServer = (chunk: Buffer) => {
       if (frozen) return;
       const trigger = this.trigger;
       if (exchange?.trigger !== trigger) exchange = undefined;
@@ -115,6 +130,15 @@ export class FaultProxy {
           exchange = undefined;
         }
       }
+    };
+    client.on('data', (chunk: Buffer) => {
+      const holding = this.holding;
+      if (holding && (heldBy === holding || holding.request.test(chunk.toString('latin1')))) {
+        heldBy = holding;
+        holding.waiting.push(() => toServer(chunk));
+        return;
+      }
+      toServer(chunk);
     });
     server.on('data', (chunk: Buffer) => {
       if (frozen) return;

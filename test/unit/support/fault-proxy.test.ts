@@ -1,6 +1,7 @@
 /**
  * The fault proxy must deliver every byte it took from a client that went away: the kill proofs
- * count a document the agent's kernel had fully sent as whole at the printer.
+ * count a document the agent's kernel had fully sent as whole at the printer. Held requests wait
+ * at the proxy until released, then arrive whole and in order.
  */
 import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -45,5 +46,40 @@ describe('FaultProxy', () => {
     socket.resume();
     await once(socket, 'end');
     expect(received).toBe(PAYLOAD_BYTES);
+  });
+
+  it('holds matching requests until release, then sends them on in order', async () => {
+    const seen: string[] = [];
+    target = createServer((socket) => {
+      socket.setEncoding('latin1');
+      socket.on('data', (text: string) => {
+        seen.push(text);
+        socket.write(`ok ${text}`);
+      });
+    });
+    target.listen(0, '127.0.0.1');
+    await once(target, 'listening');
+    const address = target.address();
+    proxy = new FaultProxy(typeof address === 'object' && address ? address.port : 0);
+    await proxy.start();
+    proxy.hold(/^HOLD/);
+    const held = connect(proxy.port, '127.0.0.1').setEncoding('latin1');
+    const free = connect(proxy.port, '127.0.0.1').setEncoding('latin1');
+    await Promise.all([once(held, 'connect'), once(free, 'connect')]);
+    held.write('HOLD one;');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    held.write('then two;');
+    free.write('PASS three;');
+    expect(await once(free, 'data')).toEqual(['ok PASS three;']);
+    expect(seen).toEqual(['PASS three;']);
+    proxy.release();
+    let answer = '';
+    while (!answer.endsWith('two;')) {
+      answer += ((await once(held, 'data')) as string[])[0];
+    }
+    expect(answer.replaceAll('ok ', '')).toBe('HOLD one;then two;');
+    expect(seen.slice(1).join('')).toBe('HOLD one;then two;');
+    held.destroy();
+    free.destroy();
   });
 });
