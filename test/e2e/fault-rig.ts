@@ -4,6 +4,8 @@
  * and starts again on the same data directory, and fault proxies in front of the cloud and the
  * printer so faults land at chosen points of the conversation. Counts what the printer really
  * printed (its kept spool files, one `<printer job id>-printrelay-<job id>.<ext>` per print).
+ * With `copyStation`, the agent also runs a release station that counts copies from device-app
+ * events (its /TPFM/ requests go through the cloud proxy too; test/e2e/copy-sessions.ts drives it).
  */
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,8 +22,21 @@ import { CliProcess } from '../integration/cli-process.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 import { type RunningIppEvePrinter, startIppEvePrinter } from '../support/ippeveprinter.js';
 import { demoCloudSection } from '../support/demo-session.js';
+import { freePort } from '../support/peers.js';
 
 export const PRINTER_NAME = 'Fault Proof Printer';
+export const COPY_STATION_NAME = 'Fault Proof Copier';
+
+/** The rig's copy-counting release station: where cards are swiped and device-app events go. */
+export interface CopyStation {
+  name: string;
+  /** socket:// URI of the station's card reader (sendSwipe). */
+  readerUri: string;
+  /** Base URL of the agent's copy-events endpoint (the same port on every start). */
+  eventsUrl: string;
+  /** The station's device secret. */
+  secret: string;
+}
 
 export interface FaultRig {
   dir: string;
@@ -33,11 +48,15 @@ export interface FaultRig {
   sfapi: SfapiClient;
   agentDataDir: string;
   configPath: string;
+  copyStation?: CopyStation;
   close(): Promise<void>;
 }
 
 /** Starts printer, emulator, proxies and an app client signed in as alice. */
-export async function startFaultRig(jobs: Record<string, number> = {}): Promise<FaultRig> {
+export async function startFaultRig(
+  jobs: Record<string, number> = {},
+  options: { copyStation?: boolean } = {},
+): Promise<FaultRig> {
   const dir = mkdtempSync(join(tmpdir(), 'fault-rig-'));
   const printer = await startIppEvePrinter({ name: PRINTER_NAME });
   const emulator = await createEmulator({
@@ -52,7 +71,15 @@ export async function startFaultRig(jobs: Record<string, number> = {}): Promise<
   const printerProxy = new FaultProxy(printer.port);
   await printerProxy.start();
   const configPath = join(dir, 'agent.yaml');
-  writeAgentConfig(configPath, `http://127.0.0.1:${cloudProxy.port}`, printerProxy.port, jobs);
+  const copyStation: CopyStation | undefined = options.copyStation
+    ? {
+        name: COPY_STATION_NAME,
+        readerUri: `socket://127.0.0.1:${await freePort()}`,
+        eventsUrl: `http://127.0.0.1:${await freePort()}`,
+        secret: DEMO.printer.pullPrintingPassword,
+      }
+    : undefined;
+  writeAgentConfig(configPath, `http://127.0.0.1:${cloudProxy.port}`, printerProxy.port, jobs, copyStation);
   const settings = { authUrl: emulatorUrl, clientId: DEMO.client.id, clientSecret: DEMO.client.secret };
   const token = await fetchPasswordToken(settings, DEMO.user.email, DEMO.user.password, 'printing');
   const http = new HttpClient({
@@ -70,6 +97,7 @@ export async function startFaultRig(jobs: Record<string, number> = {}): Promise<
     sfapi: new SfapiClient(http),
     agentDataDir: join(dir, 'agent'),
     configPath,
+    ...(copyStation ? { copyStation } : {}),
     async close() {
       await http.close();
       await cloudProxy.close();
@@ -81,19 +109,39 @@ export async function startFaultRig(jobs: Record<string, number> = {}): Promise<
   };
 }
 
-/** The agent's YAML: the demo admin's connector, one printer behind the printer proxy, fast retries. */
+/**
+ * The agent's YAML: the demo admin's connector, one printer behind the printer proxy, fast
+ * retries; with `copyStation`, a release station on that printer counting copies from device-app
+ * events only, its pull service (/TPFM/) behind the same cloud proxy. Sessions end when the test
+ * removes the card (no timeout, no polling of their own: every reading follows an event).
+ */
 export function writeAgentConfig(
   path: string,
   cloudUrl: string,
   printerPort: number,
   jobs: Record<string, number> = {},
+  copyStation?: CopyStation,
 ): void {
+  const copies = copyStation && {
+    release_stations: [
+      {
+        name: copyStation.name,
+        reader: copyStation.readerUri,
+        printer: PRINTER_NAME,
+        pull_url: cloudUrl,
+        password: copyStation.secret,
+        copy_jobs: { sources: ['http'], paper_id: 9, poll_interval_s: 300, session_timeout_s: 86400 },
+      },
+    ],
+    copy_events: { host: '127.0.0.1', port: Number(new URL(copyStation.eventsUrl).port) },
+  };
   const config = {
     version: 1,
     cloud: { ...demoCloudSection(cloudUrl), request_timeout_s: 10 },
     jobs: { retry_initial_ms: 20, retry_max_ms: 300, status_poll_ms: 50, ...jobs },
     log: { level: 'info' },
     printers: [{ name: PRINTER_NAME, uri: `ipp://127.0.0.1:${printerPort}/ipp/print` }],
+    ...copies,
   };
   writeFileSync(path, stringify(config));
 }

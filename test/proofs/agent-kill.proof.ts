@@ -2,13 +2,18 @@
  * Proof under faults: the agent, a real `printrelay agent` process, is SIGKILLed at KILLS exact
  * points while it works through JOBS jobs, and started again on the same data directory each
  * time. The kill points come from fault proxies on the wire, in turn:
+ *   copy-update       the cloud stored a copy job's CreateLocalJob or UpdateLocalJob, the agent
+ *                     never saw the answer; by turns the create after the first copy run and the
+ *                     update after the second (both mid-session) and the update carrying the final
+ *                     Status after the card was removed (COPY_KILLS)
  *   download          the document half-way down (a partial spool file is left)
  *   ipp-created       the printer answered Create-Job, the agent never saw the job id
  *   ipp-send          Send-Document half-way up to the printer
  *   printer-accepted  the printer accepted the whole document, the agent never saw the answer
  *   event-send        the cloud stored an event batch, the agent never saw the answer
  * Afterwards every job has a final Status, printed whole exactly once at ippeveprinter (its kept
- * spool files), none lost. FAULT_JOBS / FAULT_KILLS size the run: 48 jobs / 9 kills in `npm
+ * spool files), none lost, and every copy session is one local job at the cloud with the final
+ * Status and the exact counts of the runs the agent accepted. FAULT_JOBS / FAULT_KILLS size the run: 48 jobs / 9 kills in `npm
  * test` (test/e2e/agent-kill.test.ts); `npm run proofs` runs the full 200 jobs / 20 kills.
  *
  * A cut Send-Document is found again by its recorded printer job id, cancelled and sent again
@@ -22,6 +27,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliProcess } from '../integration/cli-process.js';
 import type { Trigger } from '../support/fault-proxy.js';
 import { peersAvailable } from '../support/peers.js';
+import {
+  agentCopyRecords,
+  CopySessions,
+  cloudLocalJobs,
+  expectedFields,
+  undeliveredCopyOps,
+} from '../e2e/copy-sessions.js';
 import {
   type FaultRig,
   finalStatuses,
@@ -37,8 +49,9 @@ const JOBS = Number(process.env.FAULT_JOBS ?? 200);
 const KILLS = Number(process.env.FAULT_KILLS ?? 20);
 const DOCUMENT_BYTES = 96 * 1024;
 
-type KillPoint = 'download' | 'ipp-created' | 'ipp-send' | 'printer-accepted' | 'event-send';
+type KillPoint = 'copy-update' | 'download' | 'ipp-created' | 'ipp-send' | 'printer-accepted' | 'event-send';
 const POINTS: readonly KillPoint[] = [
+  'copy-update',
   'download',
   'ipp-created',
   'ipp-send',
@@ -46,9 +59,30 @@ const POINTS: readonly KillPoint[] = [
   'event-send',
 ];
 
+/**
+ * The copy-job requests a copy-update kill lands on, in turn: the UpdateLocalJob carrying the
+ * session's last pages and final Status (the driver merges the last two runs and the card removal
+ * into it: `merge`), its CreateLocalJob (after the first run), its first UpdateLocalJob without
+ * Status (after the second run). The driver sends one run at a time, so the first match is that
+ * session's.
+ */
+const COPY_KILLS = [
+  {
+    name: 'final',
+    request: /^GET \/TPFM\/\?Cmd=UpdateLocalJob[^ ]*TotalPrintedPages=[^ ]*&Status=/,
+    merge: true,
+  },
+  { name: 'create', request: /^GET \/TPFM\/\?Cmd=CreateLocalJob/, merge: false },
+  { name: 'update', request: /^GET \/TPFM\/\?Cmd=UpdateLocalJob(?![^ ]*&Status=)/, merge: false },
+] as const;
+
 /** The trigger of one kill point; `skip` lets that many matching exchanges through first. */
-function triggerFor(point: KillPoint, skip: number, fire: () => void): Trigger {
+function triggerFor(point: KillPoint, skip: number, fire: () => void, copyKill = 0): Trigger {
   switch (point) {
+    case 'copy-update': {
+      const { request } = COPY_KILLS[copyKill % COPY_KILLS.length] as (typeof COPY_KILLS)[number];
+      return { name: point, request, point: { at: 'response' }, skip: 0, fire };
+    }
     case 'download':
       return {
         name: point,
@@ -77,6 +111,17 @@ function triggerFor(point: KillPoint, skip: number, fire: () => void): Trigger {
 }
 
 const enabled = peersAvailable('ippeveprinter');
+
+/** The cloud's local jobs once the agent delivered every copy-job operation and `n` exist. */
+async function settledLocalJobs(rig: FaultRig, n: number) {
+  const deadline = Date.now() + Number(process.env.FAULT_WAIT_MS ?? 120_000);
+  for (;;) {
+    const jobs = cloudLocalJobs(rig);
+    const done = jobs.length >= n && jobs.every((j) => j.state !== 'Pending');
+    if ((done && undeliveredCopyOps(rig) === 0) || Date.now() > deadline) return jobs;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 function occurrences(text: string, phrase: string): number {
   return text.split(phrase).length - 1;
@@ -110,7 +155,7 @@ describe.skipIf(!enabled)(`agent SIGKILLed ${KILLS} times during ${JOBS} jobs`, 
   let agent: CliProcess | undefined;
 
   beforeAll(async () => {
-    rig = await startFaultRig();
+    rig = await startFaultRig({}, { copyStation: true });
   });
 
   afterAll(async () => {
@@ -124,21 +169,38 @@ describe.skipIf(!enabled)(`agent SIGKILLed ${KILLS} times during ${JOBS} jobs`, 
     const perRound = Math.ceil(JOBS / (KILLS + 1));
     const jobIds: string[] = [];
     const kills: KillPoint[] = [];
+    const copyKills: string[] = [];
     const outputs: string[] = [];
+    const copies = new CopySessions(rig);
     for (let round = 0; round < KILLS; round++) {
       const point = POINTS[round % POINTS.length] as KillPoint;
       const dying = agent as CliProcess;
-      const proxy = point === 'download' || point === 'event-send' ? rig.cloudProxy : rig.printerProxy;
-      proxy.arm(triggerFor(point, round % 3, () => dying.signal('SIGKILL')));
+      const onCloud = point === 'download' || point === 'event-send' || point === 'copy-update';
+      const proxy = onCloud ? rig.cloudProxy : rig.printerProxy;
+      proxy.arm(triggerFor(point, round % 3, () => dying.signal('SIGKILL'), copyKills.length));
+      // Copy sessions run in the copy-update rounds only: a kill elsewhere could land while a
+      // copy run is posted, and whether the agent stored it would not be known.
+      const copyKill = COPY_KILLS[copyKills.length % COPY_KILLS.length] as (typeof COPY_KILLS)[number];
+      const copying =
+        point === 'copy-update'
+          ? copies.run(dying, Number.POSITIVE_INFINITY, { mergeLastRuns: copyKill.merge })
+          : Promise.resolve();
       jobIds.push(...(await submitJobs(rig, printerId, jobIds.length, perRound, DOCUMENT_BYTES)));
       await within(dying.exited, 40_000, `kill point ${point} (round ${round}) never reached`);
+      await copying;
       kills.push(point);
+      if (point === 'copy-update') copyKills.push(copyKill.name);
       outputs.push(dying.stdout);
       agent = await startAgentProcess(rig);
     }
+    // Two whole sessions beside the last jobs, on the agent that is not killed.
+    const lastCopies = copies.run(agent, 2);
     jobIds.push(...(await submitJobs(rig, printerId, jobIds.length, JOBS - jobIds.length, DOCUMENT_BYTES)));
+    await lastCopies;
 
     const statuses = await finalStatuses(rig.sfapi, jobIds, Number(process.env.FAULT_WAIT_MS ?? 120_000));
+    const sessions = copies.counted();
+    const localJobs = await settledLocalJobs(rig, sessions.length);
     const logs = [...outputs, agent.stdout].join('');
     const prints = printsPerJob(rig.printer.spoolDir, DOCUMENT_BYTES);
     const notDone = jobIds.filter((id) => statuses.get(id) !== 0);
@@ -153,11 +215,19 @@ describe.skipIf(!enabled)(`agent SIGKILLed ${KILLS} times during ${JOBS} jobs`, 
       logs,
       'the printer completed the interrupted job with only part of the document',
     );
+    const copyKind = (name: string) => copyKills.filter((k) => k === name).length;
+    const expectedCopies = sessions.map((s) => ({ state: 'Succeeded', fields: expectedFields(s.runs) }));
+    const copyPages = (jobs: { fields: { TotalPrintedPages?: number } }[]) =>
+      jobs.reduce((total, j) => total + (j.fields.TotalPrintedPages ?? 0), 0);
     console.info(
       `agent kill proof: jobs=${jobIds.length} kills=${kills.length} (${POINTS.map((p) => `${p}=${count(p)}`).join(' ')}) ` +
         `final-status-0=${jobIds.length - notDone.length} lost=${lost.length} printed-twice=${twice.length} ` +
         `partial=${partial.length} reconciled at the printer: found-watched=${found} absent-resent=${absent} ` +
-        `cancelled-resent=${cancelled} printed-cut-resent=${printedCut}`,
+        `cancelled-resent=${cancelled} printed-cut-resent=${printedCut}; ` +
+        `copy sessions=${sessions.length} (killed: ${COPY_KILLS.map((k) => `${k.name}=${copyKind(k.name)}`).join(' ')}) ` +
+        `runs-accepted=${sessions.reduce((n, s) => n + s.runs.length, 0)} pages-accepted=${copyPages(expectedCopies)} ` +
+        `cloud local jobs=${localJobs.length} pages=${copyPages(localJobs)} ` +
+        `succeeded=${localJobs.filter((j) => j.state === 'Succeeded').length}`,
     );
     const unexpected = [...new Set([...notDone, ...lost, ...twice])];
     if (unexpected.length > 0) console.info(describeJobs(rig, unexpected, logs));
@@ -177,5 +247,24 @@ describe.skipIf(!enabled)(`agent SIGKILLed ${KILLS} times during ${JOBS} jobs`, 
       count('ipp-send') + count('ipp-created') + count('printer-accepted'),
     );
     expect(partial.length).toBeLessThanOrEqual(printedCut);
+    // Every copy session is one local job (no resend made a second), Succeeded, with the counts
+    // of exactly the runs the agent accepted; sessions are one at a time, so creation order is
+    // session order. The last two ended by card removal on a live agent.
+    expect(copyKills).toHaveLength(count('copy-update'));
+    expect(sessions).toHaveLength(count('copy-update') + 2);
+    expect(sessions.slice(-2).map((s) => [s.removed, s.runs.length])).toEqual([
+      [true, 3],
+      [true, 3],
+    ]);
+    expect(localJobs).toEqual(expectedCopies);
+    // The agent holds the same: every session final and acknowledged with all its counts.
+    expect(agentCopyRecords(rig)).toEqual(
+      expectedCopies.map(({ fields }) => ({
+        status: 'Succeeded',
+        deliveredStatus: 'Succeeded',
+        fields,
+        delivered: fields,
+      })),
+    );
   }, 900_000);
 });
