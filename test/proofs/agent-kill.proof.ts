@@ -3,9 +3,9 @@
  * points while it works through JOBS jobs, and started again on the same data directory each
  * time. The kill points come from fault proxies on the wire, in turn:
  *   copy-update       the cloud stored a copy job's CreateLocalJob or UpdateLocalJob, the agent
- *                     never saw the answer; by turns the create after the first copy run and the
- *                     update after the second (both mid-session) and the update carrying the final
- *                     Status after the card was removed (COPY_KILLS)
+ *                     never saw the answer; by turns (COPY_KILLS) the update carrying the last
+ *                     pages and the final Status after the card was removed, the create after the
+ *                     first copy run and the update after the second (both mid-session)
  *   download          the document half-way down (a partial spool file is left)
  *   ipp-created       the printer answered Create-Job, the agent never saw the job id
  *   ipp-send          Send-Document half-way up to the printer
@@ -75,14 +75,13 @@ const COPY_KILLS = [
   { name: 'create', request: /^GET \/TPFM\/\?Cmd=CreateLocalJob/, merge: false },
   { name: 'update', request: /^GET \/TPFM\/\?Cmd=UpdateLocalJob(?![^ ]*&Status=)/, merge: false },
 ] as const;
+type CopyKill = (typeof COPY_KILLS)[number];
 
 /** The trigger of one kill point; `skip` lets that many matching exchanges through first. */
-function triggerFor(point: KillPoint, skip: number, fire: () => void, copyKill = 0): Trigger {
+function triggerFor(point: KillPoint, skip: number, fire: () => void, copyKill: CopyKill): Trigger {
   switch (point) {
-    case 'copy-update': {
-      const { request } = COPY_KILLS[copyKill % COPY_KILLS.length] as (typeof COPY_KILLS)[number];
-      return { name: point, request, point: { at: 'response' }, skip: 0, fire };
-    }
+    case 'copy-update':
+      return { name: point, request: copyKill.request, point: { at: 'response' }, skip: 0, fire };
     case 'download':
       return {
         name: point,
@@ -177,10 +176,10 @@ describe.skipIf(!enabled)(`agent SIGKILLed ${KILLS} times during ${JOBS} jobs`, 
       const dying = agent as CliProcess;
       const onCloud = point === 'download' || point === 'event-send' || point === 'copy-update';
       const proxy = onCloud ? rig.cloudProxy : rig.printerProxy;
-      proxy.arm(triggerFor(point, round % 3, () => dying.signal('SIGKILL'), copyKills.length));
+      const copyKill = COPY_KILLS[copyKills.length % COPY_KILLS.length] as CopyKill;
+      proxy.arm(triggerFor(point, round % 3, () => dying.signal('SIGKILL'), copyKill));
       // Copy sessions run in the copy-update rounds only: a kill elsewhere could land while a
       // copy run is posted, and whether the agent stored it would not be known.
-      const copyKill = COPY_KILLS[copyKills.length % COPY_KILLS.length] as (typeof COPY_KILLS)[number];
       const copying =
         point === 'copy-update'
           ? copies.run(dying, Number.POSITIVE_INFINITY, { mergeLastRuns: copyKill.merge })
