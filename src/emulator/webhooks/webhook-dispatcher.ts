@@ -16,7 +16,7 @@ import { randomInt } from 'node:crypto';
 import { type BackoffPolicy, backoffDelay } from '../../lib/backoff.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
-import type { AttemptOutcome, DeliveryRecord, WebhookDeliveryRepo } from './webhook-delivery-repo.js';
+import type { AttemptOutcome, DueDelivery, WebhookDeliveryRepo } from './webhook-delivery-repo.js';
 import type { DeliveryTranscript, WebhookSender } from './webhook-sender.js';
 import type { WebhookTargets } from './webhook-targets.js';
 
@@ -62,7 +62,7 @@ export class WebhookDispatcher {
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpointCount = new Map<string, number>();
   /** Due deliveries read ahead per endpoint (not started yet), so a completion starts the next without a query. */
-  private readonly buffers = new Map<string, DeliveryRecord[]>();
+  private readonly buffers = new Map<string, DueDelivery[]>();
   /** Outcomes of attempts waiting to be written in one transaction (see flush). */
   private outcomes: AttemptOutcome[] = [];
   /** Keys of those outcomes: attempted, not written yet, never started again meanwhile. */
@@ -153,7 +153,7 @@ export class WebhookDispatcher {
   }
 
   /** Sends one delivery now and records the outcome (the manual retry); undefined when it is in flight. */
-  async attemptNow(delivery: DeliveryRecord): Promise<DeliveryTranscript | undefined> {
+  async attemptNow(delivery: DueDelivery): Promise<DeliveryTranscript | undefined> {
     const key = keyOf(delivery);
     if (this.inFlight.has(key)) return undefined;
     this.buffers.delete(delivery.endpointId);
@@ -211,7 +211,7 @@ export class WebhookDispatcher {
     if (purged > 0) this.logger.info({ purged }, 'dropped failed webhook events older than 30 days');
   }
 
-  private startDelivery(delivery: DeliveryRecord): void {
+  private startDelivery(delivery: DueDelivery): void {
     const run = this.attempt(delivery).then(
       () => undefined,
       (error: unknown) => {
@@ -241,7 +241,7 @@ export class WebhookDispatcher {
   }
 
   /** Sends and records; undefined when the endpoint is gone. Rejects when stop() cut it off. */
-  private async attempt(delivery: DeliveryRecord): Promise<DeliveryTranscript | undefined> {
+  private async attempt(delivery: DueDelivery): Promise<DeliveryTranscript | undefined> {
     const target = this.targets.get(delivery.endpointId);
     if (!target) return undefined;
     const transcript = await this.sender.send({ ...target, body: delivery.body });
@@ -260,10 +260,11 @@ export class WebhookDispatcher {
     for (const o of done) this.unwrittenKeys.delete(keyOf(o));
   }
 
-  private record(d: DeliveryRecord, t: DeliveryTranscript, now: number): void {
+  private record(d: DueDelivery, t: DeliveryTranscript, now: number): void {
     const outcome: AttemptOutcome = {
       endpointId: d.endpointId,
       eventId: d.eventId,
+      status: d.status,
       inRetryAll: d.inRetryAll,
     };
     this.outcomes.push(outcome);
@@ -292,7 +293,7 @@ export class WebhookDispatcher {
   }
 
   /** Pending with the next backoff while inside the 3-day window; failed (no automatic retry) after. */
-  private nextAfterFailure(d: DeliveryRecord, now: number) {
+  private nextAfterFailure(d: DueDelivery, now: number) {
     const attempts = d.attempts + 1;
     const firstAttemptAt = d.firstAttemptAt ?? now;
     const next = now + backoffDelay(WEBHOOK_BACKOFF, attempts - 1, this.random);

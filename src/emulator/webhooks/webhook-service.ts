@@ -134,10 +134,8 @@ export class WebhookService {
   /** Deletes an endpoint with its queued and failed events. */
   remove(orgId: string, id: string): void {
     this.require(orgId, id);
-    this.store.transaction(() => {
-      this.store.webhookEndpoints.delete(id);
-      this.store.webhookDeliveries.dropOrphanEvents();
-    });
+    // Its deliveries (each with its event) go with it (ON DELETE CASCADE).
+    this.store.webhookEndpoints.delete(id);
     this.dispatcher.endpointChanged(id);
   }
 
