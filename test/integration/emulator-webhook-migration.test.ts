@@ -1,5 +1,5 @@
 /**
- * Migration 21 (the webhook queue in one table without rowid) on a database written at
+ * Migration 21 (the webhook queue in one table, each delivery with its event) on a database written at
  * migration 20: every delivery keeps its state and its event, the retry-all run that was going
  * goes on in the next emulator, and a restart in the middle of that run still finishes it.
  */
@@ -169,6 +169,7 @@ describe.runIf(haveOpenssl)('webhook queue migration 21', () => {
       ['index', 'sqlite_autoindex_webhook_endpoints_1'],
       ['index', 'sqlite_autoindex_webhook_retry_runs_1'],
       ['index', 'sqlite_autoindex_webhook_settings_1'],
+      ['index', 'webhook_deliveries_key'],
       ['index', 'webhook_deliveries_retry_all'],
       ['index', 'webhook_deliveries_retry_due'],
       ['index', 'webhook_endpoints_org'],

@@ -3,9 +3,9 @@
  * with the data protection settings already applied), and the retry-all runs. A delivery is
  * `queued` until its first attempt, then `pending` (automatic retries scheduled in
  * next_attempt_at) or `failed` (no automatic retry left). A delivered row is deleted (in
- * batches, see recordOutcomes). The table has no rowid and its key is (endpoint, status, event):
- * queued rows are in no index, so queueing or delivering one writes one B-tree (see migration
- * 21); every statement names the status (or the statuses it may have) so it seeks by key.
+ * batches, see recordOutcomes). Its key is (endpoint, status, event) and queued rows are in no
+ * other index, so queueing or delivering one writes the table and the key (see migration 21);
+ * every statement names the status (or the statuses it may have) so it seeks by key.
  * Because every state lives here, a restart resumes where the last process stopped. Borrowing
  * the database handle; the owner of the handle closes it.
  */
