@@ -68,6 +68,13 @@ export interface DueRow {
   in_retry_all: number;
 }
 
+/** The columns a due read returns of a queued row (the others are known for one). */
+export interface QueuedRow {
+  event_id: string;
+  body_json: string;
+  next_attempt_at: number;
+}
+
 export interface DeliveryRow extends DueRow {
   endpoint_id: string;
   topic: string;
@@ -94,6 +101,19 @@ export function toDue(endpointId: string, r: DueRow): DueDelivery {
     firstAttemptAt: r.first_attempt_at,
     nextAttemptAt: r.next_attempt_at,
     inRetryAll: r.in_retry_all === 1,
+  };
+}
+
+export function toQueued(endpointId: string, r: QueuedRow): DueDelivery {
+  return {
+    endpointId,
+    eventId: r.event_id,
+    body: r.body_json,
+    status: 'queued',
+    attempts: 0,
+    firstAttemptAt: null,
+    nextAttemptAt: r.next_attempt_at,
+    inRetryAll: false,
   };
 }
 

@@ -22,7 +22,9 @@ import {
   type EventOrderKey,
   type FailedAttempt,
   ORDER_SQL,
+  type QueuedRow,
   toDue,
+  toQueued,
   toRecord,
 } from './webhook-delivery-records.js';
 
@@ -75,40 +77,47 @@ export class WebhookDeliveryRepo {
 
   /**
    * The endpoint's deliveries in a retry-all run, then those due at `now` earliest first:
-   * queued ones in event order (time-ordered ids) merged with due retries by due time.
+   * queued ones in event order (time-ordered ids; only those after `after`, the last queued id
+   * a previous read returned, when given) merged with due retries by due time.
    */
-  dueFor(endpointId: string, now: number, limit: number): DueDelivery[] {
+  dueFor(endpointId: string, now: number, limit: number, after?: string): DueDelivery[] {
     const rows = this.db
       .prepare(
         `SELECT ${DUE_COLUMNS} FROM webhook_deliveries INDEXED BY webhook_deliveries_retry_all
          WHERE endpoint_id = ? AND in_retry_all = 1 LIMIT ?`,
       )
       .all(endpointId, limit) as DueRow[];
-    if (rows.length < limit) {
-      const left = limit - rows.length;
-      const queued = this.db
+    const due = rows.map((r) => toDue(endpointId, r));
+    if (due.length >= limit) return due;
+    const left = limit - due.length;
+    // A queued row's other columns are known (no attempt yet, in no retry-all run): not read.
+    const queued = (
+      this.db
         .prepare(
-          `SELECT ${DUE_COLUMNS} FROM webhook_deliveries
-           WHERE endpoint_id = ? AND status = 'queued' AND next_attempt_at <= ? ORDER BY event_id LIMIT ?`,
+          `SELECT event_id, body_json, next_attempt_at FROM webhook_deliveries
+           WHERE endpoint_id = ? AND status = 'queued' AND event_id > ? AND next_attempt_at <= ?
+           ORDER BY event_id LIMIT ?`,
         )
-        .all(endpointId, now, left) as DueRow[];
-      const retries = this.db
+        .all(endpointId, after ?? '', now, left) as QueuedRow[]
+    ).map((r) => toQueued(endpointId, r));
+    const retries = (
+      this.db
         .prepare(
           `SELECT ${DUE_COLUMNS} FROM webhook_deliveries INDEXED BY webhook_deliveries_retry_due
            WHERE endpoint_id = ? AND status = 'pending' AND next_attempt_at <= ? AND in_retry_all = 0
            ORDER BY next_attempt_at LIMIT ?`,
         )
-        .all(endpointId, now, left) as DueRow[];
-      const due =
-        retries.length === 0
-          ? queued
-          : queued
-              .concat(retries)
-              .sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0))
-              .slice(0, left);
-      for (const row of due) rows.push(row);
-    }
-    return rows.map((r) => toDue(endpointId, r));
+        .all(endpointId, now, left) as DueRow[]
+    ).map((r) => toDue(endpointId, r));
+    const next =
+      retries.length === 0
+        ? queued
+        : queued
+            .concat(retries)
+            .sort((a, b) => (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0))
+            .slice(0, left);
+    for (const d of next) due.push(d);
+    return due;
   }
 
   find(endpointId: string, eventId: string): DeliveryRecord | undefined {
