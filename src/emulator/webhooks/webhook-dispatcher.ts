@@ -3,13 +3,13 @@
  * the background, at most `perEndpoint` at a time to one endpoint (so a slow receiver holds up
  * only itself) and `maxInFlight` in all. A failed attempt is rescheduled with jittered
  * exponential backoff for three days after the first attempt, then marked failed; failed
- * events are dropped 30 days after their first attempt (webhook-retry-rules.ts). Time comes from the injected clock;
- * a real timer only wakes the worker (every `pollMs` at most). Due deliveries are read ahead in
- * batches (webhook-read-ahead.ts). Outcomes of attempts are written in batches, one transaction
- * each: at FLUSH_BATCH outcomes (on the next turn of the event loop, after the sends that the
- * last answers started went out), FLUSH_DELAY_MS after the first unwritten one, before a read
- * from the start of an endpoint's queue, at idle() and at stop(); until written, an attempted
- * delivery is never started again. The queue itself never
+ * events are dropped 30 days after their first attempt (webhook-retry-rules.ts). Time comes from
+ * the injected clock; a real timer only wakes the worker (every `pollMs` at most). Due
+ * deliveries are read ahead in batches (webhook-read-ahead.ts). Outcomes of attempts are written
+ * in batches, one transaction each: at FLUSH_BATCH outcomes (on the next turn of the event loop,
+ * after the sends that the last answers started went out), FLUSH_DELAY_MS after the first
+ * unwritten one, before a read from the start of an endpoint's queue, at idle() and at stop();
+ * until written, an attempted delivery is never started again. The queue itself never
  * lives in memory: an attempt cut off by stop() stays due and is sent again, and only a crash
  * inside the short write window can send a delivered event a second time.
  * The creator calls start() and, before closing the database, stop().
