@@ -76,7 +76,6 @@ function eventBody(n: number): { eventId: string; body: string } {
 async function runOurs(
   parts: Awaited<ReturnType<typeof startWebhookParts>>,
   store: ReturnType<typeof openEmulatorStore>,
-  orgId: string,
   endpointId: string,
   count: number,
   deliveryCpu: (micros: number) => void = () => undefined,
@@ -86,7 +85,7 @@ async function runOurs(
   for (const { eventId, body } of bodies) {
     store.transaction(() =>
       store.webhookDeliveries.enqueue(
-        { eventId, organizationId: orgId, topic: 'printjob_succeeded', createdAt: Date.now(), body },
+        { eventId, topic: 'printjob_succeeded', createdAt: Date.now(), body },
         [endpointId],
         Date.now(),
       ),
@@ -172,7 +171,7 @@ async function main(): Promise<void> {
     const orgId = store.organizations.findByName('Demo Org')!.id;
     const url = new URL(receiver.url);
     const endpointId = parts.service.create(orgId, { name: 'Bench', url: url.toString() }).endpoint_id;
-    await runOurs(parts, store, orgId, endpointId, warmup);
+    await runOurs(parts, store, endpointId, warmup);
     await runBare(agent, url, warmup);
     const results: { bare: number; ours: number; queue: number; bareCpu: number; oursCpu: number }[] = [];
     for (let round = 1; round <= rounds; round++) {
@@ -185,7 +184,7 @@ async function main(): Promise<void> {
         bareCpu = cpuMicros(process.cpuUsage(cpu)) / events;
       };
       const measureOurs = async () => {
-        ours = await runOurs(parts, store, orgId, endpointId, events, (cpu) => {
+        ours = await runOurs(parts, store, endpointId, events, (cpu) => {
           oursCpu = cpu / events;
         });
       };

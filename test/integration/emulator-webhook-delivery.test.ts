@@ -141,7 +141,11 @@ describe.runIf(haveOpenssl)('webhook delivery from job events', () => {
     });
     expect([failedOnly.requests.length, off.requests.length]).toEqual([0, 0]);
     expect((await failedEvents(id)).count).toBe(0);
-    expect(ctx.store.db.prepare('SELECT COUNT(*) AS n FROM webhook_events').get()).toEqual({ n: 0 });
+    expect(
+      ctx.store.db
+        .prepare('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE event_id = ?')
+        .get(body.event_id),
+    ).toEqual({ n: 0 });
     for (const e of [id, failedOnlyId, offId]) await disable(e);
   });
 

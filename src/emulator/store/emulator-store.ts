@@ -41,7 +41,7 @@ export class EmulatorStore {
   readonly printingUsers: PrintingUserRepo;
   /** Webhook endpoints and data protection settings. */
   readonly webhookEndpoints: WebhookEndpointRepo;
-  /** Webhook events, the delivery queue and retry-all runs. */
+  /** The webhook delivery queue (each delivery with its event) and retry-all runs. */
   readonly webhookDeliveries: WebhookDeliveryRepo;
   /** Users' memberships of organizations. */
   readonly memberships: MembershipRepo;

@@ -485,4 +485,44 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `ALTER TABLE mail_outbox ADD COLUMN organization_id TEXT REFERENCES organizations(id) ON DELETE CASCADE;
       CREATE INDEX mail_outbox_org ON mail_outbox(organization_id, seq);`,
   },
+  {
+    version: 21,
+    name: 'the webhook queue in one table keyed by (endpoint, status, event): delivering a queued event deletes one row and one index entry',
+    // Each delivery carries its event (topic, time, body), so a delivered event leaves no
+    // event row to clean up. Queued rows are in one index only, the key: they are read in key
+    // order (UUIDv7 event ids are time-ordered) and deleted by key. Only retries (status
+    // pending) are indexed by due time, and only rows of a retry-all run by endpoint. A rowid
+    // table (the bodies in its leaves) with a separate key index deletes faster than a table
+    // without rowid, whose interior pages would hold whole rows. The copy keeps every delivery
+    // with its event; an event no delivery refers to any more was unreachable and is not kept.
+    sql: `
+      CREATE TABLE webhook_queue (
+        endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+        status TEXT NOT NULL CHECK (status IN ('queued', 'pending', 'failed')),
+        event_id TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        first_attempt_at INTEGER,
+        last_attempt_at INTEGER,
+        next_attempt_at INTEGER,
+        error TEXT,
+        response_status_code INTEGER,
+        in_retry_all INTEGER NOT NULL DEFAULT 0,
+        topic TEXT NOT NULL,
+        event_created_at INTEGER NOT NULL,
+        body_json TEXT NOT NULL
+      );
+      INSERT INTO webhook_queue (endpoint_id, status, event_id, attempts, first_attempt_at, last_attempt_at,
+          next_attempt_at, error, response_status_code, in_retry_all, topic, event_created_at, body_json)
+        SELECT d.endpoint_id, d.status, d.event_id, d.attempts, d.first_attempt_at, d.last_attempt_at,
+          d.next_attempt_at, d.error, d.response_status_code, d.in_retry_all, e.topic, e.created_at, e.body_json
+        FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id
+        ORDER BY d.endpoint_id, d.status, d.event_id;
+      DROP TABLE webhook_deliveries;
+      DROP TABLE webhook_events;
+      ALTER TABLE webhook_queue RENAME TO webhook_deliveries;
+      CREATE UNIQUE INDEX webhook_deliveries_key ON webhook_deliveries(endpoint_id, status, event_id);
+      CREATE INDEX webhook_deliveries_retry_due ON webhook_deliveries(endpoint_id, next_attempt_at)
+        WHERE status = 'pending';
+      CREATE INDEX webhook_deliveries_retry_all ON webhook_deliveries(endpoint_id) WHERE in_retry_all = 1;`,
+  },
 ];

@@ -8,22 +8,26 @@ export type DeliveryStatus = 'queued' | 'pending' | 'failed';
 /** Why an attempt failed: no answer in time (or none at all), or a non-2xx status. */
 export type DeliveryError = 'timeout' | 'response_status_code';
 
-/** A delivery with its event. */
-export interface DeliveryRecord {
+/** What the dispatcher needs of a due delivery: what to send and what its next failure makes of it. */
+export interface DueDelivery {
   endpointId: string;
   eventId: string;
-  topic: WebhookTopic;
-  eventCreatedAt: number;
   /** The event content as delivered (JSON text). */
   body: string;
   status: DeliveryStatus;
   attempts: number;
   firstAttemptAt: number | null;
-  lastAttemptAt: number | null;
   nextAttemptAt: number | null;
+  inRetryAll: boolean;
+}
+
+/** A delivery with its event, as the failed-event API shows it. */
+export interface DeliveryRecord extends DueDelivery {
+  topic: WebhookTopic;
+  eventCreatedAt: number;
+  lastAttemptAt: number | null;
   error: DeliveryError | null;
   responseStatusCode: number | null;
-  inRetryAll: boolean;
 }
 
 /** What a failed attempt leaves behind. */
@@ -41,6 +45,8 @@ export interface FailedAttempt {
 export interface AttemptOutcome {
   endpointId: string;
   eventId: string;
+  /** The status the delivery had when it was read (part of its key). */
+  status: DeliveryStatus;
   inRetryAll: boolean;
   failure?: FailedAttempt;
 }
@@ -48,45 +54,76 @@ export interface AttemptOutcome {
 /** Sort keys of the failed event list (the spec's order parameter). */
 export type EventOrderKey = 'created' | '-created' | 'event_id' | '-event_id';
 
-export interface DeliveryRow {
-  endpoint_id: string;
+/** The columns a due read returns (no topic, times or error: the dispatcher does not need them). */
+export const DUE_COLUMNS =
+  'event_id, body_json, status, attempts, first_attempt_at, next_attempt_at, in_retry_all';
+
+export interface DueRow {
   event_id: string;
-  topic: string;
-  created_at: number;
   body_json: string;
   status: string;
   attempts: number;
   first_attempt_at: number | null;
-  last_attempt_at: number | null;
   next_attempt_at: number | null;
-  error: string | null;
-  response_status_code: number | null;
   in_retry_all: number;
 }
 
-export const SELECT = `SELECT d.*, e.topic, e.created_at, e.body_json FROM webhook_deliveries d
-  JOIN webhook_events e ON e.event_id = d.event_id`;
+/** The columns a due read returns of a queued row (the others are known for one). */
+export interface QueuedRow {
+  event_id: string;
+  body_json: string;
+  next_attempt_at: number;
+}
+
+export interface DeliveryRow extends DueRow {
+  endpoint_id: string;
+  topic: string;
+  event_created_at: number;
+  last_attempt_at: number | null;
+  error: string | null;
+  response_status_code: number | null;
+}
+
 export const ORDER_SQL: Record<EventOrderKey, string> = {
-  created: 'e.created_at ASC',
-  '-created': 'e.created_at DESC',
-  event_id: 'd.event_id ASC',
-  '-event_id': 'd.event_id DESC',
+  created: 'event_created_at ASC',
+  '-created': 'event_created_at DESC',
+  event_id: 'event_id ASC',
+  '-event_id': 'event_id DESC',
 };
 
-export function toRecord(r: DeliveryRow): DeliveryRecord {
+export function toDue(endpointId: string, r: DueRow): DueDelivery {
   return {
-    endpointId: r.endpoint_id,
+    endpointId,
     eventId: r.event_id,
-    topic: r.topic as WebhookTopic,
-    eventCreatedAt: r.created_at,
     body: r.body_json,
     status: r.status as DeliveryStatus,
     attempts: r.attempts,
     firstAttemptAt: r.first_attempt_at,
-    lastAttemptAt: r.last_attempt_at,
     nextAttemptAt: r.next_attempt_at,
+    inRetryAll: r.in_retry_all === 1,
+  };
+}
+
+export function toQueued(endpointId: string, r: QueuedRow): DueDelivery {
+  return {
+    endpointId,
+    eventId: r.event_id,
+    body: r.body_json,
+    status: 'queued',
+    attempts: 0,
+    firstAttemptAt: null,
+    nextAttemptAt: r.next_attempt_at,
+    inRetryAll: false,
+  };
+}
+
+export function toRecord(r: DeliveryRow): DeliveryRecord {
+  return {
+    ...toDue(r.endpoint_id, r),
+    topic: r.topic as WebhookTopic,
+    eventCreatedAt: r.event_created_at,
+    lastAttemptAt: r.last_attempt_at,
     error: r.error as DeliveryError | null,
     responseStatusCode: r.response_status_code,
-    inRetryAll: r.in_retry_all === 1,
   };
 }

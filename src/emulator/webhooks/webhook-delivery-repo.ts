@@ -1,21 +1,30 @@
 /**
- * The webhook delivery queue in SQLite: events (stored with the data protection settings
- * already applied), one delivery row per (endpoint, event), and the retry-all runs. A delivery
- * is `queued` until its first attempt, then `pending` (automatic retries scheduled in
+ * The webhook delivery queue in SQLite: one row per (endpoint, event) carrying the event (stored
+ * with the data protection settings already applied), and the retry-all runs. A delivery is
+ * `queued` until its first attempt, then `pending` (automatic retries scheduled in
  * next_attempt_at) or `failed` (no automatic retry left). A delivered row is deleted (in
- * batches, see recordOutcomes). Because every state lives here, a restart resumes where the last
- * process stopped. Borrowing the database handle; the owner of the handle closes it.
+ * batches, see recordOutcomes). Its key is (endpoint, status, event) and queued rows are in no
+ * other index, so queueing or delivering one writes the table and the key (see migration 21);
+ * every statement names the status (or the statuses it may have) so it seeks by key.
+ * Because every state lives here, a restart resumes where the last process stopped. Borrowing
+ * the database handle; the owner of the handle closes it.
  */
 import type { EmulatorDatabase } from '../store/database.js';
 import type { WebhookTopic } from './webhook-endpoint-repo.js';
 import {
   type AttemptOutcome,
+  DUE_COLUMNS,
   type DeliveryRecord,
   type DeliveryRow,
+  type DeliveryStatus,
+  type DueDelivery,
+  type DueRow,
   type EventOrderKey,
   type FailedAttempt,
   ORDER_SQL,
-  SELECT,
+  type QueuedRow,
+  toDue,
+  toQueued,
   toRecord,
 } from './webhook-delivery-records.js';
 
@@ -24,104 +33,144 @@ export type {
   DeliveryError,
   DeliveryRecord,
   DeliveryStatus,
+  DueDelivery,
   EventOrderKey,
   FailedAttempt,
 } from './webhook-delivery-records.js';
 
-/** Reads and writes webhook events, deliveries and retry-all runs. */
+const ANY_STATUS = `status IN ('queued', 'pending', 'failed')`;
+const ATTEMPTED = `status IN ('pending', 'failed')`;
+
+/** Reads and writes webhook deliveries (with their events) and retry-all runs. */
 export class WebhookDeliveryRepo {
   constructor(private readonly db: EmulatorDatabase) {}
 
-  /** Stores an event and one queued delivery per endpoint, due at `now`. */
+  /** Stores one queued delivery of the event per endpoint, due at `now`. */
   enqueue(
-    event: { eventId: string; organizationId: string; topic: WebhookTopic; createdAt: number; body: string },
+    event: { eventId: string; topic: WebhookTopic; createdAt: number; body: string },
     endpointIds: readonly string[],
     now: number,
   ): void {
-    this.db
-      .prepare(
-        'INSERT INTO webhook_events (event_id, organization_id, topic, created_at, body_json) VALUES (?, ?, ?, ?, ?)',
-      )
-      .run(event.eventId, event.organizationId, event.topic, event.createdAt, event.body);
     const insert = this.db.prepare(
-      `INSERT INTO webhook_deliveries (endpoint_id, event_id, status, next_attempt_at) VALUES (?, ?, 'queued', ?)`,
+      `INSERT INTO webhook_deliveries (endpoint_id, status, event_id, next_attempt_at, topic, event_created_at, body_json)
+       VALUES (?, 'queued', ?, ?, ?, ?, ?)`,
     );
-    for (const id of endpointIds) insert.run(id, event.eventId, now);
+    for (const id of endpointIds)
+      insert.run(id, event.eventId, now, event.topic, event.createdAt, event.body);
   }
 
-  /** Enabled endpoints with a delivery due at `now` or in a retry-all run (index lookups per endpoint). */
+  /** Enabled endpoints with a delivery due at `now` or in a retry-all run (key or index lookups per endpoint). */
   dueEndpoints(now: number): string[] {
     const rows = this.db
       .prepare(
         `SELECT p.id FROM webhook_endpoints p WHERE p.disabled = 0 AND (
-           EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = p.id AND d.next_attempt_at <= ?)
-           OR EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = p.id AND d.in_retry_all = 1))`,
+           EXISTS (SELECT 1 FROM webhook_deliveries d
+             WHERE d.endpoint_id = p.id AND d.status = 'queued' AND d.next_attempt_at <= ?)
+           OR EXISTS (SELECT 1 FROM webhook_deliveries d INDEXED BY webhook_deliveries_retry_due
+             WHERE d.endpoint_id = p.id AND d.status = 'pending' AND d.next_attempt_at <= ?)
+           OR EXISTS (SELECT 1 FROM webhook_deliveries d INDEXED BY webhook_deliveries_retry_all
+             WHERE d.endpoint_id = p.id AND d.in_retry_all = 1))`,
       )
-      .all(now) as { id: string }[];
+      .all(now, now) as { id: string }[];
     return rows.map((r) => r.id);
   }
 
-  /** The endpoint's deliveries in a retry-all run, then those due at `now`, earliest first. */
-  dueFor(endpointId: string, now: number, limit: number): DeliveryRecord[] {
-    const retryAll = this.db
-      .prepare(`${SELECT} WHERE d.endpoint_id = ? AND d.in_retry_all = 1 LIMIT ?`)
-      .all(endpointId, limit) as DeliveryRow[];
-    const due =
-      retryAll.length >= limit
-        ? []
-        : (this.db
-            .prepare(
-              `${SELECT} WHERE d.endpoint_id = ? AND d.next_attempt_at <= ? AND d.in_retry_all = 0
-               ORDER BY d.next_attempt_at LIMIT ?`,
-            )
-            .all(endpointId, now, limit - retryAll.length) as DeliveryRow[]);
-    return (retryAll.length === 0 ? due : retryAll.concat(due)).map(toRecord);
+  /**
+   * The endpoint's deliveries in a retry-all run, then those due at `now` earliest first:
+   * queued ones in event order (time-ordered ids; only those after `after`, the last queued id
+   * a previous read returned, when given) merged with due retries by due time.
+   */
+  dueFor(endpointId: string, now: number, limit: number, after?: string): DueDelivery[] {
+    const rows = this.db
+      .prepare(
+        `SELECT ${DUE_COLUMNS} FROM webhook_deliveries INDEXED BY webhook_deliveries_retry_all
+         WHERE endpoint_id = ? AND in_retry_all = 1 LIMIT ?`,
+      )
+      .all(endpointId, limit) as DueRow[];
+    const due = rows.map((r) => toDue(endpointId, r));
+    if (due.length >= limit) return due;
+    const left = limit - due.length;
+    // A queued row's other columns are known (no attempt yet, in no retry-all run): not read.
+    const queued = (
+      this.db
+        .prepare(
+          `SELECT event_id, body_json, next_attempt_at FROM webhook_deliveries
+           WHERE endpoint_id = ? AND status = 'queued' AND event_id > ? AND next_attempt_at <= ?
+           ORDER BY event_id LIMIT ?`,
+        )
+        .all(endpointId, after ?? '', now, left) as QueuedRow[]
+    ).map((r) => toQueued(endpointId, r));
+    const retries = (
+      this.db
+        .prepare(
+          `SELECT ${DUE_COLUMNS} FROM webhook_deliveries INDEXED BY webhook_deliveries_retry_due
+           WHERE endpoint_id = ? AND status = 'pending' AND next_attempt_at <= ? AND in_retry_all = 0
+           ORDER BY next_attempt_at LIMIT ?`,
+        )
+        .all(endpointId, now, left) as DueRow[]
+    ).map((r) => toDue(endpointId, r));
+    const next =
+      retries.length === 0
+        ? queued
+        : queued
+            .concat(retries)
+            .sort((a, b) => (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0))
+            .slice(0, left);
+    for (const d of next) due.push(d);
+    return due;
   }
 
   find(endpointId: string, eventId: string): DeliveryRecord | undefined {
     const row = this.db
-      .prepare(`${SELECT} WHERE d.endpoint_id = ? AND d.event_id = ?`)
+      .prepare(`SELECT * FROM webhook_deliveries WHERE endpoint_id = ? AND ${ANY_STATUS} AND event_id = ?`)
       .get(endpointId, eventId) as DeliveryRow | undefined;
     return row && toRecord(row);
   }
 
   /**
-   * Writes what a batch of attempts left behind, in one transaction: delivered rows are deleted
-   * (two statements for the whole batch), their events too when no endpoint still waits for
-   * them, failed attempts are recorded, and the retry-all runs they finished end.
+   * Writes what a batch of attempts left behind, in one transaction: failed attempts are
+   * recorded, delivered rows are deleted (one statement per endpoint and status they were read
+   * with), and the retry-all runs they finished end.
    */
   recordOutcomes(outcomes: readonly AttemptOutcome[]): void {
     if (outcomes.length === 0) return;
     this.db.transaction(() => {
-      const deliveredByEndpoint = new Map<string, string[]>();
+      const delivered = new Map<string, { endpointId: string; status: DeliveryStatus; ids: string[] }>();
       const retryAllEndpoints = new Set<string>();
       for (const o of outcomes) {
         if (o.failure) this.failed(o.endpointId, o.eventId, o.failure);
         else {
-          const ids = deliveredByEndpoint.get(o.endpointId);
-          if (ids) ids.push(o.eventId);
-          else deliveredByEndpoint.set(o.endpointId, [o.eventId]);
+          const key = `${o.endpointId} ${o.status}`;
+          const group = delivered.get(key);
+          if (group) group.ids.push(o.eventId);
+          else delivered.set(key, { endpointId: o.endpointId, status: o.status, ids: [o.eventId] });
         }
         if (o.inRetryAll) retryAllEndpoints.add(o.endpointId);
       }
-      const deliveredIds: string[] = [];
-      for (const [endpointId, ids] of deliveredByEndpoint) {
-        this.db
-          .prepare(
-            'DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND event_id IN (SELECT value FROM json_each(?))',
-          )
-          .run(endpointId, JSON.stringify(ids));
-        deliveredIds.push(...ids);
-      }
-      if (deliveredIds.length > 0)
-        this.db
-          .prepare(
-            `DELETE FROM webhook_events WHERE event_id IN (SELECT value FROM json_each(?))
-               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.event_id)`,
-          )
-          .run(JSON.stringify(deliveredIds));
+      for (const { endpointId, status, ids } of delivered.values())
+        this.deleteDelivered(endpointId, status, ids);
       for (const endpointId of retryAllEndpoints) this.finishRetryAllIfDone(endpointId);
     })();
+  }
+
+  /**
+   * Deletes delivered rows by key; when some had changed status since they were read (a failed
+   * attempt of the same batch, a manual retry meanwhile), by any status.
+   */
+  private deleteDelivered(endpointId: string, status: DeliveryStatus, ids: readonly string[]): void {
+    const list = JSON.stringify(ids);
+    const changes = this.db
+      .prepare(
+        'DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND status = ? AND event_id IN (SELECT value FROM json_each(?))',
+      )
+      .run(endpointId, status, list).changes;
+    if (changes < ids.length)
+      this.db
+        .prepare(
+          `DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND ${ANY_STATUS}
+             AND event_id IN (SELECT value FROM json_each(?))`,
+        )
+        .run(endpointId, list);
   }
 
   /** Records a failed attempt; the row leaves any retry-all run. */
@@ -130,7 +179,7 @@ export class WebhookDeliveryRepo {
       .prepare(
         `UPDATE webhook_deliveries SET status = ?, attempts = ?, first_attempt_at = ?, last_attempt_at = ?,
            next_attempt_at = ?, error = ?, response_status_code = ?, in_retry_all = 0
-         WHERE endpoint_id = ? AND event_id = ?`,
+         WHERE endpoint_id = ? AND ${ANY_STATUS} AND event_id = ?`,
       )
       .run(
         f.status,
@@ -152,48 +201,46 @@ export class WebhookDeliveryRepo {
     limit: number,
     offset: number,
   ): { count: number; rows: DeliveryRecord[] } {
-    const where = `WHERE d.endpoint_id = ? AND d.status IN ('pending', 'failed')`;
+    const where = `WHERE endpoint_id = ? AND ${ATTEMPTED}`;
     const { n } = this.db
-      .prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries d ${where}`)
+      .prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries ${where}`)
       .get(endpointId) as {
       n: number;
     };
-    const orderSql = [...order.map((k) => ORDER_SQL[k]), 'd.event_id ASC'].join(', ');
+    const orderSql = [...order.map((k) => ORDER_SQL[k]), 'event_id ASC'].join(', ');
     const rows = this.db
-      .prepare(`${SELECT} ${where} ORDER BY ${orderSql} LIMIT ? OFFSET ?`)
+      .prepare(`SELECT * FROM webhook_deliveries ${where} ORDER BY ${orderSql} LIMIT ? OFFSET ?`)
       .all(endpointId, limit, offset) as DeliveryRow[];
     return { count: n, rows: rows.map(toRecord) };
   }
 
   /** Removes one failed event of the endpoint; false when there is none by that id. */
   removeFailed(endpointId: string, eventId: string): boolean {
-    const changes = this.db
-      .prepare(
-        `DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND event_id = ? AND status IN ('pending', 'failed')`,
-      )
-      .run(endpointId, eventId).changes;
-    this.dropOrphanEvent(eventId);
-    return changes === 1;
+    return (
+      this.db
+        .prepare(`DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND ${ATTEMPTED} AND event_id = ?`)
+        .run(endpointId, eventId).changes === 1
+    );
   }
 
   /** Removes every failed event of the endpoint; returns how many. */
   removeAllFailed(endpointId: string): number {
-    const changes = this.db
-      .prepare(`DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND status IN ('pending', 'failed')`)
+    return this.db
+      .prepare(`DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND ${ATTEMPTED}`)
       .run(endpointId).changes;
-    this.dropOrphanEvents();
-    return changes;
   }
 
-  /** Deletes failed events whose first attempt is before `before` (the 30-day rule); returns how many. */
+  /**
+   * Deletes failed events whose first attempt is before `before` (the 30-day rule); returns how
+   * many. Reads only the attempted rows of each endpoint, never the queued ones.
+   */
   purgeFailedBefore(before: number): number {
-    const changes = this.db
+    return this.db
       .prepare(
-        `DELETE FROM webhook_deliveries WHERE status IN ('pending', 'failed') AND first_attempt_at < ?`,
+        `DELETE FROM webhook_deliveries WHERE endpoint_id IN (SELECT id FROM webhook_endpoints)
+           AND ${ATTEMPTED} AND first_attempt_at < ?`,
       )
       .run(before).changes;
-    if (changes > 0) this.dropOrphanEvents();
-    return changes;
   }
 
   /** Starts a retry-all run over the endpoint's failed events; false when one runs already. */
@@ -204,9 +251,7 @@ export class WebhookDeliveryRepo {
         .run(endpointId, now).changes === 1;
     if (started)
       this.db
-        .prepare(
-          `UPDATE webhook_deliveries SET in_retry_all = 1 WHERE endpoint_id = ? AND status IN ('pending', 'failed')`,
-        )
+        .prepare(`UPDATE webhook_deliveries SET in_retry_all = 1 WHERE endpoint_id = ? AND ${ATTEMPTED}`)
         .run(endpointId);
     return started;
   }
@@ -224,7 +269,12 @@ export class WebhookDeliveryRepo {
     const changes = this.db
       .prepare('DELETE FROM webhook_retry_runs WHERE endpoint_id = ?')
       .run(endpointId).changes;
-    this.db.prepare('UPDATE webhook_deliveries SET in_retry_all = 0 WHERE endpoint_id = ?').run(endpointId);
+    this.db
+      .prepare(
+        `UPDATE webhook_deliveries INDEXED BY webhook_deliveries_retry_all SET in_retry_all = 0
+         WHERE endpoint_id = ? AND in_retry_all = 1`,
+      )
+      .run(endpointId);
     return changes === 1;
   }
 
@@ -233,25 +283,9 @@ export class WebhookDeliveryRepo {
     this.db
       .prepare(
         `DELETE FROM webhook_retry_runs WHERE endpoint_id = ? AND NOT EXISTS
-           (SELECT 1 FROM webhook_deliveries WHERE endpoint_id = ? AND in_retry_all = 1)`,
+           (SELECT 1 FROM webhook_deliveries INDEXED BY webhook_deliveries_retry_all
+             WHERE endpoint_id = ? AND in_retry_all = 1)`,
       )
       .run(endpointId, endpointId);
-  }
-
-  private dropOrphanEvent(eventId: string): void {
-    this.db
-      .prepare(
-        'DELETE FROM webhook_events WHERE event_id = ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE event_id = ?)',
-      )
-      .run(eventId, eventId);
-  }
-
-  /** Deletes events no delivery refers to any more (after an endpoint is deleted). */
-  dropOrphanEvents(): void {
-    this.db
-      .prepare(
-        'DELETE FROM webhook_events WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.event_id)',
-      )
-      .run();
   }
 }

@@ -3,33 +3,27 @@
  * the background, at most `perEndpoint` at a time to one endpoint (so a slow receiver holds up
  * only itself) and `maxInFlight` in all. A failed attempt is rescheduled with jittered
  * exponential backoff for three days after the first attempt, then marked failed; failed
- * events are dropped 30 days after their first attempt. Time comes from the injected clock;
- * a real timer only wakes the worker (every `pollMs` at most). Outcomes of attempts are written
- * in batches, one transaction each: when an endpoint's read-ahead runs out (before the next
- * read), at FLUSH_BATCH outcomes, FLUSH_DELAY_MS after the first unwritten one, at idle() and at
- * stop(); until written, an attempted delivery is never started again. The queue itself never
+ * events are dropped 30 days after their first attempt (webhook-retry-rules.ts). Time comes from
+ * the injected clock; a real timer only wakes the worker (every `pollMs` at most). Due
+ * deliveries are read ahead in batches (webhook-read-ahead.ts). Outcomes of attempts are written
+ * in batches, one transaction each: at FLUSH_BATCH outcomes (on the next turn of the event loop,
+ * after the sends that the last answers started went out), FLUSH_DELAY_MS after the first
+ * unwritten one, before a read from the start of an endpoint's queue, at idle() and at stop();
+ * until written, an attempted delivery is never started again. The queue itself never
  * lives in memory: an attempt cut off by stop() stays due and is sent again, and only a crash
  * inside the short write window can send a delivered event a second time.
  * The creator calls start() and, before closing the database, stop().
  */
 import { randomInt } from 'node:crypto';
-import { type BackoffPolicy, backoffDelay } from '../../lib/backoff.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
-import type { AttemptOutcome, DeliveryRecord, WebhookDeliveryRepo } from './webhook-delivery-repo.js';
+import type { AttemptOutcome, DueDelivery, WebhookDeliveryRepo } from './webhook-delivery-repo.js';
+import { DueReadAhead } from './webhook-read-ahead.js';
+import { FAILED_EVENT_STORAGE_MS, nextAfterFailure } from './webhook-retry-rules.js';
 import type { DeliveryTranscript, WebhookSender } from './webhook-sender.js';
 import type { WebhookTargets } from './webhook-targets.js';
 
-const DAY_MS = 24 * 3600_000;
-/** Automatic retries stop this long after the first attempt (the spec: three days). */
-export const RETRY_WINDOW_MS = 3 * DAY_MS;
-/** Failed events are kept this long after their first attempt (the spec: 30 days). */
-export const FAILED_EVENT_STORAGE_MS = 30 * DAY_MS;
-/**
- * Due deliveries read per query and endpoint. Every written batch costs some 20 to 30 pages of
- * WAL whatever its size (each index changes at its end), so larger batches write less per
- * event; 128 keeps one write to a millisecond or two of the event loop.
- */
+/** Due deliveries read per query and endpoint; 128 keeps one read under a millisecond. */
 const READ_AHEAD = 128;
 /** Unwritten outcomes that start a write at once. */
 const FLUSH_BATCH = 256;
@@ -37,14 +31,6 @@ const FLUSH_BATCH = 256;
 const FLUSH_DELAY_MS = 50;
 /** How long stop() lets attempts in flight finish before cutting them off, in real ms. */
 const STOP_GRACE_MS = 1000;
-/** One minute, doubling, at most six hours apart, each delay drawn from its upper 80 %. */
-export const WEBHOOK_BACKOFF: BackoffPolicy = {
-  initialMs: 60_000,
-  maxMs: 6 * 3600_000,
-  factor: 2,
-  jitter: 0.2,
-};
-
 /** Tuning of the worker. */
 export interface DispatcherOptions {
   /** Concurrent deliveries to one endpoint (default 4). */
@@ -62,12 +48,13 @@ export class WebhookDispatcher {
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpointCount = new Map<string, number>();
   /** Due deliveries read ahead per endpoint (not started yet), so a completion starts the next without a query. */
-  private readonly buffers = new Map<string, DeliveryRecord[]>();
+  private readonly readAhead: DueReadAhead;
   /** Outcomes of attempts waiting to be written in one transaction (see flush). */
   private outcomes: AttemptOutcome[] = [];
   /** Keys of those outcomes: attempted, not written yet, never started again meanwhile. */
   private readonly unwrittenKeys = new Set<string>();
   private flushTimer: NodeJS.Timeout | undefined;
+  private flushSoon: NodeJS.Immediate | undefined;
   /** Callers of idle() waiting for the last delivery in flight to end. */
   private idleWaiters: (() => void)[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -91,6 +78,7 @@ export class WebhookDispatcher {
     this.maxInFlight = options.maxInFlight ?? 64;
     this.pollMs = options.pollMs ?? 1000;
     this.random = options.random ?? (() => randomInt(0, 1 << 30) / (1 << 30));
+    this.readAhead = new DueReadAhead(deliveries, clock, READ_AHEAD + this.perEndpoint, this.perEndpoint);
   }
 
   /** Starts looking at the queue. */
@@ -147,16 +135,16 @@ export class WebhookDispatcher {
 
   /** Forgets what is read ahead for an endpoint (after it, its events or its retry-all changed). */
   endpointChanged(endpointId: string): void {
-    this.buffers.delete(endpointId);
+    this.readAhead.forget(endpointId);
     this.targets.forget(endpointId);
     this.kick();
   }
 
   /** Sends one delivery now and records the outcome (the manual retry); undefined when it is in flight. */
-  async attemptNow(delivery: DeliveryRecord): Promise<DeliveryTranscript | undefined> {
+  async attemptNow(delivery: DueDelivery): Promise<DeliveryTranscript | undefined> {
     const key = keyOf(delivery);
     if (this.inFlight.has(key)) return undefined;
-    this.buffers.delete(delivery.endpointId);
+    this.readAhead.forget(delivery.endpointId);
     let transcript: DeliveryTranscript | undefined;
     const run = this.attempt(delivery).then((t) => {
       transcript = t;
@@ -172,31 +160,30 @@ export class WebhookDispatcher {
     clearTimeout(this.timer);
     const now = this.clock.now();
     this.purge(now);
-    for (const endpointId of this.deliveries.dueEndpoints(now)) this.fill(endpointId, now);
+    for (const endpointId of this.deliveries.dueEndpoints(now)) this.fill(endpointId);
     this.timer = setTimeout(() => this.pump(), this.pollMs);
     this.timer.unref();
   }
 
-  /** Starts the endpoint's next due deliveries up to its limit, reading ahead in batches. */
-  private fill(endpointId: string, now: number): void {
+  /** Starts the endpoint's next due deliveries up to its limit. */
+  private fill(endpointId: string): void {
     while (
       (this.perEndpointCount.get(endpointId) ?? 0) < this.perEndpoint &&
       this.inFlight.size < this.maxInFlight
     ) {
-      let buffer = this.buffers.get(endpointId);
-      if (!buffer || buffer.length === 0) {
-        // Written outcomes first, so the read sees them (and the batch is as large as it gets).
-        this.flush();
-        const busy = (key: string) => this.inFlight.has(key) || this.unwrittenKeys.has(key);
-        buffer = this.deliveries
-          .dueFor(endpointId, now, READ_AHEAD + this.perEndpoint)
-          .filter((d) => !busy(keyOf(d)));
-        if (buffer.length === 0) return;
-        this.buffers.set(endpointId, buffer);
-      }
-      this.startDelivery(buffer.shift()!);
+      const next = this.readAhead.next(endpointId, this.busy, this.writeOutcomes);
+      if (!next) return;
+      this.startDelivery(next);
     }
   }
+
+  /** In flight, or its outcome not written yet. */
+  private readonly busy = (d: DueDelivery): boolean => {
+    const key = keyOf(d);
+    return this.inFlight.has(key) || this.unwrittenKeys.has(key);
+  };
+
+  private readonly writeOutcomes = (): void => this.flush();
 
   private wakeIdleWaiters(): void {
     const waiters = this.idleWaiters;
@@ -211,41 +198,52 @@ export class WebhookDispatcher {
     if (purged > 0) this.logger.info({ purged }, 'dropped failed webhook events older than 30 days');
   }
 
-  private startDelivery(delivery: DeliveryRecord): void {
+  private startDelivery(delivery: DueDelivery): void {
+    const key = keyOf(delivery);
+    const { endpointId } = delivery;
     const run = this.attempt(delivery).then(
-      () => undefined,
+      () => this.settled(key, endpointId),
       (error: unknown) => {
-        if (this.running)
-          this.logger.error({ err: error, endpoint: delivery.endpointId }, 'webhook delivery crashed');
+        if (this.running) this.logger.error({ err: error, endpoint: endpointId }, 'webhook delivery crashed');
+        this.settled(key, endpointId);
       },
     );
-    this.track(keyOf(delivery), delivery.endpointId, run);
+    this.started(key, endpointId, run);
   }
 
   private track(key: string, endpointId: string, run: Promise<void>): void {
+    this.started(key, endpointId, run);
+    run.then(
+      () => this.settled(key, endpointId),
+      () => this.settled(key, endpointId),
+    );
+  }
+
+  private started(key: string, endpointId: string, run: Promise<void>): void {
     this.inFlight.set(key, run);
     this.perEndpointCount.set(endpointId, (this.perEndpointCount.get(endpointId) ?? 0) + 1);
-    const done = () => {
-      const wasFull = this.inFlight.size >= this.maxInFlight;
-      this.inFlight.delete(key);
-      const left = (this.perEndpointCount.get(endpointId) ?? 1) - 1;
-      if (left > 0) this.perEndpointCount.set(endpointId, left);
-      else this.perEndpointCount.delete(endpointId);
-      if (this.running) this.fill(endpointId, this.clock.now());
-      if (this.inFlight.size === 0) this.wakeIdleWaiters();
-      if (!this.running) return;
-      // Other endpoints wait only when the global limit was reached.
-      if (wasFull || (this.perEndpointCount.get(endpointId) ?? 0) === 0) this.kick();
-    };
-    run.then(done, done);
+  }
+
+  /** A delivery ended: the endpoint's next one starts, and idle() callers wake when none is left. */
+  private settled(key: string, endpointId: string): void {
+    const wasFull = this.inFlight.size >= this.maxInFlight;
+    this.inFlight.delete(key);
+    const left = (this.perEndpointCount.get(endpointId) ?? 1) - 1;
+    if (left > 0) this.perEndpointCount.set(endpointId, left);
+    else this.perEndpointCount.delete(endpointId);
+    if (this.running) this.fill(endpointId);
+    if (this.inFlight.size === 0) this.wakeIdleWaiters();
+    if (!this.running) return;
+    // Other endpoints wait only when the global limit was reached.
+    if (wasFull || (this.perEndpointCount.get(endpointId) ?? 0) === 0) this.kick();
   }
 
   /** Sends and records; undefined when the endpoint is gone. Rejects when stop() cut it off. */
-  private async attempt(delivery: DeliveryRecord): Promise<DeliveryTranscript | undefined> {
+  private async attempt(delivery: DueDelivery): Promise<DeliveryTranscript | undefined> {
     const target = this.targets.get(delivery.endpointId);
     if (!target) return undefined;
     const transcript = await this.sender.send({ ...target, body: delivery.body });
-    this.record(delivery, transcript, this.clock.now());
+    this.record(delivery, transcript);
     return transcript;
   }
 
@@ -253,6 +251,8 @@ export class WebhookDispatcher {
   private flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    if (this.flushSoon) clearImmediate(this.flushSoon);
+    this.flushSoon = undefined;
     if (this.outcomes.length === 0) return;
     const done = this.outcomes;
     this.outcomes = [];
@@ -260,17 +260,18 @@ export class WebhookDispatcher {
     for (const o of done) this.unwrittenKeys.delete(keyOf(o));
   }
 
-  private record(d: DeliveryRecord, t: DeliveryTranscript, now: number): void {
+  private record(d: DueDelivery, t: DeliveryTranscript): void {
     const outcome: AttemptOutcome = {
       endpointId: d.endpointId,
       eventId: d.eventId,
+      status: d.status,
       inRetryAll: d.inRetryAll,
     };
     this.outcomes.push(outcome);
     this.unwrittenKeys.add(keyOf(d));
     this.scheduleFlush();
     if (t.status === 'succeeded') return;
-    const failed = this.nextAfterFailure(d, now);
+    const failed = nextAfterFailure(d, this.clock.now(), this.random);
     const error = t.error ?? 'timeout';
     outcome.failure = { ...failed, error, responseStatusCode: t.response_status_code ?? null };
     this.logger.info(
@@ -287,23 +288,8 @@ export class WebhookDispatcher {
   }
 
   private scheduleFlush(): void {
-    if (this.outcomes.length >= FLUSH_BATCH) this.flush();
-    else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_DELAY_MS);
-  }
-
-  /** Pending with the next backoff while inside the 3-day window; failed (no automatic retry) after. */
-  private nextAfterFailure(d: DeliveryRecord, now: number) {
-    const attempts = d.attempts + 1;
-    const firstAttemptAt = d.firstAttemptAt ?? now;
-    const next = now + backoffDelay(WEBHOOK_BACKOFF, attempts - 1, this.random);
-    const pending = d.status !== 'failed' && next <= firstAttemptAt + RETRY_WINDOW_MS;
-    return {
-      status: pending ? ('pending' as const) : ('failed' as const),
-      attempts,
-      firstAttemptAt,
-      lastAttemptAt: now,
-      nextAttemptAt: pending ? next : null,
-    };
+    if (this.outcomes.length >= FLUSH_BATCH) this.flushSoon ??= setImmediate(this.writeOutcomes);
+    else this.flushTimer ??= setTimeout(this.writeOutcomes, FLUSH_DELAY_MS);
   }
 }
 

@@ -96,7 +96,7 @@ export class WebhookPublisher implements JobOutcomeListener, LocalJobOutcomeList
     const eventId = newEventId();
     const body = build(eventId, now, this.store.webhookEndpoints.settings(organizationId));
     this.store.webhookDeliveries.enqueue(
-      { eventId, organizationId, topic, createdAt: now, body: JSON.stringify(body) },
+      { eventId, topic, createdAt: now, body: JSON.stringify(body) },
       endpoints.map((e) => e.id),
       now,
     );

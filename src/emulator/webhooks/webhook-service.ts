@@ -11,7 +11,8 @@ import { ConflictError, NotFoundError, ValidationError, ValidationErrors } from 
 import type { Logger } from '../../log/logger.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import type { DeliveryRecord, EventOrderKey } from './webhook-delivery-repo.js';
-import { FAILED_EVENT_STORAGE_MS, type WebhookDispatcher } from './webhook-dispatcher.js';
+import type { WebhookDispatcher } from './webhook-dispatcher.js';
+import { FAILED_EVENT_STORAGE_MS } from './webhook-retry-rules.js';
 import type { WebhookEndpointRecord, WebhookSettings } from './webhook-endpoint-repo.js';
 import {
   type EndpointDraft,
@@ -134,10 +135,8 @@ export class WebhookService {
   /** Deletes an endpoint with its queued and failed events. */
   remove(orgId: string, id: string): void {
     this.require(orgId, id);
-    this.store.transaction(() => {
-      this.store.webhookEndpoints.delete(id);
-      this.store.webhookDeliveries.dropOrphanEvents();
-    });
+    // Its deliveries (each with its event) go with it (ON DELETE CASCADE).
+    this.store.webhookEndpoints.delete(id);
     this.dispatcher.endpointChanged(id);
   }
 
