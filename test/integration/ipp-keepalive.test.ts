@@ -83,6 +83,8 @@ describe.runIf(hasPeer)('one kept-open connection per printer (ippeveprinter)', 
         ticket: { copies: 1 },
         onDocumentSent: () => sent.push(name),
       });
+      // The printer's answer to Send-Document names the job's state (the watch's first poll waits on it).
+      expect(['pending', 'processing', 'completed']).toContain(job.state);
       let state = await backend.jobState(job.printerJobId);
       while (!isFinalJobState(state.state)) {
         await new Promise((resolve) => setTimeout(resolve, 20));

@@ -6,12 +6,15 @@
 import type { BackoffPolicy } from '../../lib/backoff.js';
 import { isRetryable, PermanentError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
+import type { BackendJobStateName } from '../../printing/printer-backend.js';
 import type { LedgerJob } from '../../store/job-ledger.js';
 import { type JobRunnerDeps, RESTART_JOB_CODE } from './job-runner-types.js';
 import { WaitingReporter, waitingReason } from './waiting-report.js';
 
 export class JobOutcomes {
   readonly waiting: WaitingReporter;
+  /** The printer's word on a job's state in its answer to the submission, until the watch starts. */
+  private readonly stateAtSubmit = new Map<string, BackendJobStateName>();
 
   constructor(private readonly deps: JobRunnerDeps) {
     this.waiting = new WaitingReporter({ emit: deps.emit, clock: deps.clock });
@@ -21,8 +24,15 @@ export class JobOutcomes {
    * `notes` (options changed by the printer settings or not applied by the printer, one line each)
    * go to the cloud as the printing event's message, lines joined by a newline.
    */
-  submittedAs(job: LedgerJob, printerJobId: string, log: Logger, notes: string[] = []): LedgerJob {
+  submittedAs(
+    job: LedgerJob,
+    printerJobId: string,
+    log: Logger,
+    notes: string[] = [],
+    stateAtSubmit?: BackendJobStateName,
+  ): LedgerJob {
     this.waiting.clear(job.jobId);
+    if (stateAtSubmit) this.stateAtSubmit.set(job.jobId, stateAtSubmit);
     const moved = this.deps.ledger.move(job.jobId, 'submitted', { printerJobId });
     this.deps.emit(job.jobId, {
       kind: 'printing',
@@ -31,6 +41,13 @@ export class JobOutcomes {
     });
     log.info({ printerJobId }, 'submitted to the printer');
     return moved;
+  }
+
+  /** The job's state in the printer's answer to the submission (once; undefined after a restart). */
+  takeStateAtSubmit(jobId: string): BackendJobStateName | undefined {
+    const state = this.stateAtSubmit.get(jobId);
+    this.stateAtSubmit.delete(jobId);
+    return state;
   }
 
   cancel(job: LedgerJob, log: Logger): LedgerJob {

@@ -138,6 +138,7 @@ export class JobRunner {
     }
     if (isFinal(job)) {
       this.outcomes.waiting.clear(jobId);
+      this.outcomes.takeStateAtSubmit(jobId);
       this.downloads.forget(jobId);
       if (job.spoolPath) rmSync(job.spoolPath, { force: true });
     }

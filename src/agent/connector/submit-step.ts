@@ -56,7 +56,7 @@ export class SubmitStep {
       });
       busy.count = 0;
       const notes = [...warnings, ...(submitted.notApplied ?? [])];
-      return this.outcomes.submittedAs(job, submitted.printerJobId, log, notes);
+      return this.outcomes.submittedAs(job, submitted.printerJobId, log, notes, submitted.state);
     } catch (error) {
       if (!isRetryable(error)) throw error;
       const message = errorMessage(error);

@@ -1,7 +1,10 @@
 /**
  * The watch step of a job: polls the printer (Get-Job-Attributes for IPP) until the job ends
  * there, reporting page progress, and sends the cancel a user asked for. Ends the job completed,
- * cancelled or failed as the printer says.
+ * cancelled or failed as the printer says. Polls come soon after the submission, then less
+ * often (5 ms doubling up to `jobs.status_poll_ms`); when the printer's answer to the submission
+ * said the job was not finished yet, the first poll waits the first interval instead of asking
+ * at once (it would only hear the same).
  */
 import { sleep } from '../../lib/abort.js';
 import { errorMessage, isRetryable } from '../../lib/errors.js';
@@ -26,7 +29,10 @@ export class PrinterWatch {
     const printerJobId = job.printerJobId as string;
     let cancelSent = false;
     let pages = -1;
-    for (let poll = 0; ; poll++) {
+    const atSubmit = this.outcomes.takeStateAtSubmit(job.jobId);
+    const notFinishedYet = atSubmit !== undefined && !isFinalJobState(atSubmit);
+    if (notFinishedYet) await sleep(this.pollDelay(0), control.stop);
+    for (let poll = notFinishedYet ? 1 : 0; ; poll++) {
       if (control.cancelled() && !cancelSent) {
         await backend.cancel(printerJobId, control.stop);
         cancelSent = true;
@@ -37,9 +43,13 @@ export class PrinterWatch {
         pages = state.pagesCompleted ?? 0;
         this.deps.emit(job.jobId, { kind: 'progress', pages_printed: pages, pages_total: state.pagesTotal });
       }
-      // Printers finish most jobs quickly: check again soon, then less often.
-      await sleep(Math.min(this.deps.jobs.status_poll_ms, 5 * 2 ** poll), control.stop);
+      await sleep(this.pollDelay(poll), control.stop);
     }
+  }
+
+  /** Printers finish most jobs quickly: check again soon, then less often. */
+  private pollDelay(poll: number): number {
+    return Math.min(this.deps.jobs.status_poll_ms, 5 * 2 ** poll);
   }
 
   private async pollState(backend: PrinterBackend, id: string, stop: AbortSignal, log: Logger) {

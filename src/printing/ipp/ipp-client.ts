@@ -161,14 +161,19 @@ export class IppClient {
     return groupRecord(response, TAG.UNSUPPORTED_GROUP);
   }
 
-  /** Get-Job-Attributes of one job. */
-  async getJobAttributes(jobId: number, signal?: AbortSignal): Promise<PrinterAttributes> {
+  /** Get-Job-Attributes of one job; `requested` limits the answer to those attributes (default: the printer's choice). */
+  async getJobAttributes(
+    jobId: number,
+    signal?: AbortSignal,
+    requested?: string[],
+  ): Promise<PrinterAttributes> {
     const response = await this.call(
       'Get-Job-Attributes',
       OPERATION.GET_JOB_ATTRIBUTES,
       [
         attr(TAG.INTEGER, 'job-id', jobId),
         attr(TAG.NAME, 'requesting-user-name', this.options.userName ?? 'printrelay'),
+        ...(requested ? [attr(TAG.KEYWORD, 'requested-attributes', requested)] : []),
       ],
       { signal },
     );
