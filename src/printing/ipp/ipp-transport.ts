@@ -1,17 +1,18 @@
 /**
  * One IPP request over HTTP(S): the encoded attribute groups, then the document streamed from
- * its file (never read whole), and the response decoded safely. TLS policy for ipps:// comes
- * from the URI (see parseIppTarget and docs/ipp.md). Timeouts and cancellation through
- * AbortSignal. With an `agent` (IppClient passes its keep-alive agent) connections are reused
- * between requests to the same printer; without one each call owns its socket and closes it.
+ * its file (ipp-document-sender.ts; never read whole), and the response decoded safely. TLS
+ * policy for ipps:// comes from the URI (see parseIppTarget and docs/ipp.md). One timer per
+ * request and the caller's AbortSignal end it early. With an `agent` (IppClient passes its
+ * keep-alive agent) connections are reused between requests to the same printer, and a request
+ * that may repeat is sent again when a reused connection turns out closed; without one each call
+ * owns its socket and closes it.
  */
-import { type FileHandle, open } from 'node:fs/promises';
-import { FILE_CHUNK } from '../../lib/file-sink.js';
 import { type Agent, type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { PermanentError, ValidationError } from '../../lib/errors.js';
 import { decodeMessage, type IppMessage, IppIncompleteError } from './ipp-codec.js';
+import { type DocumentSource, openDocument, streamDocument } from './ipp-document-sender.js';
 import { errorForNetworkFailure, IppResponseError } from './ipp-errors.js';
 
 /** Where and how to reach a printer, parsed from an ipp:// or ipps:// URI. */
@@ -93,12 +94,6 @@ export interface ExchangeOptions {
   onDocumentSent?: () => void;
 }
 
-/** The document of a request: one open file for its size, its tail and its body. */
-interface DocumentSource {
-  file: FileHandle;
-  size: number;
-}
-
 /** Sends `header` (and the document) to the target; resolves with the decoded response. */
 export async function exchange(
   target: IppTarget,
@@ -118,7 +113,7 @@ export async function exchange(
       }
     }
   } finally {
-    await document?.file.close().catch(() => undefined);
+    if (document && !document.streaming) await document.file.close().catch(() => undefined);
   }
 }
 
@@ -201,101 +196,30 @@ function exchangeOnce(
       req.end();
       return;
     }
-    streamDocument(document, req, options.onDocumentSent).catch((error) => {
-      // The printer may answer (busy, format not supported) and close before taking the whole
-      // document; then the response wins and this write error is noise.
-      setImmediate(() => {
-        if (!responded) failRequest(error);
-      });
-    });
+    document.streaming = true;
+    // Closed once the sender is done or the request is gone (a destroyed request may leave the
+    // sender waiting for a callback that never comes).
+    let fileClosed = false;
+    const closeFile = () => {
+      if (fileClosed) return;
+      fileClosed = true;
+      document.file.close().catch(() => undefined);
+    };
+    req.once('close', closeFile);
+    streamDocument(document, req, options.onDocumentSent)
+      .catch((error) => {
+        // The printer may answer (busy, format not supported) and close before taking the whole
+        // document; then the response wins and this write error is noise.
+        setImmediate(() => {
+          if (!responded) failRequest(error);
+        });
+      })
+      .finally(closeFile);
   });
 }
 
 function timedOut(): Error {
   return Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' });
-}
-
-/** The document's last bytes, written on their own once everything before them left the process. */
-const TAIL_BYTES = 1024;
-
-/**
- * Writes the document to the request and calls `onSent` as soon as its last bytes are with the
- * operating system (which delivers them even if this process dies right after). The body goes
- * chunk by chunk (pausing while the connection is full) up to its last TAIL_BYTES; once the
- * write callback says all of that left the process, the tail is written on its own. A tail the
- * socket took at once (the usual case) is recorded sent in the same synchronous step; otherwise
- * from its write callback. This keeps the gap in which a crash leaves a whole document recorded
- * as cut (and sent again after the restart) to a few instructions; see docs/ipp.md.
- */
-async function streamDocument(document: DocumentSource, req: ClientRequest, onSent?: () => void) {
-  const { file, size } = document;
-  const tailStart = Math.max(0, size - TAIL_BYTES);
-  const tail = await readTail(file, tailStart, size);
-  await new Promise<void>((resolve, reject) => {
-    const fail = (error: unknown) => reject(error);
-    req.once('error', fail);
-    if (tailStart === 0) {
-      resolve();
-      return;
-    }
-    const source = file.createReadStream({
-      start: 0,
-      end: tailStart - 1,
-      highWaterMark: FILE_CHUNK,
-      autoClose: false,
-    });
-    let written = 0;
-    req.once('close', () => source.destroy());
-    source.on('error', (error) => {
-      req.destroy(error);
-      reject(error);
-    });
-    source.on('data', (chunk: Buffer | string) => {
-      written += chunk.length;
-      const last = written >= tailStart;
-      const flushed = (error?: Error | null) => (error ? reject(error) : resolve());
-      if (!req.write(chunk, last ? flushed : undefined)) {
-        source.pause();
-        req.once('drain', () => source.resume());
-      }
-    });
-  });
-  if (req.destroyed) throw new Error('connection closed while sending the document');
-  let recorded = false;
-  const record = () => {
-    if (recorded) return;
-    recorded = true;
-    onSent?.();
-  };
-  req.write(tail, (error?: Error | null) => {
-    if (!error) record();
-  });
-  if (writeQueueSize(req) === 0) record();
-  await new Promise<void>((resolve) => req.end(() => resolve()));
-}
-
-/** Bytes libuv still holds for the request's socket (0: everything written went to the OS). */
-function writeQueueSize(req: ClientRequest): number {
-  const handle = (req.socket as unknown as { _handle?: { writeQueueSize?: number } } | null)?._handle;
-  return handle?.writeQueueSize ?? 1;
-}
-
-async function readTail(file: FileHandle, start: number, end: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(end - start);
-  const { bytesRead } = await file.read(buffer, 0, buffer.length, start);
-  return buffer.subarray(0, bytesRead);
-}
-
-/** Opens the document once for its size, its tail and its body; the caller closes it. */
-async function openDocument(path: string): Promise<DocumentSource> {
-  let file: FileHandle | undefined;
-  try {
-    file = await open(path, 'r');
-    return { file, size: (await file.stat()).size };
-  } catch (error) {
-    await file?.close().catch(() => undefined);
-    throw new PermanentError('document_unreadable', `document ${path} cannot be read`, { cause: error });
-  }
 }
 
 function openRequest(target: IppTarget, length: number, agent?: Agent): ClientRequest {
