@@ -7,7 +7,8 @@
  *
  *   npm run bench:agent-cost    (BENCH_JOBS=200, BENCH_WARMUP_JOBS=200, BENCH_CONCURRENCY=16,
  *                                BENCH_BIG_MB=1024; 0 skips the large document)
- * Prints the agent's CPU per job, the connector requests per job by kind, the large document's
+ * Prints the agent's CPU per job, the connector requests per job by kind, the IPP requests and
+ * new connections per job at the printer (from ippeveprinter's verbose log), the large document's
  * upload / agent / whole rates and the CPU seconds per GiB of agent and emulator in each leg, `agent_ratio <agent leg / direct ipptool rate>` and last
  * `ratio <whole path / direct ipptool rate>` of the large document.
  */
@@ -45,6 +46,22 @@ function requestKind(method: string, path: string): string | undefined {
   )
     return 'other connector';
   return undefined;
+}
+
+/**
+ * Counts ippeveprinter's verbose log: one `<client> <Operation> <status>` line per IPP request,
+ * one `Accepted connection` line per new connection.
+ */
+function ippCounter() {
+  const counts = new Map<string, number>();
+  const add = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
+  const onLogLine = (line: string) => {
+    if (line.startsWith('Accepted connection')) add('connection');
+    const operation =
+      /^\S+ ([A-Z][A-Za-z]*(?:-[A-Z][A-Za-z]*)+) (?:successful|client-error|server-error)/.exec(line)?.[1];
+    if (operation) add(operation);
+  };
+  return { onLogLine, snapshot: () => new Map(counts) };
 }
 
 /** Counts the emulator's `request completed` lines by kind, from its JSON log on stdout. */
@@ -85,7 +102,12 @@ async function runJobs(sfapi: SfapiClient, file: string, printerId: string, coun
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'bench-cost-'));
-  const printer = await startIppEvePrinter({ name: 'Cost IPP Everywhere' });
+  const ipp = ippCounter();
+  const printer = await startIppEvePrinter({
+    name: 'Cost IPP Everywhere',
+    extraArgs: ['-v'],
+    onLogLine: ipp.onLogLine,
+  });
   const stops: (() => Promise<void>)[] = [() => printer.stop()];
   try {
     const onePage = join(work, 'one.pdf');
@@ -119,11 +141,11 @@ async function main(): Promise<void> {
 
     await runJobs(sfapi, onePage, printerId, warmupJobs);
     await sleep(500);
-    const before = { cpu: cpuSecondsOf(agent.part.pid), counts: requests.snapshot() };
+    const before = { cpu: cpuSecondsOf(agent.part.pid), counts: requests.snapshot(), ipp: ipp.snapshot() };
     const seconds = await runJobs(sfapi, onePage, printerId, jobs);
     // Let the last events leave the outbox before counting.
     await sleep(500);
-    const after = { cpu: cpuSecondsOf(agent.part.pid), counts: requests.snapshot() };
+    const after = { cpu: cpuSecondsOf(agent.part.pid), counts: requests.snapshot(), ipp: ipp.snapshot() };
     const perJob = (kind: string) => ((after.counts.get(kind) ?? 0) - (before.counts.get(kind) ?? 0)) / jobs;
     const kinds = [...new Set([...after.counts.keys()])].sort();
     const total = kinds.reduce((sum, kind) => sum + perJob(kind), 0);
@@ -133,6 +155,12 @@ async function main(): Promise<void> {
     console.log(`agent   CPU ${(((after.cpu - before.cpu) / jobs) * 1000).toFixed(2)} ms/job`);
     console.log(
       `cloud   connector requests per job ${total.toFixed(2)}: ${kinds.map((k) => `${k} ${perJob(k).toFixed(2)}`).join(', ')}`,
+    );
+    const ippPerJob = (key: string) => ((after.ipp.get(key) ?? 0) - (before.ipp.get(key) ?? 0)) / jobs;
+    const operations = [...after.ipp.keys()].filter((k) => k !== 'connection').sort();
+    const ippTotal = operations.reduce((sum, key) => sum + ippPerJob(key), 0);
+    console.log(
+      `ipp     requests per job ${ippTotal.toFixed(2)}: ${operations.map((k) => `${k} ${ippPerJob(k).toFixed(2)}`).join(', ')}; new connections per job ${ippPerJob('connection').toFixed(2)}`,
     );
 
     if (bigMb > 0) {

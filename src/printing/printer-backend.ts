@@ -59,6 +59,8 @@ export interface SubmittedJob {
   printerJobId: string;
   /** Options of the ticket the printer could not honour, one line each for the user (notAppliedLines). */
   notApplied?: string[];
+  /** The job's state in the printer's answer to the submission, when it gave one. */
+  state?: BackendJobStateName;
 }
 
 export type BackendJobStateName =

@@ -26,6 +26,8 @@ export interface IppEvePrinterOptions {
   formats?: string | null;
   /** Extra arguments (for example ['-a', attributesFile]). */
   extraArgs?: string[];
+  /** Called with each line the printer writes to stderr (with `-v` in extraArgs: one per request). */
+  onLogLine?: (line: string) => void;
 }
 
 function waitForPort(port: number, timeoutMs: number): Promise<void> {
@@ -77,8 +79,13 @@ export async function startIppEvePrinter(options: IppEvePrinterOptions = {}): Pr
   ];
   const child: ChildProcess = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
+  let partial = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
+    if (!options.onLogLine) return;
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) options.onLogLine(line);
   });
   try {
     await waitForPort(port, 10_000);

@@ -3,7 +3,6 @@
  * on ipp://host:port/, and the CupsDiscoverer built on it. The request goes through the shared
  * IPP codec and transport (printing/ipp/), one connection per call, nothing to clean up.
  */
-import { anySignal } from '../../lib/abort.js';
 import type { Logger } from '../../log/logger.js';
 import { encodeMessage } from '../ipp/ipp-codec.js';
 import { attr, firstNumber, firstText, groupRecord, groupRecords } from '../ipp/ipp-attributes.js';
@@ -68,7 +67,9 @@ export async function cupsGetPrinters(
   });
   const response = await exchange(target, header, {
     operation: 'CUPS-Get-Printers',
-    signal: anySignal(signal, AbortSignal.timeout(timeoutMs)),
+    signal,
+    timeoutMs,
+    repeatable: true,
   });
   // CUPS answers client-error-not-found when it has no queues at all: that is an empty list.
   if (response.code === 0x0406) return [];

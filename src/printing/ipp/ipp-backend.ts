@@ -52,6 +52,15 @@ export function describePrinter(uri: string, attrs: PrinterAttributes): PrinterD
   };
 }
 
+/** The job attributes jobStateOf reads: a status poll asks for these only (a smaller answer). */
+export const JOB_STATE_ATTRIBUTES = [
+  'job-state',
+  'job-state-reasons',
+  'job-impressions-completed',
+  'job-media-sheets-completed',
+  'job-impressions',
+];
+
 /** Maps Get-Job-Attributes to a BackendJobState. Pure. */
 export function jobStateOf(attrs: PrinterAttributes): BackendJobState {
   const sheets = firstNumber(attrs, 'job-media-sheets-completed');
@@ -133,7 +142,12 @@ export class IppBackend implements PrinterBackend {
       : await this.client.printJob(request, signal);
     this.logger.info({ printerJobId: created.jobId, dropped: dropped.length }, 'job accepted by printer');
     const notApplied = notAppliedLines(dropped);
-    return { printerJobId: String(created.jobId), ...(notApplied.length > 0 ? { notApplied } : {}) };
+    const state = created.jobState === undefined ? undefined : JOB_STATES[created.jobState];
+    return {
+      printerJobId: String(created.jobId),
+      ...(notApplied.length > 0 ? { notApplied } : {}),
+      ...(state ? { state } : {}),
+    };
   }
 
   /**
@@ -161,7 +175,9 @@ export class IppBackend implements PrinterBackend {
   }
 
   async jobState(printerJobId: string, signal?: AbortSignal): Promise<BackendJobState> {
-    return jobStateOf(await this.client.getJobAttributes(parseJobId(printerJobId), signal));
+    return jobStateOf(
+      await this.client.getJobAttributes(parseJobId(printerJobId), signal, JOB_STATE_ATTRIBUTES),
+    );
   }
 
   findJobByName(jobName: string, signal?: AbortSignal): Promise<SubmittedJob | undefined> {

@@ -1,13 +1,12 @@
 /**
  * A streaming IPP client for one printer URI: Get-Printer-Attributes, Print-Job, Create-Job,
- * Send-Document, Validate-Job, Get-Job-Attributes, Get-Jobs and Cancel-Job. Documents stream from their file; every request
- * has a timeout (AbortSignal) on top of the caller's signal; every failure is typed (ipp-errors.ts).
- * Holds no sockets between calls, so there is nothing to close.
+ * Send-Document, Validate-Job, Get-Job-Attributes, Get-Jobs and Cancel-Job. Documents stream from
+ * their file; every request has a timeout on top of the caller's signal; every failure is typed
+ * (ipp-errors.ts). Connections to the printer are kept open between requests; close() ends them.
  */
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Logger } from '../../log/logger.js';
-import { anySignal } from '../../lib/abort.js';
 import type { PrinterAttributes } from '../printer-backend.js';
 import { encodeMessage, type IppAttribute, type IppMessage } from './ipp-codec.js';
 import { attr, groupRecord, groupRecords, operationPreamble } from './ipp-attributes.js';
@@ -56,10 +55,26 @@ export interface IppJobCreated {
 /** Which jobs Get-Jobs lists. */
 export type WhichJobs = 'not-completed' | 'completed' | 'all';
 
+/** Operations that may be sent twice: a stale kept-open connection is retried for them (ipp-transport.ts). */
+const REPEATABLE = new Set([
+  OPERATION.GET_PRINTER_ATTRIBUTES,
+  OPERATION.GET_JOB_ATTRIBUTES,
+  OPERATION.GET_JOBS,
+  OPERATION.VALIDATE_JOB,
+  OPERATION.CANCEL_JOB,
+]);
+
+/**
+ * How long an idle kept-open connection is kept (ms). Well under the idle timeouts printers use
+ * (ippeveprinter announces 10 s and the agent then keeps 9 s, whichever is shorter), so the
+ * printer rarely closes a connection just as a request goes out on it.
+ */
+export const IDLE_CONNECTION_MS = 4_000;
+
 /**
  * An IPP client bound to one printer URI. Connections to the printer are kept open between
- * requests (a keep-alive agent of its own, at most two sockets), which spares a name lookup and
- * a TCP (and TLS) handshake per request; close() ends them.
+ * requests (a keep-alive agent of its own, at most two sockets, idle ones closed after
+ * IDLE_CONNECTION_MS), which spares a TCP (and TLS) handshake per request; close() ends them.
  */
 export class IppClient {
   private readonly target: IppTarget;
@@ -68,7 +83,7 @@ export class IppClient {
 
   constructor(private readonly options: IppClientOptions) {
     this.target = parseIppTarget(options.uri);
-    const settings = { keepAlive: true, maxSockets: 2, maxFreeSockets: 2 };
+    const settings = { keepAlive: true, maxSockets: 2, maxFreeSockets: 2, timeout: IDLE_CONNECTION_MS };
     this.agent = this.target.secure ? new HttpsAgent(settings) : new HttpAgent(settings);
   }
 
@@ -146,14 +161,19 @@ export class IppClient {
     return groupRecord(response, TAG.UNSUPPORTED_GROUP);
   }
 
-  /** Get-Job-Attributes of one job. */
-  async getJobAttributes(jobId: number, signal?: AbortSignal): Promise<PrinterAttributes> {
+  /** Get-Job-Attributes of one job; `requested` limits the answer to those attributes (default: the printer's choice). */
+  async getJobAttributes(
+    jobId: number,
+    signal?: AbortSignal,
+    requested?: string[],
+  ): Promise<PrinterAttributes> {
     const response = await this.call(
       'Get-Job-Attributes',
       OPERATION.GET_JOB_ATTRIBUTES,
       [
         attr(TAG.INTEGER, 'job-id', jobId),
         attr(TAG.NAME, 'requesting-user-name', this.options.userName ?? 'printrelay'),
+        ...(requested ? [attr(TAG.KEYWORD, 'requested-attributes', requested)] : []),
       ],
       { signal },
     );
@@ -241,14 +261,15 @@ export class IppClient {
     const timeout = extra.documentPath
       ? (this.options.documentTimeoutMs ?? 600_000)
       : (this.options.timeoutMs ?? 15_000);
-    const signal = anySignal(extra.signal, AbortSignal.timeout(timeout));
     this.options.logger.debug({ operation: name, requestId: this.requestId }, 'ipp request');
     const response = await exchange(this.target, header, {
       operation: name,
       documentPath: extra.documentPath,
       onDocumentSent: extra.onDocumentSent,
-      signal,
+      signal: extra.signal,
+      timeoutMs: timeout,
       agent: this.agent,
+      repeatable: REPEATABLE.has(operationId),
     });
     const message = groupRecord(response, TAG.OPERATION)['status-message'];
     const error = errorForStatus(response.code, name, typeof message === 'string' ? message : undefined);

@@ -1,18 +1,18 @@
 /**
  * One IPP request over HTTP(S): the encoded attribute groups, then the document streamed from
- * its file (never read whole), and the response decoded safely. TLS policy for ipps:// comes
- * from the URI (see parseIppTarget and docs/ipp.md). Timeouts and cancellation through
- * AbortSignal. With an `agent` (IppClient passes its keep-alive agent) connections are reused
- * between requests to the same printer; without one each call owns its socket and closes it.
+ * its file (ipp-document-sender.ts; never read whole), and the response decoded safely. TLS
+ * policy for ipps:// comes from the URI (see parseIppTarget and docs/ipp.md). One timer per
+ * request and the caller's AbortSignal end it early. With an `agent` (IppClient passes its
+ * keep-alive agent) connections are reused between requests to the same printer, and a request
+ * that may repeat is sent again when a reused connection turns out closed; without one each call
+ * owns its socket and closes it.
  */
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
-import { FILE_CHUNK } from '../../lib/file-sink.js';
 import { type Agent, type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { PermanentError, ValidationError } from '../../lib/errors.js';
 import { decodeMessage, type IppMessage, IppIncompleteError } from './ipp-codec.js';
+import { type DocumentSource, openDocument, streamDocument } from './ipp-document-sender.js';
 import { errorForNetworkFailure, IppResponseError } from './ipp-errors.js';
 
 /** Where and how to reach a printer, parsed from an ipp:// or ipps:// URI. */
@@ -77,9 +77,19 @@ export interface ExchangeOptions {
   operation: string;
   /** Path of a document to stream after the attributes. */
   documentPath?: string;
-  signal: AbortSignal;
+  /** The caller's signal: aborting it ends the exchange with the signal's reason. */
+  signal?: AbortSignal;
+  /** Time the whole exchange may take; past it the request ends as timed out (printer_unreachable). */
+  timeoutMs: number;
   /** Keep-alive agent for this target (an https.Agent for ipps://); omitted: one connection per call. */
   agent?: Agent;
+  /**
+   * True for an operation that may be sent twice (Get-*, Validate-Job, Cancel-Job): one that
+   * failed on a reused keep-alive connection before any byte of the answer arrived (the printer
+   * had closed the idle connection) is sent again. Job-creating and document-carrying operations
+   * are never repeated here; their callers reconcile at the printer instead.
+   */
+  repeatable?: boolean;
   /** Called once the whole document went to the connection (before the answer, if it comes). */
   onDocumentSent?: () => void;
 }
@@ -90,125 +100,129 @@ export async function exchange(
   header: Buffer,
   options: ExchangeOptions,
 ): Promise<IppMessage> {
-  const documentSize = options.documentPath ? await documentLength(options.documentPath) : 0;
+  if (options.signal?.aborted) throw options.signal.reason;
+  const document = options.documentPath ? await openDocument(options.documentPath) : undefined;
+  try {
+    // Each stale socket is destroyed when it fails, so the pool's free sockets run out quickly.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await exchangeOnce(target, header, options, document);
+      } catch (error) {
+        if (!(error instanceof StaleConnectionError)) throw error;
+        if (!options.repeatable || attempt >= MAX_STALE_RETRIES) throw error.mapped;
+      }
+    }
+  } finally {
+    if (document && !document.streaming) await document.file.close().catch(() => undefined);
+  }
+}
+
+/** Tries of a repeatable request that keep failing on reused connections. */
+const MAX_STALE_RETRIES = 3;
+
+/**
+ * A request that failed on a reused keep-alive connection before any byte of the answer came
+ * back: the printer most likely closed the idle connection as the request went out. `mapped` is
+ * the error the caller gets when the request is not sent again.
+ */
+class StaleConnectionError extends Error {
+  constructor(readonly mapped: unknown) {
+    super('reused connection closed before the answer');
+  }
+}
+
+function exchangeOnce(
+  target: IppTarget,
+  header: Buffer,
+  options: ExchangeOptions,
+  document: DocumentSource | undefined,
+): Promise<IppMessage> {
   const where = `${target.host}:${target.port}`;
   return new Promise<IppMessage>((resolve, reject) => {
     let settled = false;
     let responded = false;
+    /** Why the exchange was ended from this side: the timer or the caller's signal. */
+    let ended: 'timeout' | 'aborted' | undefined;
+    const length = header.length + (document?.size ?? 0);
+    const req = openRequest(target, length, options.agent);
+    const timer = setTimeout(() => {
+      ended = 'timeout';
+      req.destroy(timedOut());
+    }, options.timeoutMs);
+    const onAbort = () => {
+      ended = 'aborted';
+      req.destroy(options.signal?.reason);
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const settle = () => {
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    };
     const fail = (error: unknown) => {
       if (settled) return;
-      settled = true;
+      settle();
       reject(error);
     };
-    const req = openRequest(target, header.length + documentSize, options.signal, options.agent);
+    /** socket.bytesRead when the request got its socket (a reused one has read earlier answers). */
+    let readBefore: number | undefined;
+    req.on('socket', (socket) => {
+      readBefore = socket.bytesRead;
+    });
+    const failRequest = (error: unknown) => {
+      const mapped = mapRequestError(error, ended, options, where);
+      const nothingRead = readBefore !== undefined && (req.socket?.bytesRead ?? readBefore) === readBefore;
+      fail(
+        ended === undefined && req.reusedSocket && nothingRead ? new StaleConnectionError(mapped) : mapped,
+      );
+    };
     req.on('error', (error) => {
-      if (!responded) fail(mapRequestError(error, options, where));
+      if (!responded) failRequest(error);
     });
     req.on('response', (res) => {
       responded = true;
       readResponse(res, options.operation).then(
         (message) => {
-          settled = true;
+          if (settled) return;
+          settle();
           resolve(message);
         },
-        (error) => fail(options.signal.aborted ? mapRequestError(error, options, where) : error),
+        (error) => fail(ended ? mapRequestError(error, ended, options, where) : error),
       );
     });
     if (target.secure && target.tlsFingerprint) pinFingerprint(req, target.tlsFingerprint, fail);
     req.write(header);
-    if (!options.documentPath) {
+    if (!document) {
       req.end();
       return;
     }
-    streamDocument(options.documentPath, documentSize, req, options.onDocumentSent).catch((error) => {
-      // The printer may answer (busy, format not supported) and close before taking the whole
-      // document; then the response wins and this write error is noise.
-      setImmediate(() => {
-        if (!responded) fail(mapRequestError(error, options, where));
-      });
-    });
+    document.streaming = true;
+    // Closed once the sender is done or the request is gone (a destroyed request may leave the
+    // sender waiting for a callback that never comes).
+    let fileClosed = false;
+    const closeFile = () => {
+      if (fileClosed) return;
+      fileClosed = true;
+      document.file.close().catch(() => undefined);
+    };
+    req.once('close', closeFile);
+    streamDocument(document, req, options.onDocumentSent)
+      .catch((error) => {
+        // The printer may answer (busy, format not supported) and close before taking the whole
+        // document; then the response wins and this write error is noise.
+        setImmediate(() => {
+          if (!responded) failRequest(error);
+        });
+      })
+      .finally(closeFile);
   });
 }
 
-/** The document's last bytes, written on their own once everything before them left the process. */
-const TAIL_BYTES = 1024;
-
-/**
- * Writes the document to the request and calls `onSent` as soon as its last bytes are with the
- * operating system (which delivers them even if this process dies right after). The body goes
- * chunk by chunk (pausing while the connection is full) up to its last TAIL_BYTES; once the
- * write callback says all of that left the process, the tail is written on its own. A tail the
- * socket took at once (the usual case) is recorded sent in the same synchronous step; otherwise
- * from its write callback. This keeps the gap in which a crash leaves a whole document recorded
- * as cut (and sent again after the restart) to a few instructions; see docs/ipp.md.
- */
-async function streamDocument(path: string, size: number, req: ClientRequest, onSent?: () => void) {
-  const tailStart = Math.max(0, size - TAIL_BYTES);
-  const tail = await readTail(path, tailStart, size);
-  await new Promise<void>((resolve, reject) => {
-    const fail = (error: unknown) => reject(error);
-    req.once('error', fail);
-    if (tailStart === 0) {
-      resolve();
-      return;
-    }
-    const source = createReadStream(path, { end: tailStart - 1, highWaterMark: FILE_CHUNK });
-    let written = 0;
-    req.once('close', () => source.destroy());
-    source.on('error', (error) => {
-      req.destroy(error);
-      reject(error);
-    });
-    source.on('data', (chunk: Buffer | string) => {
-      written += chunk.length;
-      const last = written >= tailStart;
-      const flushed = (error?: Error | null) => (error ? reject(error) : resolve());
-      if (!req.write(chunk, last ? flushed : undefined)) {
-        source.pause();
-        req.once('drain', () => source.resume());
-      }
-    });
-  });
-  if (req.destroyed) throw new Error('connection closed while sending the document');
-  let recorded = false;
-  const record = () => {
-    if (recorded) return;
-    recorded = true;
-    onSent?.();
-  };
-  req.write(tail, (error?: Error | null) => {
-    if (!error) record();
-  });
-  if (writeQueueSize(req) === 0) record();
-  await new Promise<void>((resolve) => req.end(() => resolve()));
+function timedOut(): Error {
+  return Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' });
 }
 
-/** Bytes libuv still holds for the request's socket (0: everything written went to the OS). */
-function writeQueueSize(req: ClientRequest): number {
-  const handle = (req.socket as unknown as { _handle?: { writeQueueSize?: number } } | null)?._handle;
-  return handle?.writeQueueSize ?? 1;
-}
-
-async function readTail(path: string, start: number, end: number): Promise<Buffer> {
-  const file = await open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(end - start);
-    const { bytesRead } = await file.read(buffer, 0, buffer.length, start);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await file.close();
-  }
-}
-
-async function documentLength(path: string): Promise<number> {
-  try {
-    return (await stat(path)).size;
-  } catch (error) {
-    throw new PermanentError('document_unreadable', `document ${path} cannot be read`, { cause: error });
-  }
-}
-
-function openRequest(target: IppTarget, length: number, signal: AbortSignal, agent?: Agent): ClientRequest {
+function openRequest(target: IppTarget, length: number, agent?: Agent): ClientRequest {
   const headers: Record<string, string> = {
     'content-type': 'application/ipp',
     'content-length': String(length),
@@ -220,7 +234,6 @@ function openRequest(target: IppTarget, length: number, signal: AbortSignal, age
     path: target.path,
     method: 'POST',
     headers,
-    signal,
     agent: agent ?? (false as const),
   };
   if (!target.secure) return httpRequest(common);
@@ -251,18 +264,14 @@ function pinFingerprint(req: ClientRequest, expected: string, fail: (e: unknown)
   });
 }
 
-function mapRequestError(error: unknown, options: ExchangeOptions, where: string): unknown {
-  if (options.signal.aborted) {
-    const reason: unknown = options.signal.reason;
-    if (reason instanceof Error && reason.name === 'TimeoutError') {
-      return errorForNetworkFailure(
-        Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }),
-        options.operation,
-        where,
-      );
-    }
-    return reason ?? error;
-  }
+function mapRequestError(
+  error: unknown,
+  ended: 'timeout' | 'aborted' | undefined,
+  options: ExchangeOptions,
+  where: string,
+): unknown {
+  if (ended === 'timeout') return errorForNetworkFailure(timedOut(), options.operation, where);
+  if (ended === 'aborted') return options.signal?.reason ?? error;
   if (error instanceof PermanentError) return error;
   return errorForNetworkFailure(error, options.operation, where);
 }

@@ -1,0 +1,104 @@
+/**
+ * The download step of a job: the document goes to the spool (claiming the job), or the job
+ * records when to try again. A download the cloud never answered or the spool could not take
+ * waits without counting as an attempt; after `jobs.download_attempts` counted failures the job
+ * fails; a claim the cloud refused drops the job as another connector's.
+ */
+import { join } from 'node:path';
+import { backoffDelay } from '../../lib/backoff.js';
+import { errorMessage, isRetryable, type RetryableError } from '../../lib/errors.js';
+import type { Logger } from '../../log/logger.js';
+import type { LedgerJob } from '../../store/job-ledger.js';
+import { ClaimRefusedError } from './claiming-download.js';
+import type { JobOutcomes } from './job-outcomes.js';
+import type { JobRunnerDeps } from './job-runner-types.js';
+
+export class DownloadStep {
+  /** Consecutive downloads per job that failed without counting as an attempt (cloud away, spool full). */
+  private readonly waits = new Map<string, number>();
+
+  constructor(
+    private readonly deps: JobRunnerDeps,
+    private readonly outcomes: JobOutcomes,
+  ) {}
+
+  /** Forgets a job that ended. */
+  forget(jobId: string): void {
+    this.waits.delete(jobId);
+  }
+
+  /** downloading -> spooled, or downloading with its next try recorded, or cancelled / failed. */
+  async run(job: LedgerJob, stop: AbortSignal, log: Logger): Promise<LedgerJob> {
+    const target = join(
+      this.deps.spoolDir,
+      `${safeName(job.jobId)}.${safeName(job.offer.document.extension)}`,
+    );
+    try {
+      await this.deps.download(job.offer, target, stop);
+    } catch (error) {
+      if (error instanceof ClaimRefusedError) return this.refused(job, error.message, log);
+      if (!isRetryable(error) || stop.aborted) throw error;
+      if (error.code === 'network' || error.code === 'spool_write') return this.waiting(job, error, log);
+      return this.failed(job, errorMessage(error), log);
+    }
+    this.waits.delete(job.jobId);
+    log.debug({ bytes: job.offer.document.size }, 'document spooled');
+    return this.deps.ledger.move(job.jobId, 'spooled', { spoolPath: target });
+  }
+
+  /**
+   * A download that failed because the cloud was unreachable or the spool folder could not be
+   * written (disk full): not the document's fault, so it does not count toward
+   * `jobs.download_attempts`; the job waits with backoff and the spool problem is reported.
+   */
+  private waiting(job: LedgerJob, error: RetryableError, log: Logger): LedgerJob {
+    const waits = (this.waits.get(job.jobId) ?? 0) + 1;
+    this.waits.set(job.jobId, waits);
+    const delayMs = backoffDelay(this.outcomes.backoff(), waits, this.deps.random);
+    const message = errorMessage(error);
+    log.warn({ error: message, delayMs }, 'download could not complete; waiting, not counted as an attempt');
+    if (error.code === 'spool_write') this.outcomes.reportWaiting(job.jobId, error, delayMs);
+    return this.deps.ledger.move(job.jobId, 'downloading', {
+      lastError: message,
+      nextRetryAt: this.deps.clock.now() + delayMs,
+    });
+  }
+
+  /**
+   * The cloud refused this connector the job (another connector holds it, or it ended first):
+   * it is not ours to print or report. Its undelivered events go (the cloud would refuse them
+   * forever) and the ledger closes it as cancelled without an event.
+   */
+  private refused(job: LedgerJob, message: string, log: Logger): LedgerJob {
+    const discarded = this.deps.discardEvents?.(job.jobId) ?? 0;
+    log.info(
+      { reason: message, discardedEvents: discarded },
+      'job claimed by another connector; dropping it',
+    );
+    return this.deps.ledger.move(job.jobId, 'cancelled', { lastError: message });
+  }
+
+  /** Records a failed download and when to try again; fails the job after the last attempt. */
+  private failed(job: LedgerJob, message: string, log: Logger): LedgerJob {
+    const attempts = job.attempts + 1;
+    if (attempts >= this.deps.jobs.download_attempts) {
+      const counted = this.deps.ledger.move(job.jobId, 'downloading', { lastError: message, attempt: true });
+      return this.outcomes.fail(
+        counted,
+        `could not fetch the document after ${attempts} attempts: ${message}`,
+        log,
+      );
+    }
+    const delayMs = backoffDelay(this.outcomes.backoff(), attempts, this.deps.random);
+    log.warn({ error: message, attempt: attempts, delayMs }, 'download failed; will try again');
+    return this.deps.ledger.move(job.jobId, 'downloading', {
+      lastError: message,
+      attempt: true,
+      nextRetryAt: this.deps.clock.now() + delayMs,
+    });
+  }
+}
+
+function safeName(value: string): string {
+  return value.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120) || 'job';
+}

@@ -1,0 +1,47 @@
+/**
+ * What a JobRunner and its steps share: their dependencies, the per-job controls, the error code
+ * for a job that must be restarted and the printer job name of a cloud job.
+ */
+import type { AgentConfig } from '../../config/agent-schema.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Logger } from '../../log/logger.js';
+import type { JobOffer } from '../../protocol/connector-channel.js';
+import type { JobLedger } from '../../store/job-ledger.js';
+import type { NewJobEvent } from '../../store/outbox.js';
+import type { ApplyTicketOverrides } from './ticket-overrides.js';
+
+/** Error code for "the job must be restarted" (spec: job status 3011). */
+export const RESTART_JOB_CODE = 3011;
+
+/** The printer job name of a cloud job. */
+export function printerJobName(jobId: string): string {
+  return `printrelay-${jobId}`;
+}
+
+/** What a runner needs; all owned by the caller. */
+export interface JobRunnerDeps {
+  ledger: JobLedger;
+  emit: (jobId: string, event: NewJobEvent) => void;
+  /** Downloads the document, claiming the job (ClaimRefusedError when the cloud refuses the claim). */
+  download: (offer: JobOffer, target: string, signal: AbortSignal) => Promise<void>;
+  /** Removes the undelivered events of a job (one the cloud refused us); returns how many. */
+  discardEvents?: (jobId: string) => number;
+  /** Applies the admin's capability overrides (tray names, disabled trays, papers) to a ticket. */
+  adjustTicket?: ApplyTicketOverrides;
+  jobs: AgentConfig['jobs'];
+  spoolDir: string;
+  clock: Clock;
+  logger: Logger;
+  random?: () => number;
+}
+
+/**
+ * Per-job controls: `stop` aborts when the agent stops (the job stays resumable); `wake` aborts
+ * on stop or on a cancel request, ending waits and downloads early; `cancelled` says whether the
+ * job was cancelled.
+ */
+export interface JobControl {
+  stop: AbortSignal;
+  wake: AbortSignal;
+  cancelled: () => boolean;
+}

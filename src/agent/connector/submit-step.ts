@@ -1,0 +1,115 @@
+/**
+ * The submit step of a job: one try at the printer. `submitting` is recorded before the job goes
+ * out, the printer's job id as soon as the printer names it (at Create-Job, before the document),
+ * whether the whole document went out, and `submitted` once the printer accepted it. A refusal
+ * that certainly printed nothing (busy, refused connection) waits and tries again; any other
+ * failure leaves the outcome unknown and the job `submitting`, for reconcile-at-printer.ts.
+ */
+import { sleep } from '../../lib/abort.js';
+import { backoffDelay } from '../../lib/backoff.js';
+import { errorMessage, isRetryable, type RetryableError } from '../../lib/errors.js';
+import type { Logger } from '../../log/logger.js';
+import type { PrinterBackend } from '../../printing/printer-backend.js';
+import type { PrintTicket } from '../../protocol/print-ticket.js';
+import type { LedgerJob } from '../../store/job-ledger.js';
+import type { JobOutcomes } from './job-outcomes.js';
+import { type JobControl, type JobRunnerDeps, printerJobName } from './job-runner-types.js';
+
+export class SubmitStep {
+  constructor(
+    private readonly deps: JobRunnerDeps,
+    private readonly outcomes: JobOutcomes,
+  ) {}
+
+  /** One Print-Job; `busy.count` counts consecutive busy answers for the retry schedule. */
+  async run(
+    job: LedgerJob,
+    backend: PrinterBackend,
+    control: JobControl,
+    busy: { count: number },
+    log: Logger,
+  ): Promise<LedgerJob> {
+    const { ledger, clock, jobs } = this.deps;
+    if (job.nextRetryAt && job.nextRetryAt > clock.now()) {
+      await sleep(job.nextRetryAt - clock.now(), control.wake).catch(() => {});
+      if (control.wake.aborted) return this.outcomes.require(job.jobId);
+    }
+    if (job.firstTryAt !== undefined && clock.now() - job.firstTryAt > jobs.give_up_after_s * 1000) {
+      return this.outcomes.fail(
+        job,
+        `gave up after ${jobs.give_up_after_s} s: ${job.lastError ?? 'printer unavailable'}`,
+        log,
+      );
+    }
+    const { ticket, warnings } = await this.ticketFor(job, log);
+    ledger.move(job.jobId, 'submitting', { attempt: true });
+    try {
+      const submitted = await backend.submit({
+        documentPath: job.spoolPath as string,
+        documentFormat: job.offer.document.content_type,
+        jobName: printerJobName(job.jobId),
+        documentName: job.offer.document.name,
+        userName: job.offer.user.email || job.offer.user.name || 'printrelay',
+        ticket,
+        onDocumentSent: () => this.markSent(job.jobId, log),
+        onPrinterJobCreated: (printerJobId) => this.deps.ledger.recordPrinterJob(job.jobId, printerJobId),
+      });
+      busy.count = 0;
+      const notes = [...warnings, ...(submitted.notApplied ?? [])];
+      return this.outcomes.submittedAs(job, submitted.printerJobId, log, notes, submitted.state);
+    } catch (error) {
+      if (!isRetryable(error)) throw error;
+      const message = errorMessage(error);
+      if (!refusedBeforePrinting(error)) {
+        // The printer may have the job (the answer was lost): look it up by name before sending again.
+        log.warn({ error: message }, 'Print-Job outcome unknown; checking the printer before retrying');
+        return ledger.move(job.jobId, 'submitting', { nextRetryAt: clock.now(), lastError: message });
+      }
+      const delay =
+        error.code === 'printer_busy'
+          ? busyDelay(busy.count++, jobs.retry_max_ms)
+          : Math.max(
+              error.retryAfterMs ?? 0,
+              backoffDelay(this.outcomes.backoff(), job.attempts, this.deps.random),
+            );
+      log.debug({ error: message, delayMs: delay }, 'printer busy or unreachable; will retry');
+      this.outcomes.reportWaiting(job.jobId, error, delay);
+      return ledger.move(job.jobId, 'spooled', { nextRetryAt: clock.now() + delay, lastError: message });
+    }
+  }
+
+  /** Records the whole document sent; a failure only means a crash now resends the job. */
+  private markSent(jobId: string, log: Logger): void {
+    try {
+      this.deps.ledger.markDocumentSent(jobId);
+    } catch (error) {
+      log.warn({ error: errorMessage(error) }, 'could not record the document as sent');
+    }
+  }
+
+  /** The job's ticket with the admin's overrides applied (unchanged when there are none). */
+  private async ticketFor(job: LedgerJob, log: Logger): Promise<{ ticket: PrintTicket; warnings: string[] }> {
+    if (!this.deps.adjustTicket) return { ticket: job.offer.ticket, warnings: [] };
+    const { ticket, warnings } = await this.deps.adjustTicket(job.offer.printer_id, job.offer.ticket);
+    for (const warning of warnings) log.warn({ warning }, 'print ticket adjusted by the printer settings');
+    return { ticket, warnings };
+  }
+}
+
+/**
+ * True when a failed Print-Job certainly did not create a job: the printer answered with an IPP
+ * error status (busy, server error), or the connection was refused before anything was sent.
+ * Anything else (a reset or timeout mid-way, a truncated answer) leaves the outcome unknown.
+ */
+export function refusedBeforePrinting(error: RetryableError): boolean {
+  if (error.code === 'printer_busy' || error.code === 'printer_error') return true;
+  const cause = (error.cause as { code?: string } | undefined)?.code;
+  return error.code === 'printer_unreachable' && cause !== undefined && REFUSED_CODES.has(cause);
+}
+
+const REFUSED_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Delay before the next try at a busy printer: 2 ms doubling per consecutive busy answer, capped. */
+export function busyDelay(consecutiveBusy: number, maxMs: number): number {
+  return Math.min(maxMs, 2 * 2 ** Math.min(consecutiveBusy, 20));
+}

@@ -1,0 +1,102 @@
+/**
+ * The document of an IPP request, sent from its file: opened once (size, last bytes and body from
+ * one handle), written chunk by chunk with its last bytes on their own, and reported sent as soon
+ * as those are with the operating system. See docs/ipp.md for why the last bytes go apart.
+ */
+import type { ClientRequest } from 'node:http';
+import { type FileHandle, open } from 'node:fs/promises';
+import { PermanentError } from '../../lib/errors.js';
+import { FILE_CHUNK } from '../../lib/file-sink.js';
+
+/**
+ * The document of a request: one open file for its size, its tail and its body. Once `streaming`,
+ * the sender closes it when it is done with it (it may go on after an early answer).
+ */
+export interface DocumentSource {
+  file: FileHandle;
+  size: number;
+  streaming: boolean;
+}
+
+/** The document's last bytes, written on their own once everything before them left the process. */
+const TAIL_BYTES = 1024;
+
+/**
+ * Writes the document to the request and calls `onSent` as soon as its last bytes are with the
+ * operating system (which delivers them even if this process dies right after). The body goes
+ * chunk by chunk (pausing while the connection is full) up to its last TAIL_BYTES; once the
+ * write callback says all of that left the process, the tail is written on its own. A tail the
+ * socket took at once (the usual case) is recorded sent in the same synchronous step; otherwise
+ * from its write callback. This keeps the gap in which a crash leaves a whole document recorded
+ * as cut (and sent again after the restart) to a few instructions; see docs/ipp.md.
+ */
+export async function streamDocument(document: DocumentSource, req: ClientRequest, onSent?: () => void) {
+  const { file, size } = document;
+  const tailStart = Math.max(0, size - TAIL_BYTES);
+  const tail = await readTail(file, tailStart, size);
+  await new Promise<void>((resolve, reject) => {
+    const fail = (error: unknown) => reject(error);
+    req.once('error', fail);
+    if (tailStart === 0) {
+      resolve();
+      return;
+    }
+    const source = file.createReadStream({
+      start: 0,
+      end: tailStart - 1,
+      highWaterMark: FILE_CHUNK,
+      autoClose: false,
+    });
+    let written = 0;
+    req.once('close', () => source.destroy());
+    source.on('error', (error) => {
+      req.destroy(error);
+      reject(error);
+    });
+    source.on('data', (chunk: Buffer | string) => {
+      written += chunk.length;
+      const last = written >= tailStart;
+      const flushed = (error?: Error | null) => (error ? reject(error) : resolve());
+      if (!req.write(chunk, last ? flushed : undefined)) {
+        source.pause();
+        req.once('drain', () => source.resume());
+      }
+    });
+  });
+  if (req.destroyed) throw new Error('connection closed while sending the document');
+  let recorded = false;
+  const record = () => {
+    if (recorded) return;
+    recorded = true;
+    onSent?.();
+  };
+  req.write(tail, (error?: Error | null) => {
+    if (!error) record();
+  });
+  if (writeQueueSize(req) === 0) record();
+  await new Promise<void>((resolve) => req.end(() => resolve()));
+}
+
+/** Bytes libuv still holds for the request's socket (0: everything written went to the OS). */
+function writeQueueSize(req: ClientRequest): number {
+  const handle = (req.socket as unknown as { _handle?: { writeQueueSize?: number } } | null)?._handle;
+  return handle?.writeQueueSize ?? 1;
+}
+
+async function readTail(file: FileHandle, start: number, end: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(end - start);
+  const { bytesRead } = await file.read(buffer, 0, buffer.length, start);
+  return buffer.subarray(0, bytesRead);
+}
+
+/** Opens the document once for its size, its tail and its body; the caller closes it. */
+export async function openDocument(path: string): Promise<DocumentSource> {
+  let file: FileHandle | undefined;
+  try {
+    file = await open(path, 'r');
+    return { file, size: (await file.stat()).size, streaming: false };
+  } catch (error) {
+    await file?.close().catch(() => undefined);
+    throw new PermanentError('document_unreadable', `document ${path} cannot be read`, { cause: error });
+  }
+}
