@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { backoffDelay } from '../../lib/backoff.js';
-import { errorMessage, isRetryable, type RetryableError } from '../../lib/errors.js';
+import { errorMessage, isRetryable, PermanentError, RetryableError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { LedgerJob } from '../../store/job-ledger.js';
 import { ClaimRefusedError } from './claiming-download.js';
@@ -37,6 +37,9 @@ export class DownloadStep {
       await this.deps.download(job.offer, target, stop);
     } catch (error) {
       if (error instanceof ClaimRefusedError) return this.refused(job, error.message, log);
+      // The cloud's certificate stopped verifying (replaced, expired): the document is not at
+      // fault and the job must not fail; it waits, and the log names the URL and the fix.
+      if (isUntrustedCloud(error) && !stop.aborted) return this.waiting(job, error, log);
       if (!isRetryable(error) || stop.aborted) throw error;
       if (error.code === 'network' || error.code === 'spool_write') return this.waiting(job, error, log);
       return this.failed(job, errorMessage(error), log);
@@ -47,17 +50,19 @@ export class DownloadStep {
   }
 
   /**
-   * A download that failed because the cloud was unreachable or the spool folder could not be
-   * written (disk full): not the document's fault, so it does not count toward
+   * A download that failed because the cloud was unreachable, its certificate no longer
+   * verified, or the spool folder could not be written (disk full): not the document's fault, so
+   * it does not count toward
    * `jobs.download_attempts`; the job waits with backoff and the spool problem is reported.
    */
-  private waiting(job: LedgerJob, error: RetryableError, log: Logger): LedgerJob {
+  private waiting(job: LedgerJob, error: RetryableError | PermanentError, log: Logger): LedgerJob {
     const waits = (this.waits.get(job.jobId) ?? 0) + 1;
     this.waits.set(job.jobId, waits);
     const delayMs = backoffDelay(this.outcomes.backoff(), waits, this.deps.random);
     const message = errorMessage(error);
     log.warn({ error: message, delayMs }, 'download could not complete; waiting, not counted as an attempt');
-    if (error.code === 'spool_write') this.outcomes.reportWaiting(job.jobId, error, delayMs);
+    if (error instanceof RetryableError && error.code === 'spool_write')
+      this.outcomes.reportWaiting(job.jobId, error, delayMs);
     return this.deps.ledger.move(job.jobId, 'downloading', {
       lastError: message,
       nextRetryAt: this.deps.clock.now() + delayMs,
@@ -101,4 +106,9 @@ export class DownloadStep {
 
 function safeName(value: string): string {
   return value.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120) || 'job';
+}
+
+/** An untrusted certificate of the cloud (`tls_untrusted`, client/cloud-trust.ts). */
+function isUntrustedCloud(error: unknown): error is PermanentError {
+  return error instanceof PermanentError && error.code === 'tls_untrusted';
 }

@@ -11,6 +11,7 @@ import {
   printerJobName,
   refusedBeforePrinting,
 } from '../../../../src/agent/connector/job-runner.js';
+import { UNTRUSTED_HINT, untrustedCertificateError } from '../../../../src/client/cloud-trust.js';
 import { systemClock } from '../../../../src/lib/clock.js';
 import { PermanentError, RetryableError } from '../../../../src/lib/errors.js';
 import { silentLogger } from '../../../../src/log/logger.js';
@@ -360,6 +361,49 @@ describe('JobRunner and JobLoop', () => {
     expect(['d1', 'd2'].map((id) => ledger.get(id)?.state)).toEqual(['completed', 'completed']);
     // The failed download did not count as an attempt (the cloud, not the document, was at fault).
     expect(ledger.get('d2')?.attempts).toBe(1);
+  });
+  it('a cloud certificate that stops verifying makes the download wait, not the job fail', async () => {
+    const selfSigned = Object.assign(new Error('self-signed certificate'), {
+      code: 'DEPTH_ZERO_SELF_SIGNED_CERT',
+    });
+    const untrusted = untrustedCertificateError('GET https://cloud.test/d', selfSigned);
+    let failures = 2;
+    const messages: string[] = [];
+    const runnerWithTls = new JobRunner({
+      ledger,
+      emit: (jobId: string, event: NewJobEvent) => outbox.add(jobId, event),
+      download: async (_o, target) => {
+        if (failures-- > 0) {
+          messages.push(ledger.get('t1')?.lastError ?? '');
+          throw untrusted;
+        }
+        writeFileSync(target, '%PDF-');
+      },
+      jobs,
+      spoolDir: dir,
+      clock: systemClock,
+      logger: silentLogger(),
+    });
+    const loop = new JobLoop({
+      ledger,
+      runner: runnerWithTls,
+      emit: (jobId, event) => outbox.add(jobId, event),
+      backendFor: () => printer,
+      spoolDir: dir,
+      logger: silentLogger(),
+    });
+    loop.start();
+    await loop.offer(offer('t1'));
+    const ended = () => ['completed', 'failed'].includes(ledger.get('t1')?.state ?? '');
+    for (let i = 0; i < 200 && !ended(); i++) await new Promise((r) => setTimeout(r, 20));
+    await loop.stop();
+    expect(ledger.get('t1')).toMatchObject({ state: 'completed', attempts: 1 });
+    // The second try saw the first one's reason recorded: the URL, the TLS code and the fix.
+    expect(messages).toEqual(['', untrusted?.message]);
+    expect(untrusted?.message).toBe(
+      `GET https://cloud.test/d: the server's TLS certificate is not trusted (DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate); ${UNTRUSTED_HINT}`,
+    );
+    expect(kinds('t1')).toEqual(['received', 'downloading', 'printing', 'completed']);
   });
 });
 
