@@ -11,6 +11,7 @@ import {
   printerJobName,
   refusedBeforePrinting,
 } from '../../../../src/agent/connector/job-runner.js';
+import type { JobRunnerDeps } from '../../../../src/agent/connector/job-runner-types.js';
 import { UNTRUSTED_HINT, untrustedCertificateError } from '../../../../src/client/cloud-trust.js';
 import { systemClock } from '../../../../src/lib/clock.js';
 import { PermanentError, RetryableError } from '../../../../src/lib/errors.js';
@@ -113,6 +114,30 @@ describe('JobRunner and JobLoop', () => {
   const control = () => {
     const signal = new AbortController().signal;
     return { stop: signal, wake: signal, cancelled: () => false };
+  };
+
+  /** A job loop over a runner whose download is `download`, printing to the fake printer. */
+  const loopWithDownload = (download: JobRunnerDeps['download']) =>
+    new JobLoop({
+      ledger,
+      runner: new JobRunner({
+        ledger,
+        emit: (jobId: string, event: NewJobEvent) => outbox.add(jobId, event),
+        download,
+        jobs,
+        spoolDir: dir,
+        clock: systemClock,
+        logger: silentLogger(),
+      }),
+      emit: (jobId, event) => outbox.add(jobId, event),
+      backendFor: () => printer,
+      spoolDir: dir,
+      logger: silentLogger(),
+    });
+  /** Waits (up to 4 s) until every job of `ids` is completed or failed. */
+  const untilEnded = async (ids: string[]) => {
+    const ended = () => ids.every((id) => ['completed', 'failed'].includes(ledger.get(id)?.state ?? ''));
+    for (let i = 0; i < 200 && !ended(); i++) await new Promise((r) => setTimeout(r, 20));
   };
 
   it('retries a busy printer, then prints once, reports events and removes the spool file', async () => {
@@ -329,34 +354,16 @@ describe('JobRunner and JobLoop', () => {
       return original(job);
     };
     let failures = 1;
-    const flaky = new JobRunner({
-      ledger,
-      emit: (jobId: string, event: NewJobEvent) => outbox.add(jobId, event),
-      download: async (o, target) => {
-        if (o.job_id === 'd2' && failures-- > 0)
-          throw new RetryableError('network', 'GET /d: other side closed');
-        writeFileSync(target, '%PDF-');
-      },
-      jobs,
-      spoolDir: dir,
-      clock: systemClock,
-      logger: silentLogger(),
-    });
-    const loop = new JobLoop({
-      ledger,
-      runner: flaky,
-      emit: (jobId, event) => outbox.add(jobId, event),
-      backendFor: () => printer,
-      spoolDir: dir,
-      logger: silentLogger(),
+    const loop = loopWithDownload(async (o, target) => {
+      if (o.job_id === 'd2' && failures-- > 0)
+        throw new RetryableError('network', 'GET /d: other side closed');
+      writeFileSync(target, '%PDF-');
     });
     loop.start();
     await loop.offer(offer('d1'));
     await loop.offer(offer('d2'));
     // (backlog() does not count a job waiting out of line, so the ledger says when both ended)
-    const ended = () =>
-      ['d1', 'd2'].every((id) => ['completed', 'failed'].includes(ledger.get(id)?.state ?? ''));
-    for (let i = 0; i < 200 && !ended(); i++) await new Promise((r) => setTimeout(r, 20));
+    await untilEnded(['d1', 'd2']);
     await loop.stop();
     expect(['d1', 'd2'].map((id) => ledger.get(id)?.state)).toEqual(['completed', 'completed']);
     // The failed download did not count as an attempt (the cloud, not the document, was at fault).
@@ -369,33 +376,16 @@ describe('JobRunner and JobLoop', () => {
     const untrusted = untrustedCertificateError('GET https://cloud.test/d', selfSigned);
     let failures = 2;
     const messages: string[] = [];
-    const runnerWithTls = new JobRunner({
-      ledger,
-      emit: (jobId: string, event: NewJobEvent) => outbox.add(jobId, event),
-      download: async (_o, target) => {
-        if (failures-- > 0) {
-          messages.push(ledger.get('t1')?.lastError ?? '');
-          throw untrusted;
-        }
-        writeFileSync(target, '%PDF-');
-      },
-      jobs,
-      spoolDir: dir,
-      clock: systemClock,
-      logger: silentLogger(),
-    });
-    const loop = new JobLoop({
-      ledger,
-      runner: runnerWithTls,
-      emit: (jobId, event) => outbox.add(jobId, event),
-      backendFor: () => printer,
-      spoolDir: dir,
-      logger: silentLogger(),
+    const loop = loopWithDownload(async (_o, target) => {
+      if (failures-- > 0) {
+        messages.push(ledger.get('t1')?.lastError ?? '');
+        throw untrusted;
+      }
+      writeFileSync(target, '%PDF-');
     });
     loop.start();
     await loop.offer(offer('t1'));
-    const ended = () => ['completed', 'failed'].includes(ledger.get('t1')?.state ?? '');
-    for (let i = 0; i < 200 && !ended(); i++) await new Promise((r) => setTimeout(r, 20));
+    await untilEnded(['t1']);
     await loop.stop();
     expect(ledger.get('t1')).toMatchObject({ state: 'completed', attempts: 1 });
     // The second try saw the first one's reason recorded: the URL, the TLS code and the fix.
