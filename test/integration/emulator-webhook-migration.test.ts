@@ -1,13 +1,6 @@
-/**
- * Migration 21 (the webhook queue in one table, each delivery with its event) on a database written at
- * migration 20: every delivery keeps its state and its event, the retry-all run that was going
- * goes on in the next emulator, and a restart in the middle of that run still finishes it.
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultEmulatorSeed } from '../../src/config/demo-seed.js';
 import { runMigrations, schemaVersion } from '../../src/emulator/store/database.js';
 import { EmulatorStore } from '../../src/emulator/store/emulator-store.js';
@@ -15,16 +8,10 @@ import { MIGRATIONS } from '../../src/emulator/store/migrations.js';
 import { SecretHasher } from '../../src/emulator/store/secret-hash.js';
 import { applySeed } from '../../src/emulator/store/seed-loader.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import {
-  answer,
-  type Behaviour,
-  type HttpsReceiver,
-  makeTestCertificates,
-  startHttpsReceiver,
-  type TestCertificates,
-} from '../support/https-receiver.js';
+import { answer, type Behaviour } from '../support/https-receiver.js';
 import { peersAvailable } from '../support/peers.js';
-import { call, type Harness, passwordToken, startHarness } from './emulator-harness.js';
+import { call, type Harness, passwordToken } from './emulator-harness.js';
+import { webhookTestBed } from './webhook-test-bed.js';
 
 const haveOpenssl = peersAvailable('openssl');
 const T = Date.UTC(2026, 8, 1, 12);
@@ -52,27 +39,8 @@ const V20_DELIVERIES = [
 ] as const;
 
 describe.runIf(haveOpenssl)('webhook queue migration 21', () => {
-  let certs: TestCertificates;
-  let dir: string;
-  const receivers: HttpsReceiver[] = [];
-  const harnesses: Harness[] = [];
-
-  beforeAll(async () => {
-    certs = await makeTestCertificates();
-    dir = await mkdtemp(join(tmpdir(), 'webhook-migration-'));
-  });
-  afterAll(async () => {
-    for (const h of harnesses) await h.close();
-    await Promise.all(receivers.map((r) => r.close()));
-    await certs?.remove();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  async function receiver(behaviour: Behaviour): Promise<HttpsReceiver> {
-    const r = await startHttpsReceiver(certs, behaviour);
-    receivers.push(r);
-    return r;
-  }
+  const bed = webhookTestBed('webhook-migration-');
+  const receiver = (behaviour: Behaviour) => bed.receiver(behaviour);
 
   /** A seeded database file at migration 20 with endpoints A and B, their queue and A's retry-all run. */
   async function v20Database(path: string, urlA: string, urlB: string): Promise<void> {
@@ -116,25 +84,13 @@ describe.runIf(haveOpenssl)('webhook queue migration 21', () => {
     db.close();
   }
 
-  async function start(db: string, clock: ManualClock): Promise<Harness> {
-    // The data directory (sealing keys) belongs with the database file, kept across a restart.
-    const h = await startHarness({
-      clock,
-      db,
-      dataDir: `${db}.data`,
-      webhooks: { extraCaPem: certs.caPem, timeoutMs: 10_000, pollMs: 50, perEndpoint: 1 },
-    });
-    harnesses.push(h);
-    return h;
-  }
-
-  async function stop(h: Harness): Promise<void> {
-    await h.close();
-    harnesses.splice(harnesses.indexOf(h), 1);
-  }
+  /** The data directory (sealing keys) belongs with the database file, kept across a restart. */
+  const start = (db: string, clock: ManualClock) =>
+    bed.start({ clock, db, dataDir: `${db}.data`, perEndpoint: 1 });
+  const stop = (h: Harness) => bed.stop(h);
 
   it('keeps every delivery with its event and state, and drops the events table and the old indexes', async () => {
-    const path = join(dir, 'rows.db');
+    const path = join(bed.dir, 'rows.db');
     await v20Database(path, 'https://a.example/hook', 'https://b.example/hook');
     const db = new Database(path);
     db.pragma('foreign_keys = ON');
@@ -186,7 +142,7 @@ describe.runIf(haveOpenssl)('webhook queue migration 21', () => {
   it('goes on with the retry-all run of the old database, delivers the queue, and keeps the retry that is not due', async () => {
     const a = await receiver(answer(204));
     const b = await receiver(answer(204));
-    const path = join(dir, 'run.db');
+    const path = join(bed.dir, 'run.db');
     await v20Database(path, a.url, b.url);
     const clock = new ManualClock(T);
     const h = await start(path, clock);
@@ -239,7 +195,7 @@ describe.runIf(haveOpenssl)('webhook queue migration 21', () => {
     let behaviour: Behaviour = (n) => (n === 0 ? { status: 204 } : 'stall');
     const a = await receiver((n) => behaviour(n));
     const b = await receiver(answer(204));
-    const path = join(dir, 'restart.db');
+    const path = join(bed.dir, 'restart.db');
     await v20Database(path, a.url, b.url);
     const clock = new ManualClock(T);
     const first = await start(path, clock);

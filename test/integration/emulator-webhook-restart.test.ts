@@ -4,66 +4,29 @@
  * delivers when the retry is due; a delivered event is not sent again by the next emulator.
  * And the per-endpoint limit: a receiver that never answers holds up only its own deliveries.
  */
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
-import {
-  answer,
-  type Behaviour,
-  type HttpsReceiver,
-  makeTestCertificates,
-  startHttpsReceiver,
-  type TestCertificates,
-} from '../support/https-receiver.js';
+import { answer, type Behaviour } from '../support/https-receiver.js';
 import { peersAvailable } from '../support/peers.js';
 import { connectorWithPrinter, createJob, finishJob } from './emulator-job-driver.js';
-import { call, type Harness, passwordToken, startHarness } from './emulator-harness.js';
+import { call, type Harness, passwordToken } from './emulator-harness.js';
+import { webhookTestBed } from './webhook-test-bed.js';
 
 const haveOpenssl = peersAvailable('openssl');
 
 describe.runIf(haveOpenssl)('webhook queue', () => {
-  let certs: TestCertificates;
-  let dataDir: string;
-  const receivers: HttpsReceiver[] = [];
-  const harnesses: Harness[] = [];
-
-  beforeAll(async () => {
-    certs = await makeTestCertificates();
-    dataDir = await mkdtemp(join(tmpdir(), 'webhook-restart-'));
-  });
-  afterAll(async () => {
-    for (const h of harnesses) await h.close();
-    await Promise.all(receivers.map((r) => r.close()));
-    await certs?.remove();
-    await rm(dataDir, { recursive: true, force: true });
-  });
-
-  async function receiver(behaviour: Behaviour): Promise<HttpsReceiver> {
-    const r = await startHttpsReceiver(certs, behaviour);
-    receivers.push(r);
-    return r;
-  }
-
-  async function start(
-    clock: ManualClock,
-    extra: { perEndpoint?: number; db?: string } = {},
-  ): Promise<Harness> {
-    const h = await startHarness({
+  const bed = webhookTestBed('webhook-restart-');
+  const receiver = (behaviour: Behaviour) => bed.receiver(behaviour);
+  /** An emulator on `db` (default: emulator.db) whose data directory is the bed's folder. */
+  const start = (clock: ManualClock, extra: { perEndpoint?: number; db?: string } = {}) =>
+    bed.start({
       clock,
-      dataDir,
-      db: extra.db ?? join(dataDir, 'emulator.db'),
-      webhooks: {
-        extraCaPem: certs.caPem,
-        timeoutMs: 10_000,
-        pollMs: 50,
-        perEndpoint: extra.perEndpoint ?? 4,
-      },
+      dataDir: bed.dir,
+      db: extra.db ?? join(bed.dir, 'emulator.db'),
+      perEndpoint: extra.perEndpoint ?? 4,
     });
-    harnesses.push(h);
-    return h;
-  }
 
   /** A connector with a printer, and a function that runs one job of it to completion over HTTP. */
   async function printing(h: Harness, serial: string) {
@@ -89,11 +52,10 @@ describe.runIf(haveOpenssl)('webhook queue', () => {
     await printOne();
     await peer.waitFor(1);
     await first.emulator.app.emulator.webhooks.drain();
-    await first.close();
-    harnesses.splice(harnesses.indexOf(first), 1);
+    await bed.stop(first);
 
-    expect((await stat(join(dataDir, 'keys'))).mode & 0o777).toBe(0o700);
-    expect((await stat(join(dataDir, 'keys', 'webhook-secrets.key'))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(bed.dir, 'keys'))).mode & 0o777).toBe(0o700);
+    expect((await stat(join(bed.dir, 'keys', 'webhook-secrets.key'))).mode & 0o777).toBe(0o600);
 
     behaviour = answer(200);
     clock.advance(61_000);
@@ -117,14 +79,13 @@ describe.runIf(haveOpenssl)('webhook queue', () => {
   it('sends a delivered event once: a stop right after the receiver got it writes the outcome, and the next start sends nothing', async () => {
     const clock = new ManualClock(Date.UTC(2026, 5, 10));
     const peer = await receiver(answer(204));
-    const db = join(dataDir, 'once.db');
+    const db = join(bed.dir, 'once.db');
     const first = await start(clock, { db });
     const { token, printOne } = await printing(first, 'ONCE-1');
     await call(first.baseUrl, 'POST', '/webhooks/endpoints', token, { name: 'Once', url: peer.url });
     for (let i = 0; i < 3; i += 1) await printOne();
     await peer.waitFor(3);
-    await first.close();
-    harnesses.splice(harnesses.indexOf(first), 1);
+    await bed.stop(first);
 
     const second = await start(clock, { db });
     await second.emulator.app.emulator.webhooks.drain();
