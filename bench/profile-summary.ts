@@ -1,0 +1,98 @@
+/**
+ * Where a process's CPU time went, from a V8 CPU profile (`node --cpu-prof`, or the files
+ * BENCH_PROFILE_DIR makes bench:e2e and bench:agent-cost write): every sample is charged to the
+ * deepest function of this project's own code on its stack, so each line is what one of our
+ * functions cost with everything it called in libraries, node and native code (SQLite, sockets),
+ * but without our functions below it. Samples with none of our code on the stack are charged to
+ * the deepest library or node module instead, and V8's own entries (garbage collector, idle,
+ * program) are shown as they are.
+ *
+ *   npx tsx bench/profile-summary.ts <file.cpuprofile> [top=25] [per=<count>]
+ * `per` divides every figure by a count (jobs, events) to print microseconds per item.
+ */
+import { readFileSync } from 'node:fs';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const [file, topArg, perArg] = process.argv.slice(2);
+if (!file) {
+  console.error('usage: npx tsx bench/profile-summary.ts <file.cpuprofile> [top=25] [per=<count>]');
+  process.exit(2);
+}
+const top = Number(topArg?.replace(/^top=/, '') ?? 25);
+const per = perArg ? Number(perArg.replace(/^per=/, '')) : undefined;
+const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parent = new Map<number, number>();
+for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+
+/** The label a frame is charged under, or undefined when it is not ours. */
+function ownLabel(node: ProfileNode): string | undefined {
+  // By name and file: under tsx the line numbers are those of the transpiled code.
+  const { url, functionName } = node.callFrame;
+  const at = url.indexOf('/src/');
+  if (at < 0 || url.includes('/node_modules/')) return undefined;
+  return `${functionName || '(anonymous)'} ${url.slice(at + 1)}`;
+}
+
+/** A library's or node module's name for a frame, or undefined. */
+function moduleLabel(node: ProfileNode): string | undefined {
+  const { url } = node.callFrame;
+  const nm = url.lastIndexOf('/node_modules/');
+  if (nm >= 0) {
+    const rest = url.slice(nm + '/node_modules/'.length).split('/');
+    return `[${rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]}]`;
+  }
+  if (url.startsWith('node:')) return `[${url}]`;
+  return undefined;
+}
+
+const charged = new Map<string, number>();
+let total = 0;
+const labelCache = new Map<number, string>();
+function labelOf(id: number): string {
+  const cached = labelCache.get(id);
+  if (cached) return cached;
+  const leaf = byId.get(id) as ProfileNode;
+  const special = leaf.callFrame.functionName;
+  let label: string | undefined;
+  if (special === '(garbage collector)' || special === '(idle)' || special === '(program)') label = special;
+  let fallback: string | undefined;
+  for (let at: number | undefined = id; !label && at !== undefined; at = parent.get(at)) {
+    const node = byId.get(at) as ProfileNode;
+    label = ownLabel(node);
+    fallback ??= moduleLabel(node);
+  }
+  label ??= fallback ?? `(native) ${special}`;
+  labelCache.set(id, label);
+  return label;
+}
+profile.samples.forEach((id, i) => {
+  const us = profile.timeDeltas[i] ?? 0;
+  total += us;
+  const label = labelOf(id);
+  charged.set(label, (charged.get(label) ?? 0) + us);
+});
+
+const idle = charged.get('(idle)') ?? 0;
+const busy = total - idle;
+const unit = per ? `us per item (${per} items)` : 'ms';
+const show = (us: number) => (per ? (us / per).toFixed(1) : (us / 1000).toFixed(1));
+console.log(
+  `profile ${file}: ${(total / 1000).toFixed(0)} ms sampled, ${(busy / 1000).toFixed(0)} ms busy; figures in ${unit}`,
+);
+console.log(`busy ${show(busy)}`);
+const rows = [...charged.entries()].filter(([label]) => label !== '(idle)').sort((a, b) => b[1] - a[1]);
+for (const [label, us] of rows.slice(0, top)) {
+  console.log(`${show(us).padStart(9)}  ${((100 * us) / busy).toFixed(1).padStart(5)}%  ${label}`);
+}
