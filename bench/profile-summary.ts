@@ -11,30 +11,18 @@
  * `per` divides every figure by a count (jobs, events) to print microseconds per item.
  */
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
-interface ProfileNode {
+export interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string };
   children?: number[];
 }
-interface CpuProfile {
+export interface CpuProfile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
 }
-
-const [file, topArg, perArg] = process.argv.slice(2);
-if (!file) {
-  console.error('usage: npx tsx bench/profile-summary.ts <file.cpuprofile> [top=25] [per=<count>]');
-  process.exit(2);
-}
-const top = Number(topArg?.replace(/^top=/, '') ?? 25);
-const per = perArg ? Number(perArg.replace(/^per=/, '')) : undefined;
-const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-
-const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-const parent = new Map<number, number>();
-for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
 
 /** The label a frame is charged under, or undefined when it is not ours. */
 function ownLabel(node: ProfileNode): string | undefined {
@@ -57,42 +45,58 @@ function moduleLabel(node: ProfileNode): string | undefined {
   return undefined;
 }
 
-const charged = new Map<string, number>();
-let total = 0;
-const labelCache = new Map<number, string>();
-function labelOf(id: number): string {
-  const cached = labelCache.get(id);
-  if (cached) return cached;
-  const leaf = byId.get(id) as ProfileNode;
-  const special = leaf.callFrame.functionName;
-  let label: string | undefined;
-  if (special === '(garbage collector)' || special === '(idle)' || special === '(program)') label = special;
-  let fallback: string | undefined;
-  for (let at: number | undefined = id; !label && at !== undefined; at = parent.get(at)) {
-    const node = byId.get(at) as ProfileNode;
-    label = ownLabel(node);
-    fallback ??= moduleLabel(node);
-  }
-  label ??= fallback ?? `(native) ${special}`;
-  labelCache.set(id, label);
-  return label;
+/** Microseconds charged to each label (see the header), V8's own entries included. */
+export function chargeSamples(profile: CpuProfile): Map<string, number> {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const labels = new Map<number, string>();
+  const labelOf = (id: number): string => {
+    const cached = labels.get(id);
+    if (cached) return cached;
+    const special = (byId.get(id) as ProfileNode).callFrame.functionName;
+    let label: string | undefined = V8_ENTRIES.has(special) ? special : undefined;
+    let fallback: string | undefined;
+    for (let at: number | undefined = id; !label && at !== undefined; at = parent.get(at)) {
+      const node = byId.get(at) as ProfileNode;
+      label = ownLabel(node);
+      fallback ??= moduleLabel(node);
+    }
+    label ??= fallback ?? `(native) ${special}`;
+    labels.set(id, label);
+    return label;
+  };
+  const charged = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const label = labelOf(id);
+    charged.set(label, (charged.get(label) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
+  return charged;
 }
-profile.samples.forEach((id, i) => {
-  const us = profile.timeDeltas[i] ?? 0;
-  total += us;
-  const label = labelOf(id);
-  charged.set(label, (charged.get(label) ?? 0) + us);
-});
 
-const idle = charged.get('(idle)') ?? 0;
-const busy = total - idle;
-const unit = per ? `us per item (${per} items)` : 'ms';
-const show = (us: number) => (per ? (us / per).toFixed(1) : (us / 1000).toFixed(1));
-console.log(
-  `profile ${file}: ${(total / 1000).toFixed(0)} ms sampled, ${(busy / 1000).toFixed(0)} ms busy; figures in ${unit}`,
-);
-console.log(`busy ${show(busy)}`);
-const rows = [...charged.entries()].filter(([label]) => label !== '(idle)').sort((a, b) => b[1] - a[1]);
-for (const [label, us] of rows.slice(0, top)) {
-  console.log(`${show(us).padStart(9)}  ${((100 * us) / busy).toFixed(1).padStart(5)}%  ${label}`);
+const V8_ENTRIES = new Set(['(garbage collector)', '(idle)', '(program)']);
+
+function main(args: string[]): void {
+  const [file, topArg, perArg] = args;
+  if (!file) {
+    console.error('usage: npx tsx bench/profile-summary.ts <file.cpuprofile> [top=25] [per=<count>]');
+    process.exit(2);
+  }
+  const top = Number(topArg?.replace(/^top=/, '') ?? 25);
+  const per = perArg ? Number(perArg.replace(/^per=/, '')) : undefined;
+  const charged = chargeSamples(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
+  const total = [...charged.values()].reduce((a, b) => a + b, 0);
+  const busy = total - (charged.get('(idle)') ?? 0);
+  const show = (us: number) => (per ? (us / per).toFixed(1) : (us / 1000).toFixed(1));
+  const unit = per ? `us per item (${per} items)` : 'ms';
+  console.log(
+    `profile ${file}: ${(total / 1000).toFixed(0)} ms sampled, ${(busy / 1000).toFixed(0)} ms busy; figures in ${unit}`,
+  );
+  console.log(`busy ${show(busy)}`);
+  const rows = [...charged.entries()].filter(([label]) => label !== '(idle)').sort((a, b) => b[1] - a[1]);
+  for (const [label, us] of rows.slice(0, top)) {
+    console.log(`${show(us).padStart(9)}  ${((100 * us) / busy).toFixed(1).padStart(5)}%  ${label}`);
+  }
 }
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));
