@@ -1,11 +1,11 @@
 /**
- * The agent's configuration file (agent.yaml): one schema with types, defaults and rules.
- * The JSON Schema in config/agent.schema.json is generated from it (npm run schemas).
+ * The agent's configuration file (agent.yaml): one schema with types and defaults (rules across
+ * fields: agent-rules.ts). The JSON Schema in config/agent.schema.json (npm run schemas) and the
+ * validator in generated/ (npm run validators) are generated from it.
  */
 import { type Static, Type as T } from '@sinclair/typebox';
-import { CopyEventsSchema, copyJobsIssues } from './copy-jobs-schema.js';
+import { CopyEventsSchema } from './copy-jobs-schema.js';
 import { ReleaseStationSchema } from './release-station-schema.js';
-import type { SchemaIssue } from './schema-validator.js';
 
 const PrinterEntry = T.Object(
   {
@@ -245,17 +245,3 @@ export type AgentReleaseStationConfig = AgentConfig['release_stations'][number];
 export type AgentDiscoveryConfig = AgentConfig['discovery'];
 export type AgentSyncConfig = AgentConfig['sync'];
 export type AgentControlConfig = AgentConfig['control'];
-
-/** Rules across fields of a schema-valid agent config (copy-job sources and their settings). */
-export function agentRuleIssues(config: AgentConfig): SchemaIssue[] {
-  return config.release_stations.flatMap((station, i) =>
-    station.copy_jobs
-      ? copyJobsIssues(station.copy_jobs, config.copy_events !== undefined).map((issue) => ({
-          path: ['release_stations', i, 'copy_jobs', ...issue.path],
-          rule: issue.rule,
-          // A missing field is pointed at through its parent; a listed source at its value.
-          anchor: typeof issue.path.at(-1) === 'number' ? ('value' as const) : ('parent-key' as const),
-        }))
-      : [],
-  );
-}

@@ -1,8 +1,8 @@
 /**
  * Configuration of copy-job accounting at one release station (`copy_jobs` of a
  * `release_stations` entry): which count sources to use, in which order, and their settings.
- * The schema gives types and defaults; `copyJobsIssues` adds the rules that span fields (a
- * listed source needs its settings, SNMPv3 needs a user), each naming the field.
+ * The schema gives types and defaults; the rules that span fields (a listed source needs its
+ * settings, SNMPv3 needs a user) are in copy-jobs-rules.ts.
  */
 import { type Static, Type as T } from '@sinclair/typebox';
 
@@ -128,36 +128,3 @@ export type CopyEventsConfig = Static<typeof CopyEventsSchema>;
 export type CopyJobsConfig = Static<typeof CopyJobsSchema>;
 /** SNMP settings as configured. */
 export type SnmpSourceConfig = Static<typeof SnmpSourceSchema>;
-
-/** A rule broken across fields: the path (from the station entry) and the rule. */
-export interface CopyConfigIssue {
-  path: (string | number)[];
-  rule: string;
-}
-
-/**
- * The cross-field rules of one `copy_jobs` section; paths are relative to it. `endpoint` tells
- * whether the agent has the top-level `copy_events` section the http source needs.
- */
-export function copyJobsIssues(config: CopyJobsConfig, endpoint: boolean): CopyConfigIssue[] {
-  const issues: CopyConfigIssue[] = [];
-  config.sources.forEach((source, i) => {
-    if (source === 'http' && !endpoint)
-      issues.push({ path: ['sources', i], rule: 'http needs the top-level copy_events section' });
-    if (source === 'snmp' && !config.snmp)
-      issues.push({ path: ['sources', i], rule: 'snmp needs the snmp section' });
-    if (source === 'ipp' && !config.ipp_uri) issues.push({ path: ['sources', i], rule: 'ipp needs ipp_uri' });
-  });
-  const snmp = config.snmp;
-  if (snmp?.version === '3') {
-    if (!snmp.user) issues.push({ path: ['snmp', 'user'], rule: 'is required for SNMP version 3' });
-    if (snmp.security_level !== 'noAuthNoPriv' && !snmp.auth_key)
-      issues.push({
-        path: ['snmp', 'auth_key'],
-        rule: `is required for security_level ${snmp.security_level}`,
-      });
-    if (snmp.security_level === 'authPriv' && !snmp.priv_key)
-      issues.push({ path: ['snmp', 'priv_key'], rule: 'is required for security_level authPriv' });
-  }
-  return issues;
-}

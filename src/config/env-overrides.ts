@@ -6,8 +6,16 @@
  * logger itself, is left alone. Values are converted to the type the schema expects; the result
  * is validated like the file. Pure: the caller passes the environment.
  */
-import type { TSchema } from '@sinclair/typebox';
 import { parse as parseYaml } from 'yaml';
+
+/** The parts of a JSON Schema the overrides read: where values sit and which types they take. */
+export interface OverrideSchema {
+  type?: string | string[];
+  const?: unknown;
+  anyOf?: OverrideSchema[];
+  properties?: Record<string, OverrideSchema>;
+  items?: OverrideSchema;
+}
 
 /** One override that was applied: which variable set which path. */
 export interface AppliedOverride {
@@ -25,7 +33,7 @@ export interface OverrideProblem {
 /** Applies every matching variable to `data` (a plain object, changed in place). */
 export function applyEnvOverrides(
   data: Record<string, unknown>,
-  schema: TSchema,
+  schema: OverrideSchema,
   env: Record<string, string | undefined>,
   prefix = 'PRINTRELAY_',
 ): { applied: AppliedOverride[]; problems: OverrideProblem[] } {
@@ -49,40 +57,42 @@ export function applyEnvOverrides(
 }
 
 /** The data path a variable names, or undefined when it is not a configuration override. */
-export function overridePath(rest: string, schema: TSchema): (string | number)[] | undefined {
+export function overridePath(rest: string, schema: OverrideSchema): (string | number)[] | undefined {
   if (!rest) return undefined;
   const levels = rest.split('__').map((l) => l.toLowerCase());
   if (levels.some((l) => l === '')) return undefined;
   if (levels.length === 1) {
-    const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+    const properties = schema.properties ?? {};
     return levels[0]! in properties ? levels : undefined;
   }
   return levels.map((l) => (/^\d+$/.test(l) ? Number(l) : l));
 }
 
 /** The schema of the value at `path`, when the schema describes one. */
-function subSchema(schema: TSchema | undefined, path: readonly (string | number)[]): TSchema | undefined {
-  let current: TSchema | undefined = schema;
+function subSchema(
+  schema: OverrideSchema | undefined,
+  path: readonly (string | number)[],
+): OverrideSchema | undefined {
+  let current: OverrideSchema | undefined = schema;
   for (const segment of path) {
     if (!current) return undefined;
-    const s = current as { properties?: Record<string, TSchema>; items?: TSchema };
-    current = typeof segment === 'number' ? s.items : s.properties?.[segment];
+    current = typeof segment === 'number' ? current.items : current.properties?.[segment];
   }
   return current;
 }
 
 /** JSON types a schema accepts (from `type`, `const` and union alternatives). */
-function typesOf(schema: TSchema | undefined): Set<string> {
+function typesOf(schema: OverrideSchema | undefined): Set<string> {
   const out = new Set<string>();
   if (!schema) return out;
-  const s = schema as { type?: string | string[]; const?: unknown; anyOf?: TSchema[] };
-  for (const t of Array.isArray(s.type) ? s.type : s.type ? [s.type] : []) out.add(t);
-  if ('const' in s) out.add(typeof s.const === 'number' ? 'number' : typeof s.const);
-  for (const alt of s.anyOf ?? []) for (const t of typesOf(alt)) out.add(t);
+  const { type } = schema;
+  for (const t of Array.isArray(type) ? type : type ? [type] : []) out.add(t);
+  if ('const' in schema) out.add(typeof schema.const === 'number' ? 'number' : typeof schema.const);
+  for (const alt of schema.anyOf ?? []) for (const t of typesOf(alt)) out.add(t);
   return out;
 }
 
-function convert(raw: string, schema: TSchema | undefined): { value: unknown } | { problem: string } {
+function convert(raw: string, schema: OverrideSchema | undefined): { value: unknown } | { problem: string } {
   const types = typesOf(schema);
   if ((types.has('integer') || types.has('number')) && /^-?\d+(\.\d+)?$/.test(raw.trim())) {
     return { value: Number(raw.trim()) };

@@ -5,13 +5,15 @@
  * Synchronous; nothing stays open.
  */
 import { readFileSync } from 'node:fs';
-import type { TSchema } from '@sinclair/typebox';
 import { LineCounter, parseDocument, type YAMLError } from 'yaml';
-import { type AgentConfig, AgentConfigSchema, agentRuleIssues } from './agent-schema.js';
+import { agentRuleIssues } from './agent-rules.js';
+import type { AgentConfig } from './agent-schema.js';
 import { ConfigError, type ConfigIssue, fieldName } from './config-error.js';
-import { type EmulatorSeed, EmulatorSeedSchema } from './emulator-seed-schema.js';
-import { type AppliedOverride, applyEnvOverrides } from './env-overrides.js';
-import { type SchemaIssue, SchemaValidator } from './schema-validator.js';
+import type { EmulatorSeed } from './emulator-seed-schema.js';
+import { type AppliedOverride, applyEnvOverrides, type OverrideSchema } from './env-overrides.js';
+import * as agentValidator from './generated/agent-config-validator.js';
+import * as emulatorValidator from './generated/emulator-seed-validator.js';
+import { type GeneratedValidator, type SchemaIssue, SchemaValidator } from './schema-validator.js';
 import { resolveSecretRefs } from './secret-refs.js';
 import { YamlLocator } from './yaml-locator.js';
 
@@ -28,20 +30,20 @@ export interface LoadOptions {
 }
 
 interface Kind {
-  schema: TSchema;
-  envOverrides: boolean;
-  validator?: SchemaValidator;
+  /** The plain schema, when environment overrides apply (they convert values to its types). */
+  envOverrides?: OverrideSchema;
+  validator: SchemaValidator;
   /** Rules across fields, checked once the schema passed. */
   rules?: (data: unknown) => SchemaIssue[];
 }
 
 const kinds: Record<ConfigKind, Kind> = {
   agent: {
-    schema: AgentConfigSchema,
-    envOverrides: true,
+    envOverrides: agentValidator.schema,
+    validator: new SchemaValidator(agentValidator.validate as GeneratedValidator),
     rules: (data) => agentRuleIssues(data as AgentConfig),
   },
-  emulator: { schema: EmulatorSeedSchema, envOverrides: false },
+  emulator: { validator: new SchemaValidator(emulatorValidator.validate as GeneratedValidator) },
 };
 
 /** Parses and validates agent.yaml text; throws ConfigError with every issue. */
@@ -136,13 +138,12 @@ function parseConfig(kind: Kind, text: string, fileName: string, options: LoadOp
   }));
   let applied: AppliedOverride[] = [];
   if (kind.envOverrides && isRecord(data)) {
-    const result = applyEnvOverrides(data, kind.schema, env);
+    const result = applyEnvOverrides(data, kind.envOverrides, env);
     applied = result.applied;
     for (const p of result.problems) issues.push(envIssue(p.name, p.path, p.rule));
   }
   for (const p of resolveSecretRefs(data, env))
     issues.push(place({ path: p.path, rule: p.rule, anchor: 'value' }));
-  kind.validator ??= new SchemaValidator(kind.schema);
   for (const issue of kind.validator.check(data)) issues.push(place(issue));
   if (issues.length === 0) for (const issue of kind.rules?.(data) ?? []) issues.push(place(issue));
   if (issues.length > 0) throw new ConfigError(sortIssues(issues));

@@ -1,11 +1,10 @@
 /**
- * Validation of configuration data against a TypeBox schema with ajv: every error at once,
- * defaults filled in, unknown keys reported by name, and each ajv error turned into a path plus
- * a rule in words (positions are added by the loader, which knows the source).
+ * Validation of configuration data with a validator Ajv generated at build time
+ * (src/config/generated/, scripts/generate-validators.ts): every error at once, defaults filled
+ * in, unknown keys reported by name, and each Ajv error turned into a path plus a rule in words
+ * (positions are added by the loader, which knows the source). Nothing is compiled at run time.
  */
-import type { TSchema } from '@sinclair/typebox';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import { closestMatch } from '../lib/closest-match.js';
 
 /** A broken rule before it is placed in the source. */
@@ -17,19 +16,15 @@ export interface SchemaIssue {
   anchor: 'value' | 'key' | 'parent-key';
 }
 
-// ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+/** A validator as Ajv generates it: true when valid, else false with the errors on the function. */
+export interface GeneratedValidator {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
 
-/** Compiles one schema; the validator mutates data it validates by inserting defaults. */
+/** Checks data with one generated validator, which mutates the data by inserting defaults. */
 export class SchemaValidator {
-  private readonly validate: ValidateFunction;
-
-  constructor(schema: TSchema) {
-    const ajv = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: false });
-    addFormats(ajv);
-    this.validate = ajv.compile(schema);
-  }
+  constructor(private readonly validate: GeneratedValidator) {}
 
   /** Validates `data` in place (defaults applied); returns every issue, empty when valid. */
   check(data: unknown): SchemaIssue[] {

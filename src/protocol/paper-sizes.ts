@@ -155,6 +155,12 @@ for (const paper of desktopPapers) {
 for (const paper of namedCustomPapers) if (!byPwg.has(paper.pwg)) byPwg.set(paper.pwg, paper);
 byId.set(CUSTOM_PAPER_ID, customPaper);
 
+/**
+ * Every sized entry in matching order, desktop ids before named custom sizes; built once, as the
+ * capability translation matches every size each printer reports against it.
+ */
+const matchOrder: readonly PaperSize[] = Object.freeze([...desktopPapers, ...namedCustomPapers]);
+
 /** The paper with this desktop id (256 gives the 'Custom' entry), or undefined. */
 export function paperById(id: number): PaperSize | undefined {
   return byId.get(id);
@@ -176,7 +182,10 @@ export function paperByPwgName(name: string): PaperSize | undefined {
 export function paperBySize(width: number, length: number, toleranceMm10 = 10): PaperSize | undefined {
   let best: PaperSize | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
-  for (const paper of [...desktopPapers, ...namedCustomPapers]) {
+  // An indexed loop: the sync runs this for every size of every printer, and a for-of loop
+  // allocates an iterator result per step until the function is optimized.
+  for (let i = 0; i < matchOrder.length; i++) {
+    const paper = matchOrder[i] as PaperSize;
     const dw = Math.abs(paper.width - width);
     const dl = Math.abs(paper.length - length);
     if (dw > toleranceMm10 || dl > toleranceMm10) continue;

@@ -1,9 +1,10 @@
 /**
  * What a real `printrelay agent` process keeps in memory: with a minimal agent.yaml (one IPP
  * printer, no copy jobs, stations or discovery) it runs, registers and stops without loading the
- * emulator, the other commands, or the libraries of features the file does not name. The module
- * trace (test/support/module-trace) records every package and src/ file the process loads, by
- * import and by require, up to its exit.
+ * emulator, the other commands, the libraries of features the file does not name, or Ajv's schema
+ * compiler (its validators are generated at build time). The module trace
+ * (test/support/module-trace) records every package, package file and src/ file the process
+ * loads, by import and by require, up to its exit.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,6 +48,8 @@ const NOT_FOR_A_PLAIN_AGENT = [
   'cli-progress',
   // PDF libraries
   'pdf-lib',
+  // the schema builder: configuration files are checked by validators generated at build time
+  '@sinclair/typebox',
 ];
 
 describe.skipIf(!enabled)('the agent loads only what its configuration uses', () => {
@@ -118,5 +121,12 @@ describe.skipIf(!enabled)('the agent loads only what its configuration uses', ()
     ];
     expect(otherCommands.filter((name) => loaded.has(name))).toEqual([]);
     expect(NOT_FOR_A_PLAIN_AGENT.filter((name) => loaded.has(name))).toEqual([]);
+  });
+
+  it('checks agent.yaml with the generated validator: of Ajv only its run-time helpers, never its compiler', () => {
+    const ofPackage = (name: string) => [...loaded].filter((n) => n.startsWith(`${name}/`)).sort();
+    expect(loaded.has('src/config/generated/agent-config-validator.ts')).toBe(true);
+    expect(ofPackage('ajv')).toEqual(['ajv/dist/runtime/equal.js', 'ajv/dist/runtime/ucs2length.js']);
+    expect(ofPackage('ajv-formats')).toEqual(['ajv-formats/dist/formats.js']);
   });
 });

@@ -56,14 +56,44 @@ export function stableHash(value: unknown): string {
 
 /** JSON with object keys sorted and undefined members left out, so equal values give equal text. */
 export function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  const parts: string[] = [];
+  writeStableJson(value, parts);
+  return parts.join('');
+}
+
+/**
+ * Appends the stable JSON of `value` to `out` piece by piece: the sync hashes every printer's
+ * capabilities each run, and building the text this way allocates only the pieces (no key/value
+ * pairs, copies or joined text per nested object).
+ */
+function writeStableJson(value: unknown, out: string[]): void {
+  if (Array.isArray(value)) {
+    out.push('[');
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out.push(',');
+      // A hole of a sparse array stays empty, as Array.prototype.join leaves it.
+      if (i in value) writeStableJson(value[i], out);
+    }
+    out.push(']');
+    return;
   }
-  return JSON.stringify(value) ?? 'null';
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    out.push('{');
+    let first = true;
+    // The default sort orders by UTF-16 code units, as comparing strings with < does.
+    for (const key of Object.keys(record).sort()) {
+      const member = record[key];
+      if (member === undefined) continue;
+      if (!first) out.push(',');
+      first = false;
+      out.push(JSON.stringify(key), ':');
+      writeStableJson(member, out);
+    }
+    out.push('}');
+    return;
+  }
+  out.push(JSON.stringify(value) ?? 'null');
 }
 
 /** One hash per top-level field of the properties. */

@@ -1,7 +1,7 @@
 // Module resolve hook for register.mjs: appends the trace name (module-names.mjs) of every module
 // the process resolves through import to the trace file, one per line.
 import { appendFileSync } from 'node:fs';
-import { moduleName } from './module-names.mjs';
+import { traceNames } from './module-names.mjs';
 
 let file;
 
@@ -11,7 +11,7 @@ export function initialize(data) {
 
 export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
-  const name = file ? moduleName(resolved.url) : undefined;
-  if (name) appendFileSync(file, `${name}\n`);
+  const names = file ? traceNames(resolved.url) : [];
+  if (names.length > 0) appendFileSync(file, names.map((name) => `${name}\n`).join(''));
   return resolved;
 }

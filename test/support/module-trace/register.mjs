@@ -5,14 +5,14 @@
 // process exits. A test reads the file after stopping the process (tests of what the agent loads).
 import { appendFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
-import { moduleName } from './module-names.mjs';
+import { traceNames } from './module-names.mjs';
 
 const file = process.env.PRINTRELAY_MODULE_TRACE;
 if (file) {
   register(new URL('./hook.mjs', import.meta.url), { data: { file } });
   const cache = createRequire(import.meta.url).cache;
   process.on('exit', () => {
-    const names = Object.keys(cache).map(moduleName).filter(Boolean);
+    const names = Object.keys(cache).flatMap(traceNames);
     appendFileSync(file, names.map((name) => `${name}\n`).join(''));
   });
 }
