@@ -11,7 +11,9 @@ import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPrintersSurvey } from '../../src/cli/commands/printers.js';
 import { sleep } from '../../src/lib/abort.js';
-import { silentLogger } from '../../src/log/logger.js';
+import { BackendPool, describeAll } from '../../src/agent/connector/printer-sync-inventory.js';
+import { createLogger, silentLogger } from '../../src/log/logger.js';
+import { Redactor } from '../../src/log/redaction.js';
 import { defaultBackendRegistry } from '../../src/printing/backend-registry.js';
 import { CupsBackend } from '../../src/printing/cups/cups-backend.js';
 import { CupsDiscoverer } from '../../src/printing/cups/cups-printers.js';
@@ -162,6 +164,54 @@ describe.runIf(available)('cups:// backend with a private cupsd and ippeveprinte
     } finally {
       if (previous === undefined) delete process.env.CUPS_SERVER;
       else process.env.CUPS_SERVER = previous;
+    }
+  });
+
+  it('keeps a raw queue (no paper sizes) Offline in the sync inventory while the other queue registers', async () => {
+    // A queue without a driver: CUPS describes it with no media-supported at all.
+    execFileSync(which('lpadmin') ?? 'lpadmin', [
+      '-h',
+      cupsd.server,
+      '-p',
+      'PrintRelay_Raw',
+      '-E',
+      '-v',
+      printer.uri,
+      '-m',
+      'raw',
+    ]);
+    const rawUri = `cups://PrintRelay_Raw?server=${cupsd.server}`;
+    const lines: string[] = [];
+    const log = createLogger({
+      level: 'warn',
+      redactor: new Redactor(),
+      destination: { write: (line: string) => void lines.push(line) },
+    });
+    const registry = defaultBackendRegistry();
+    const pool = new BackendPool(registry, { dataDir: cupsd.dir, logger: log });
+    try {
+      const printers = await describeAll(
+        [
+          { entry: { name: 'PrintRelay_Raw', uri: rawUri, enabled: true }, source: 'cups' },
+          { entry: { name: QUEUE, uri, enabled: true }, source: 'cups' },
+        ],
+        pool,
+        log,
+      );
+      expect(printers.map((p) => [p.name, p.reachable, p.state])).toEqual([
+        ['PrintRelay_Raw', false, 'stopped'],
+        [QUEUE, true, expect.any(String)],
+      ]);
+      expect(printers[1]?.properties?.MediaSupported).toEqual(expect.arrayContaining(['A4', 'Letter']));
+      expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([
+        expect.objectContaining({
+          printer: 'PrintRelay_Raw',
+          error: 'media-supported: must name at least one paper size (or media-col-database)',
+          msg: 'printer answered but its attributes cannot be used; kept Offline until they can',
+        }),
+      ]);
+    } finally {
+      await pool.closeAll();
     }
   });
 });

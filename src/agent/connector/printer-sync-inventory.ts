@@ -160,12 +160,41 @@ export async function describeAll(
           'printer did not answer; kept Offline',
         );
       }
-      out[index] = localPrinterOf(entry, description, source);
+      out[index] = translated(entry, description, source, logger);
     }
   };
   const workers = Math.max(1, Math.min(options.concurrency ?? 16, wanted.length));
   await Promise.all(Array.from({ length: workers }, worker));
   return out;
+}
+
+/**
+ * The LocalPrinter of a printer that answered; one whose attributes cannot be translated (a
+ * CUPS raw queue lists no paper size) is kept Offline with a warning naming the printer and the
+ * attribute, so one such printer never stops the sync of the others or the agent's start.
+ */
+function translated(
+  entry: AgentPrinterConfig,
+  description: PrinterDescription | undefined,
+  source: string | undefined,
+  logger: Logger,
+): LocalPrinter {
+  try {
+    return localPrinterOf(entry, description, source);
+  } catch (error) {
+    logger.warn(
+      { printer: entry.name, uri: entry.uri, error: errorMessage(error) },
+      'printer answered but its attributes cannot be used; kept Offline until they can',
+    );
+    const offline = localPrinterOf(entry, undefined, source);
+    // The same identity as once its attributes can be used: one cloud printer, not two.
+    if (!source || !description?.uuid) return offline;
+    return {
+      ...offline,
+      uuid: description.uuid,
+      identity: printerIdentity(source, entry.name, description.uuid),
+    };
+  }
 }
 
 /** The inventory of a run: discovery is ok only when every source answered. */

@@ -1,14 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { cupsServerOf, syncDiscoverers } from '../../../../src/agent/connector/printer-sync-discovery.js';
 import {
+  BackendPool,
+  describeAll,
   inventoryOf,
   localPrinterOf,
   printerIdentity,
   wantedPrinters,
 } from '../../../../src/agent/connector/printer-sync-inventory.js';
-import { silentLogger } from '../../../../src/log/logger.js';
+import { Redactor } from '../../../../src/log/redaction.js';
+import { createLogger, silentLogger } from '../../../../src/log/logger.js';
+import { BackendRegistry } from '../../../../src/printing/backend-registry.js';
 import type { DiscoveryResult } from '../../../../src/printing/discovery/discovery.js';
-import type { PrinterDescription } from '../../../../src/printing/printer-backend.js';
+import type { PrinterBackend, PrinterDescription } from '../../../../src/printing/printer-backend.js';
 import { ippToBlobCapabilities } from '../../../../src/printing/translate/capabilities/blob-capabilities.js';
 import { ippToPrinterProperties } from '../../../../src/printing/translate/capabilities/ipp-to-properties.js';
 import { printerFixture } from '../../../support/fixture-files.js';
@@ -147,6 +151,63 @@ describe('localPrinterOf', () => {
       reachable: false,
       location: undefined,
     });
+  });
+});
+
+describe('describeAll', () => {
+  const attrs = printerFixture('hp-color-laserjet-cm3530');
+  /** A CUPS raw queue answers, but lists no paper size. */
+  const rawAttrs = Object.fromEntries(Object.entries(attrs).filter(([name]) => !name.startsWith('media')));
+  const describing = (uri: URL): PrinterBackend =>
+    ({
+      uri: uri.href,
+      describe: async () => ({
+        uri: uri.href,
+        name: uri.hostname,
+        makeAndModel: 'HP Color LaserJet CM3530 MFP',
+        state: 'idle',
+        stateReasons: [],
+        uuid: `urn:uuid:${uri.hostname}`,
+        documentFormats: ['application/pdf'],
+        attributes: uri.hostname === 'raw' ? rawAttrs : attrs,
+      }),
+      close: async () => {},
+    }) as unknown as PrinterBackend;
+
+  it('keeps a printer whose attributes cannot be translated Offline, with its identity, and says why', async () => {
+    const lines: string[] = [];
+    const log = createLogger({
+      level: 'info',
+      redactor: new Redactor(),
+      destination: { write: (line: string) => void lines.push(line) },
+    });
+    const registry = new BackendRegistry();
+    registry.register('fake', describing);
+    const pool = new BackendPool(registry, { dataDir: '/nonexistent', logger: log });
+    const wanted = [
+      { entry: { name: 'Raw', uri: 'fake://raw/', enabled: true }, source: 'cups' },
+      { entry: { name: 'Good', uri: 'fake://good/', enabled: true }, source: 'cups' },
+    ];
+    const printers = await describeAll(wanted, pool, log);
+    expect(printers[0]).toEqual({
+      name: 'Raw',
+      uri: 'fake://raw/',
+      uuid: 'urn:uuid:raw',
+      identity: printerIdentity('cups', 'Raw', 'urn:uuid:raw'),
+      state: 'stopped',
+      reachable: false,
+      location: undefined,
+    });
+    expect(printers[1]).toMatchObject({ name: 'Good', reachable: true, state: 'idle' });
+    const warnings = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        printer: 'Raw',
+        uri: 'fake://raw/',
+        error: 'media-supported: must name at least one paper size (or media-col-database)',
+        msg: 'printer answered but its attributes cannot be used; kept Offline until they can',
+      }),
+    ]);
   });
 });
 
