@@ -243,11 +243,15 @@ export async function finalStatuses(
   return result;
 }
 
-/** `promise`, or a rejection with `message` after `ms`. */
-export async function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+/** `promise`, or a rejection with `message` (made at that moment when a function) after `ms`. */
+export async function within<T>(
+  promise: Promise<T>,
+  ms: number,
+  message: string | (() => string),
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
+    timer = setTimeout(() => reject(new Error(typeof message === 'string' ? message : message())), ms);
   });
   try {
     return await Promise.race([promise, late]);

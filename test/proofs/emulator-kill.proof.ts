@@ -8,13 +8,14 @@
  * printed, and the cloud holds exactly the events the agent produced for each job.
  *
  * Size: FAULT_EMULATOR_JOBS jobs (30 by default). `npm test` runs it through
- * test/e2e/emulator-kill.test.ts; `npm run proofs` runs it too. After the issue 10 merge it
- * stalled until its 300 s timeout: a document download that failed while the emulator restarted
+ * test/e2e/emulator-kill.test.ts; `npm run proofs` runs it too. It once stalled until its
+ * 300 s timeout: a document download that failed while the emulator restarted
  * counted toward `jobs.download_attempts` (so with the rig's fast retries those jobs failed, 3011,
  * never printed), and a job whose retry came due while earlier jobs were still being sent was
  * dropped from its printer's line (left downloading until the agent restarted). Both are fixed
  * (docs/agent-jobs.md); a restart that fails or a kill point that does not fire within 60 s now
- * fails the run at once with the reason.
+ * fails the run at once with the reason, and app lanes still retrying 120 s after the last kill
+ * fail it with what they last retried.
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -128,12 +129,14 @@ describe.skipIf(!enabled)(`emulator SIGKILLed ${SCHEDULE.length} times during ${
         broken(new Error(`emulator restart after ${point} failed: ${error}`)),
       );
     };
+    let lastRetried = 'none';
     const retrying = async <T>(step: () => Promise<T>): Promise<T> => {
       for (;;) {
         try {
           return await step();
         } catch (error) {
           if (!isRetryable(error)) throw error;
+          lastRetried = `${new Date().toISOString()} ${(error as Error).message}`;
           await (restarting ?? sleep(50));
         }
       }
@@ -185,7 +188,14 @@ describe.skipIf(!enabled)(`emulator SIGKILLed ${SCHEDULE.length} times during ${
       await within(done, 60_000, `kill point ${point} never fired`);
     }
     schedulingDone = true;
-    await lanes;
+    // A lane that retries forever (an answer that never stops being retryable) fails the proof
+    // with what it last retried, instead of running into the test's own timeout.
+    await within(
+      lanes,
+      120_000,
+      () =>
+        `the app lanes did not finish after the last kill (${submitted} of ${JOBS} submitted); last retried: ${lastRetried}`,
+    );
 
     const statuses = await finalStatuses(sfapi, accepted, 120_000);
     await agent.stop();
