@@ -7,6 +7,7 @@
  * SIGHUP reloads the file (printers, release stations, log level) and logs what changed; a file
  * without `version:` is migrated (with a backup) at start and at reload.
  */
+import { setMaxListeners } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import type { Command } from 'commander';
 import { type DestinationStream, multistream } from 'pino';
@@ -74,6 +75,9 @@ async function runAgent(flags: AgentFlags): Promise<void> {
   const notifier = await connectServiceManager(process.env, logger);
   const agent = new Agent({ config, dataDir, logger, redactor, notifier, retryStartup: true });
   const starting = new AbortController();
+  // Every request of the first printer sync listens on this signal (one or more per printer, 16
+  // printers at a time): many listeners are expected here, not a leak.
+  setMaxListeners(0, starting.signal);
   let startup: Promise<void> = Promise.resolve();
   onShutdownSignals(
     async () => {
