@@ -26,9 +26,10 @@ export interface CpuProfile {
 
 /** The label a frame is charged under, or undefined when it is not ours. */
 function ownLabel(node: ProfileNode): string | undefined {
-  // By name and file: under tsx the line numbers are those of the transpiled code.
+  // Our code is under src/ (tsx) or dist/ (BENCH_ENTRY=dist). By name and file: under tsx the
+  // line numbers are those of the transpiled code.
   const { url, functionName } = node.callFrame;
-  const at = url.indexOf('/src/');
+  const at = Math.max(url.indexOf('/src/'), url.indexOf('/dist/'));
   if (at < 0 || url.includes('/node_modules/')) return undefined;
   return `${functionName || '(anonymous)'} ${url.slice(at + 1)}`;
 }
