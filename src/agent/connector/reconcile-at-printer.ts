@@ -1,8 +1,8 @@
 /**
  * Resolves a submission that a crash (or a lost answer) interrupted, by asking the printer: a
  * printer job recorded at Create-Job, or one found by name that still waits for its document,
- * holds at most part of it unless the whole document was recorded as sent: it is cancelled and
- * the job sent again. A job found by name after a Print-Job is watched as the printer has it
+ * holds at most part of it unless the whole document was recorded as sent and the printer no
+ * longer waits for it: it is cancelled and the job sent again. A job found by name after a Print-Job is watched as the printer has it
  * (docs/ipp.md). Never sends a job the printer may already hold whole.
  */
 import type { Logger } from '../../log/logger.js';
@@ -20,7 +20,7 @@ export class PrinterReconciler {
   /** submitting -> submitted (watch it), spooled (send it again) or failed. */
   async recover(job: LedgerJob, backend: PrinterBackend, stop: AbortSignal, log: Logger): Promise<LedgerJob> {
     if (job.printerJobId) {
-      if (job.documentSent) {
+      if (job.documentSent && !(await this.stillWaitsForDocument(job.printerJobId, backend, stop))) {
         log.info(
           { printerJobId: job.printerJobId },
           'found the interrupted job at the printer (whole document sent); watching it',
@@ -57,6 +57,20 @@ export class PrinterReconciler {
     }
     log.info({ printerJobId: found.printerJobId }, 'found the interrupted job at the printer; watching it');
     return this.outcomes.submittedAs(job, found.printerJobId, log);
+  }
+
+  /**
+   * Whether the printer job still waits for its document although the agent handed all of it to
+   * the operating system: the connection broke before the bytes arrived (a printer restarting, a
+   * reset), so nothing was printed and the job only holds the printer.
+   */
+  private async stillWaitsForDocument(
+    printerJobId: string,
+    backend: PrinterBackend,
+    stop: AbortSignal,
+  ): Promise<boolean> {
+    const state = await backend.jobState(printerJobId, stop);
+    return state.reasons.includes('job-data-insufficient') && !isFinalJobState(state.state);
   }
 
   /** Cancels a printer job that holds at most part of the document, then queues the job again. */

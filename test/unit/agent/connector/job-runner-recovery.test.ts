@@ -136,6 +136,15 @@ describe('JobRunner recovery of an interrupted submission', () => {
     expect(job).toMatchObject({ state: 'completed', printerJobId: whole });
   });
 
+  it('recorded job, whole document sent but it never arrived: cancels it and sends the job again', async () => {
+    const waiting = printer.hold(printerJobName('r6'), { state: 'held', reasons: ['job-data-insufficient'] });
+    interrupted('r6', waiting, true);
+    const job = await finish('r6');
+    expect(printer.cancelled).toEqual([waiting]);
+    expect(printer.sent).toEqual([printerJobName('r6')]);
+    expect(job).toMatchObject({ state: 'completed', printerJobId: '2', documentSent: true });
+  });
+
   it('recorded job, cut, but the printer already completed it: sends the whole document again', async () => {
     const printedCut = printer.hold(printerJobName('r3'), { state: 'completed', reasons: [] });
     interrupted('r3', printedCut);
