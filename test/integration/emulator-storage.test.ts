@@ -167,6 +167,21 @@ describe('one completed upload per URL; a printed file is immutable', () => {
     expect((await stored(fileid)).equals(first)).toBe(true);
   });
 
+  it('answers a second multipart PUT after a completed one with 409 at once (a client retrying an upload whose answer it lost)', async () => {
+    const { fileid, sasUri } = await prepare();
+    const content = randomBytes(96 * 1024);
+    const form = () => {
+      const f = new FormData();
+      f.append('file', new Blob([content]), 'doc.txt');
+      return f;
+    };
+    expect((await put(sasUri, form(), { 'x-ms-blob-type': 'BlockBlob' })).status).toBe(201);
+    const again = await put(sasUri, form(), { 'x-ms-blob-type': 'BlockBlob' });
+    expect(again.status).toBe(409);
+    expect(again.headers['x-ms-error-code']).toBe('BlobImmutable');
+    expect((await stored(fileid)).equals(content)).toBe(true);
+  });
+
   it('a PUT that finishes after Print cannot replace the job’s bytes or make the fileid printable again', async () => {
     const { fileid, sasUri } = await prepare();
     const slow = new Readable({ read() {} });

@@ -138,7 +138,9 @@ function putMultipart(request: FastifyRequest, files: FileStore, file: StoredFil
         return;
       }
       written = files.writeDocument(file, stream);
-      written.catch(() => undefined);
+      // A refused upload (already uploaded, 409) never reads its part: read it to the end, or the
+      // parser waits on it forever and the request is never answered.
+      written.catch(() => stream.resume());
     });
     parser.on('error', (error) => {
       request.raw.unpipe(parser);
