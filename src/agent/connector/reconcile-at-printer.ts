@@ -6,7 +6,11 @@
  * (docs/ipp.md). Never sends a job the printer may already hold whole.
  */
 import type { Logger } from '../../log/logger.js';
-import { isFinalJobState, type PrinterBackend } from '../../printing/printer-backend.js';
+import {
+  type BackendJobState,
+  isFinalJobState,
+  type PrinterBackend,
+} from '../../printing/printer-backend.js';
 import type { LedgerJob } from '../../store/job-ledger.js';
 import type { JobOutcomes } from './job-outcomes.js';
 import { type JobRunnerDeps, printerJobName } from './job-runner-types.js';
@@ -20,14 +24,17 @@ export class PrinterReconciler {
   /** submitting -> submitted (watch it), spooled (send it again) or failed. */
   async recover(job: LedgerJob, backend: PrinterBackend, stop: AbortSignal, log: Logger): Promise<LedgerJob> {
     if (job.printerJobId) {
-      if (job.documentSent && !(await this.stillWaitsForDocument(job.printerJobId, backend, stop))) {
+      const state = await backend.jobState(job.printerJobId, stop);
+      // Whole document handed to the operating system, yet the printer may still wait for it:
+      // the connection broke before the bytes arrived (a printer restarting, a reset).
+      if (job.documentSent && !waitsForDocument(state)) {
         log.info(
           { printerJobId: job.printerJobId },
           'found the interrupted job at the printer (whole document sent); watching it',
         );
         return this.outcomes.submittedAs(job, job.printerJobId, log);
       }
-      return this.cancelAndResend(job, job.printerJobId, backend, stop, log);
+      return this.cancelAndResend(job, job.printerJobId, state, backend, stop, log);
     }
     if (!backend.findJobByName) {
       return this.outcomes.fail(
@@ -42,9 +49,9 @@ export class PrinterReconciler {
       return this.deps.ledger.move(job.jobId, 'spooled', { nextRetryAt: this.deps.clock.now() });
     }
     const state = await backend.jobState(found.printerJobId, stop);
-    if (state.reasons.includes('job-data-insufficient') && !isFinalJobState(state.state)) {
+    if (waitsForDocument(state)) {
       // Created (Create-Job) but no document arrived: nothing printed, the job only holds the printer.
-      return this.cancelAndResend(job, found.printerJobId, backend, stop, log);
+      return this.cancelAndResend(job, found.printerJobId, state, backend, stop, log);
     }
     if (backend.reportsDocumentSent && !job.documentSent) {
       // After a Print-Job the crash may have cut the document short, or come in the instant after
@@ -59,29 +66,15 @@ export class PrinterReconciler {
     return this.outcomes.submittedAs(job, found.printerJobId, log);
   }
 
-  /**
-   * Whether the printer job still waits for its document although the agent handed all of it to
-   * the operating system: the connection broke before the bytes arrived (a printer restarting, a
-   * reset), so nothing was printed and the job only holds the printer.
-   */
-  private async stillWaitsForDocument(
-    printerJobId: string,
-    backend: PrinterBackend,
-    stop: AbortSignal,
-  ): Promise<boolean> {
-    const state = await backend.jobState(printerJobId, stop);
-    return state.reasons.includes('job-data-insufficient') && !isFinalJobState(state.state);
-  }
-
   /** Cancels a printer job that holds at most part of the document, then queues the job again. */
   private async cancelAndResend(
     job: LedgerJob,
     printerJobId: string,
+    before: BackendJobState,
     backend: PrinterBackend,
     stop: AbortSignal,
     log: Logger,
   ): Promise<LedgerJob> {
-    const before = await backend.jobState(printerJobId, stop);
     await backend.cancel(printerJobId, stop);
     if (before.state === 'completed') {
       // A printer that treats a cut connection as the end of the document (ippeveprinter does)
@@ -98,4 +91,9 @@ export class PrinterReconciler {
     }
     return this.deps.ledger.move(job.jobId, 'spooled', { nextRetryAt: this.deps.clock.now() });
   }
+}
+
+/** A printer job created but still without its document (nothing printed; it only holds the printer). */
+function waitsForDocument(state: BackendJobState): boolean {
+  return state.reasons.includes('job-data-insufficient') && !isFinalJobState(state.state);
 }
