@@ -25,6 +25,7 @@ import type { NewJobEvent } from '../../src/store/outbox.js';
 import { startIppEvePrinter, type RunningIppEvePrinter } from '../support/ippeveprinter.js';
 import { jobOffer } from '../support/job-offers.js';
 import { freePort, peersAvailable } from '../support/peers.js';
+import { quietControl } from '../support/job-control.js';
 
 const enabled = peersAvailable('ippeveprinter');
 
@@ -159,10 +160,6 @@ describe.skipIf(!enabled)('a printer offline, busy or answering garbage', () => 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const control = () => {
-    const signal = new AbortController().signal;
-    return { stop: signal, wake: signal, cancelled: () => false };
-  };
   const waiting = (jobId: string) =>
     events.filter((e) => e.jobId === jobId && e.event.kind === 'waiting').map((e) => e.event.message);
   /** The documents the printer kept for the job (one .dat per printed job; .prn is its output). */
@@ -176,7 +173,7 @@ describe.skipIf(!enabled)('a printer offline, busy or answering garbage', () => 
       ...jobOffer(jobId),
       document: { ...jobOffer(jobId).document, content_type: 'text/plain', extension: 'txt' },
     });
-    const running = runner.run(jobId, backend, control());
+    const running = runner.run(jobId, backend, quietControl());
     await expect
       .poll(
         () => {

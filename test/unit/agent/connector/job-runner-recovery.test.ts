@@ -20,6 +20,7 @@ import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/age
 import { JobLedger } from '../../../../src/store/job-ledger.js';
 import type { NewJobEvent } from '../../../../src/store/outbox.js';
 import { jobOffer } from '../../../support/job-offers.js';
+import { quietControl } from '../../../support/job-control.js';
 
 /** A two-step printer: jobs exist (with a name) before their document; the hardware boundary here. */
 class TwoStepPrinter implements PrinterBackend {
@@ -95,11 +96,6 @@ describe('JobRunner recovery of an interrupted submission', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const control = () => {
-    const signal = new AbortController().signal;
-    return { stop: signal, wake: signal, cancelled: () => false };
-  };
-
   /** A job left in `submitting` by a crash: spool file there, optionally a printer job recorded. */
   function interrupted(id: string, printerJobId?: string, documentSent = false): void {
     const spoolPath = join(dir, `${id}.pdf`);
@@ -113,8 +109,8 @@ describe('JobRunner recovery of an interrupted submission', () => {
   }
 
   async function finish(id: string) {
-    await runner.submit(id, printer, control());
-    await runner.watch(id, printer, control());
+    await runner.submit(id, printer, quietControl());
+    await runner.watch(id, printer, quietControl());
     return ledger.get(id);
   }
 

@@ -27,6 +27,7 @@ import type { JobOffer } from '../../../../src/protocol/connector-channel.js';
 import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/agent-db.js';
 import { JobLedger } from '../../../../src/store/job-ledger.js';
 import { type NewJobEvent, Outbox } from '../../../../src/store/outbox.js';
+import { quietControl } from '../../../support/job-control.js';
 
 /** A printer fake: the hardware boundary of these unit tests. */
 class FakePrinter implements PrinterBackend {
@@ -111,11 +112,6 @@ describe('JobRunner and JobLoop', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const control = () => {
-    const signal = new AbortController().signal;
-    return { stop: signal, wake: signal, cancelled: () => false };
-  };
-
   /** A job loop over a runner whose download is `download`, printing to the fake printer. */
   const loopWithDownload = (download: JobRunnerDeps['download']) =>
     new JobLoop({
@@ -143,7 +139,7 @@ describe('JobRunner and JobLoop', () => {
   it('retries a busy printer, then prints once, reports events and removes the spool file', async () => {
     printer.busyFor = 2;
     ledger.add(offer('j1'));
-    await runner.run('j1', printer, control());
+    await runner.run('j1', printer, quietControl());
     const job = ledger.get('j1');
     expect(job).toMatchObject({ state: 'completed', attempts: 3, printerJobId: '1' });
     expect(printer.submitted.map((j) => j.jobName)).toEqual([printerJobName('j1')]);
@@ -155,17 +151,17 @@ describe('JobRunner and JobLoop', () => {
   it('fails a rejected document with a clear message and code 3011', async () => {
     printer.reject = true;
     ledger.add(offer('j2'));
-    await runner.run('j2', printer, control());
+    await runner.run('j2', printer, quietControl());
     expect(ledger.get('j2')).toMatchObject({ state: 'failed', lastError: 'format not supported' });
     expect(outbox.pendingFor('j2').at(-1)?.event).toMatchObject({ kind: 'failed', error_code: 3011 });
   });
 
   it('after a crash in submitting, finds the job at the printer and does not print it again', async () => {
     ledger.add(offer('j3'));
-    await runner.run('j3', printer, control());
+    await runner.run('j3', printer, quietControl());
     // simulate: the ledger lost the "submitted" record (crash right after Print-Job)
     db.prepare("UPDATE jobs SET state = 'submitting', printer_job_id = NULL WHERE job_id = 'j3'").run();
-    await runner.run('j3', printer, control());
+    await runner.run('j3', printer, quietControl());
     expect(printer.submitted).toHaveLength(1);
     expect(ledger.get('j3')).toMatchObject({ state: 'completed', printerJobId: '1' });
   });
@@ -176,7 +172,7 @@ describe('JobRunner and JobLoop', () => {
     writeFileSync(join(dir, 'j4.pdf'), '%PDF-');
     ledger.move('j4', 'spooled', { spoolPath: join(dir, 'j4.pdf') });
     ledger.move('j4', 'submitting', { attempt: true });
-    await runner.run('j4', printer, control());
+    await runner.run('j4', printer, quietControl());
     expect(printer.submitted).toHaveLength(1);
     expect(ledger.get('j4')?.state).toBe('completed');
   });
@@ -184,7 +180,7 @@ describe('JobRunner and JobLoop', () => {
   it('records when the whole document went out; a new attempt starts unsent', async () => {
     printer.reportDocumentSent();
     ledger.add(offer('j5'));
-    await runner.run('j5', printer, control());
+    await runner.run('j5', printer, quietControl());
     expect(ledger.get('j5')).toMatchObject({ state: 'completed', documentSent: true });
     ledger.add(offer('j6'));
     ledger.move('j6', 'downloading');
@@ -197,9 +193,9 @@ describe('JobRunner and JobLoop', () => {
   it('after a crash with the whole document sent, watches the job the printer found instead of resending', async () => {
     printer.reportDocumentSent();
     ledger.add(offer('j7'));
-    await runner.run('j7', printer, control());
+    await runner.run('j7', printer, quietControl());
     db.prepare("UPDATE jobs SET state = 'submitting', printer_job_id = NULL WHERE job_id = 'j7'").run();
-    await runner.run('j7', printer, control());
+    await runner.run('j7', printer, quietControl());
     expect(printer.submitted).toHaveLength(1);
     expect(printer.cancelled).toEqual([]);
     expect(ledger.get('j7')).toMatchObject({ state: 'completed', printerJobId: '1' });
@@ -208,12 +204,12 @@ describe('JobRunner and JobLoop', () => {
   it('after a crash that may have cut the document, watches the printer job and never sends it twice', async () => {
     printer.reportDocumentSent();
     ledger.add(offer('j8'));
-    await runner.run('j8', printer, control());
+    await runner.run('j8', printer, quietControl());
     // The crash window: the printer has a job of that name, the agent had not recorded the whole document sent.
     db.prepare(
       "UPDATE jobs SET state = 'submitting', printer_job_id = NULL, document_sent = 0 WHERE job_id = 'j8'",
     ).run();
-    await runner.run('j8', printer, control());
+    await runner.run('j8', printer, quietControl());
     expect(printer.cancelled).toEqual([]);
     expect(printer.submitted.map((j) => j.jobName)).toEqual([printerJobName('j8')]);
     expect(ledger.get('j8')).toMatchObject({ state: 'completed', printerJobId: '1' });

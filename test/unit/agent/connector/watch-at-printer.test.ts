@@ -22,6 +22,7 @@ import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/age
 import { JobLedger } from '../../../../src/store/job-ledger.js';
 import { type NewJobEvent, Outbox } from '../../../../src/store/outbox.js';
 import { jobOffer } from '../../../support/job-offers.js';
+import { quietControl } from '../../../support/job-control.js';
 
 /** A printer fake that answers the submission with `stateAtSubmit` and counts status polls. */
 class AnsweringPrinter implements PrinterBackend {
@@ -76,22 +77,17 @@ describe('watch at the printer: the first poll', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const control = () => {
-    const signal = new AbortController().signal;
-    return { stop: signal, wake: signal, cancelled: () => false };
-  };
-
   /**
    * Submits job `id` to `printer`, then starts watching it with setTimeout faked; returns the
    * watch's promise inside an object (returned bare, the async function would wait for it).
    */
   async function submitThenWatch(id: string, printer: AnsweringPrinter) {
     ledger.add(jobOffer(id, { url: '/d' }));
-    await runner.prepare(id, control());
-    await runner.submit(id, printer, control());
+    await runner.prepare(id, quietControl());
+    await runner.submit(id, printer, quietControl());
     expect(ledger.get(id)?.state).toBe('submitted');
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    const watching = runner.watch(id, printer, control());
+    const watching = runner.watch(id, printer, quietControl());
     await settle();
     return { watching };
   }
