@@ -27,24 +27,17 @@ describe.runIf(enabled)('a tray the printer lacks', () => {
     loop = await startWholeLoop({ printers: [{ name: PRINTER, uri: printer.uri }], level: 'info' });
   }, 60_000);
 
+  /** `printrelay print` of the sample to the test printer, asking for `tray`. */
+  const printWithTray = (tray: string) =>
+    runCli(['print', sample, '--printer', PRINTER, '--tray', tray, '--url', loop.url, '--poll-ms', '50']);
+
   afterAll(async () => {
     await loop?.close();
     await printer?.stop();
   });
 
   it('is reported in the Status text and by printrelay print, and the job still prints', async () => {
-    const result = await runCli([
-      'print',
-      sample,
-      '--printer',
-      PRINTER,
-      '--tray',
-      'Tray 9',
-      '--url',
-      loop.url,
-      '--poll-ms',
-      '50',
-    ]);
+    const result = await printWithTray('Tray 9');
     expect(result.stderr).toContain(`status 0 PRINTED|COMPLETE|${NOTE}| pages `);
     expect(result.code).toBe(0);
     const [, jobId, pages] = /^printed: job (\S+), (\d+) page\(s\)\n/.exec(result.stdout) ?? [];
@@ -62,16 +55,7 @@ describe.runIf(enabled)('a tray the printer lacks', () => {
   }, 60_000);
 
   it('a tray the printer has prints without a note', async () => {
-    const result = await runCli([
-      'print',
-      sample,
-      '--printer',
-      PRINTER,
-      '--tray',
-      'Main tray',
-      '--url',
-      loop.url,
-    ]);
+    const result = await printWithTray('Main tray');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^printed: job \S+, \d+ page\(s\)\n$/);
     expect(result.stderr).toMatch(/^status 0 PRINTED\|COMPLETE\| pages /m);
