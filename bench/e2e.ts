@@ -27,12 +27,13 @@ import { writePdf } from '../test/support/pdf.js';
 import { startBenchAgent } from './support/agent-part.js';
 import { idleAgent, startIdlePrinters } from './support/idle-agent.js';
 import { runIpptoolBatch, writeBatchTest } from './support/ipptool-baseline.js';
-import { percentile, runJobs, signIn, waitForPrinter } from './support/job-runs.js';
+import { runJobs, signIn, waitForPrinter } from './support/job-runs.js';
 import { largeDocumentRun } from './support/large-document.js';
 import { pinPlan, pinProcess } from './support/pinning.js';
 import { cpuSecondsOf, mb, memoryOf, privateMemoryOf, startEmulatorPart } from './support/processes.js';
 import { scrapedRun } from './support/scrape.js';
 import { registerEndpoints, startSlowReceivers } from './support/slow-webhooks.js';
+import { percentile } from './support/stats.js';
 
 const jobs = Number(process.env.BENCH_JOBS ?? 200);
 const bigMb = Number(process.env.BENCH_BIG_MB ?? 1024);

@@ -29,14 +29,11 @@ import { silentLogger } from '../src/log/logger.js';
 import { VirtualPrinter } from '../src/printing/virtual/virtual-printer.js';
 import { freePort } from '../test/support/peers.js';
 import { writePdf } from '../test/support/pdf.js';
+import { percentile } from './support/stats.js';
 import { printerIdOf, QUEUE_PRINTER, signIn } from '../test/e2e/pull-printing-support.js';
 
 const swipes = Number(process.env.BENCH_SWIPES ?? 50);
 const releaseJobs = Number(process.env.BENCH_RELEASE_JOBS ?? 100);
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
 
 /** Counts documents appearing in the printer's output folder; `next()` resolves at the n-th one. */
 class ArrivalWatch {

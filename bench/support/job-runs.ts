@@ -8,10 +8,6 @@ import { sleep } from '../../src/lib/abort.js';
 import { demoSession } from '../../test/support/demo-session.js';
 import { printAndWait } from '../../test/support/whole-loop.js';
 
-export function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
 /** The demo user's app, signed in with a long-lived token. */
 export async function signIn(url: string): Promise<{ sfapi: SfapiClient; close(): Promise<void> }> {
   const { http } = await demoSession(url, DEMO.user, 'printing', 600_000);

@@ -4,7 +4,8 @@
  */
 import type { SfapiClient } from '../../src/client/sfapi-client.js';
 import { sleep } from '../../src/lib/abort.js';
-import { percentile, runJobs } from './job-runs.js';
+import { runJobs } from './job-runs.js';
+import { percentile } from './stats.js';
 import { cpuSecondsOf } from './processes.js';
 
 /** GETs `url` every 1/hz s until stopped; resolves the number of scrapes, their mean duration and size. */

@@ -32,9 +32,19 @@ export async function startSlowReceivers(
   return receivers;
 }
 
+/** The endpoints registered for the receivers. */
+export interface RegisteredEndpoints {
+  ids: string[];
+  /** Disables (no event is queued for them, none delivered) or enables every one of them. */
+  setDisabled(disabled: boolean): Promise<void>;
+}
+
 /** Registers one webhook endpoint per receiver (both topics) with an admin token. */
-export async function registerEndpoints(url: string, receivers: HttpsReceiver[]): Promise<void> {
-  if (receivers.length === 0) return;
+export async function registerEndpoints(
+  url: string,
+  receivers: HttpsReceiver[],
+): Promise<RegisteredEndpoints> {
+  if (receivers.length === 0) return { ids: [], setDisabled: async () => undefined };
   const settings = { authUrl: url, clientId: DEMO.client.id, clientSecret: DEMO.client.secret };
   const { access_token } = await fetchPasswordToken(
     settings,
@@ -42,12 +52,28 @@ export async function registerEndpoints(url: string, receivers: HttpsReceiver[])
     DEMO.admin.password,
     'webhooks',
   );
+  const authorization = `Bearer ${access_token}`;
+  const ids: string[] = [];
   for (const [i, receiver] of receivers.entries()) {
     const res = await fetch(`${url}/webhooks/endpoints`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
+      headers: { authorization, 'content-type': 'application/json' },
       body: JSON.stringify({ name: `Slow receiver ${i + 1}`, url: receiver.url }),
     });
     if (res.status !== 201) throw new Error(`webhook endpoint: ${res.status} ${await res.text()}`);
+    ids.push(((await res.json()) as { endpoint_id: string }).endpoint_id);
   }
+  return {
+    ids,
+    setDisabled: async (disabled) => {
+      for (const id of ids) {
+        const res = await fetch(`${url}/webhooks/endpoints/${id}`, {
+          method: 'PATCH',
+          headers: { authorization, 'content-type': 'application/merge-patch+json' },
+          body: JSON.stringify({ disabled }),
+        });
+        if (res.status !== 200) throw new Error(`webhook endpoint ${id}: ${res.status} ${await res.text()}`);
+      }
+    },
+  };
 }

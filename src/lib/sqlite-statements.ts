@@ -3,8 +3,9 @@
  * need a statement, which keeps each query next to its use; compiling the same SQL again on
  * every call cost several percent of the agent's and the emulator's CPU per job. After
  * `reuseStatements(db)`, `prepare` returns the statement compiled the first time for that SQL.
- * Safe because no caller changes a statement's mode (pluck, raw, expand, safeIntegers) or
- * keeps an iterator open across calls; a caller that needs either must prepare on a plain handle.
+ * Safe because no caller keeps an iterator open across calls, and a caller that sets a
+ * statement's mode (pluck, raw, expand, safeIntegers) sets it on every call, on SQL text that
+ * no other caller prepares; one that needs anything else must prepare on a plain handle.
  */
 import type Database from 'better-sqlite3';
 

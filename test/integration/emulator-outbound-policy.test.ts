@@ -172,10 +172,10 @@ describe('webhook URLs and the outbound address rule', () => {
   it('a delivery to a refused address fails without connecting, saying why', async () => {
     const sender = new WebhookSender({ timeoutMs: 2000, policy: new OutboundAddressPolicy() });
     try {
-      const literal = await sender.send({ url: 'https://10.20.30.40/hook', body: '{}' });
+      const literal = await sender.send({ url: 'https://10.20.30.40/hook' }, '{}');
       expect(literal.status).toBe('failed');
       expect(literal.detail).toBe(`10.20.30.40 is a private address; ${RULE}`);
-      const named = await sender.send({ url: 'https://localhost:9/hook', body: '{}' });
+      const named = await sender.send({ url: 'https://localhost:9/hook' }, '{}');
       expect(named.status).toBe('failed');
       expect(named.detail).toMatch(/^localhost: (127\.0\.0\.1|::1) is a loopback address; /);
     } finally {

@@ -5,6 +5,8 @@
 import type { WebhookTopic } from './webhook-endpoint-repo.js';
 
 export type DeliveryStatus = 'queued' | 'pending' | 'failed';
+/** SQL condition naming every status, so a statement by endpoint and event seeks by key. */
+export const ANY_STATUS = `status IN ('queued', 'pending', 'failed')`;
 /** Why an attempt failed: no answer in time (or none at all), or a non-2xx status. */
 export type DeliveryError = 'timeout' | 'response_status_code';
 
@@ -68,12 +70,8 @@ export interface DueRow {
   in_retry_all: number;
 }
 
-/** The columns a due read returns of a queued row (the others are known for one). */
-export interface QueuedRow {
-  event_id: string;
-  body_json: string;
-  next_attempt_at: number;
-}
+/** The columns a due read returns of a queued row, as a raw row (the others are known for one). */
+export type QueuedRow = [eventId: string, bodyJson: string, nextAttemptAt: number];
 
 export interface DeliveryRow extends DueRow {
   endpoint_id: string;
@@ -104,15 +102,15 @@ export function toDue(endpointId: string, r: DueRow): DueDelivery {
   };
 }
 
-export function toQueued(endpointId: string, r: QueuedRow): DueDelivery {
+export function toQueued(endpointId: string, [eventId, body, nextAttemptAt]: QueuedRow): DueDelivery {
   return {
     endpointId,
-    eventId: r.event_id,
-    body: r.body_json,
+    eventId,
+    body,
     status: 'queued',
     attempts: 0,
     firstAttemptAt: null,
-    nextAttemptAt: r.next_attempt_at,
+    nextAttemptAt,
     inRetryAll: false,
   };
 }

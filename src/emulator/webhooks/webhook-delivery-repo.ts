@@ -11,7 +11,10 @@
  */
 import type { EmulatorDatabase } from '../store/database.js';
 import type { WebhookTopic } from './webhook-endpoint-repo.js';
+import { deleteDelivered } from './webhook-delivered-rows.js';
+import { RecentEventBodies } from './webhook-recent-bodies.js';
 import {
+  ANY_STATUS,
   type AttemptOutcome,
   DUE_COLUMNS,
   type DeliveryRecord,
@@ -38,11 +41,20 @@ export type {
   FailedAttempt,
 } from './webhook-delivery-records.js';
 
-const ANY_STATUS = `status IN ('queued', 'pending', 'failed')`;
+/** Queued keys after a key, in key order, from the key index alone (run in pluck mode; its own text). */
+const QUEUED_KEYS_AFTER_SQL = `SELECT event_id FROM webhook_deliveries
+  WHERE endpoint_id = ? AND status = 'queued' AND event_id > ? ORDER BY event_id LIMIT ?`;
+/** Due queued rows after a key, in key order (run in raw mode: rows come as arrays; its own text). */
+const QUEUED_AFTER_SQL = `SELECT event_id, body_json, next_attempt_at FROM webhook_deliveries
+  WHERE endpoint_id = ? AND status = 'queued' AND event_id > ? AND next_attempt_at <= ?
+  ORDER BY event_id LIMIT ?`;
 const ATTEMPTED = `status IN ('pending', 'failed')`;
 
 /** Reads and writes webhook deliveries (with their events) and retry-all runs. */
 export class WebhookDeliveryRepo {
+  /** Bodies of the events queued last, so reads of queued deliveries seldom touch the rows. */
+  private readonly recentBodies = new RecentEventBodies();
+
   constructor(private readonly db: EmulatorDatabase) {}
 
   /** Stores one queued delivery of the event per endpoint, due at `now`. */
@@ -57,6 +69,7 @@ export class WebhookDeliveryRepo {
     );
     for (const id of endpointIds)
       insert.run(id, event.eventId, now, event.topic, event.createdAt, event.body);
+    if (endpointIds.length > 0) this.recentBodies.remember(event.eventId, event.body, now);
   }
 
   /** Enabled endpoints with a delivery due at `now` or in a retry-all run (key or index lookups per endpoint). */
@@ -90,16 +103,7 @@ export class WebhookDeliveryRepo {
     const due = rows.map((r) => toDue(endpointId, r));
     if (due.length >= limit) return due;
     const left = limit - due.length;
-    // A queued row's other columns are known (no attempt yet, in no retry-all run): not read.
-    const queued = (
-      this.db
-        .prepare(
-          `SELECT event_id, body_json, next_attempt_at FROM webhook_deliveries
-           WHERE endpoint_id = ? AND status = 'queued' AND event_id > ? AND next_attempt_at <= ?
-           ORDER BY event_id LIMIT ?`,
-        )
-        .all(endpointId, after ?? '', now, left) as QueuedRow[]
-    ).map((r) => toQueued(endpointId, r));
+    const queued = this.queuedAfter(endpointId, now, left, after);
     const retries = (
       this.db
         .prepare(
@@ -120,6 +124,36 @@ export class WebhookDeliveryRepo {
     return due;
   }
 
+  /**
+   * Due queued deliveries after `after` (all when undefined) in key order. A queued row's other
+   * columns are known (no attempt yet, in no retry-all run), so only keys are read from the key
+   * index when every body is a recent one (and due); otherwise the rows are read, bodies and all.
+   */
+  private queuedAfter(
+    endpointId: string,
+    now: number,
+    limit: number,
+    after: string | undefined,
+  ): DueDelivery[] {
+    const ids = this.db
+      .prepare(QUEUED_KEYS_AFTER_SQL)
+      .pluck(true)
+      .all(endpointId, after ?? '', limit) as string[];
+    const due: DueDelivery[] = [];
+    for (const id of ids) {
+      const recent = this.recentBodies.get(id);
+      if (!recent || recent.queuedAt > now) {
+        const rows = this.db
+          .prepare(QUEUED_AFTER_SQL)
+          .raw(true)
+          .all(endpointId, after ?? '', now, limit);
+        return (rows as QueuedRow[]).map((r) => toQueued(endpointId, r));
+      }
+      due.push(toQueued(endpointId, [id, recent.body, recent.queuedAt]));
+    }
+    return due;
+  }
+
   find(endpointId: string, eventId: string): DeliveryRecord | undefined {
     const row = this.db
       .prepare(`SELECT * FROM webhook_deliveries WHERE endpoint_id = ? AND ${ANY_STATUS} AND event_id = ?`)
@@ -135,42 +169,27 @@ export class WebhookDeliveryRepo {
   recordOutcomes(outcomes: readonly AttemptOutcome[]): void {
     if (outcomes.length === 0) return;
     this.db.transaction(() => {
-      const delivered = new Map<string, { endpointId: string; status: DeliveryStatus; ids: string[] }>();
+      // Delivered event ids by endpoint, then by the status they were read with.
+      const delivered = new Map<string, Map<DeliveryStatus, string[]>>();
       const retryAllEndpoints = new Set<string>();
       for (const o of outcomes) {
         if (o.failure) this.failed(o.endpointId, o.eventId, o.failure);
         else {
-          const key = `${o.endpointId} ${o.status}`;
-          const group = delivered.get(key);
-          if (group) group.ids.push(o.eventId);
-          else delivered.set(key, { endpointId: o.endpointId, status: o.status, ids: [o.eventId] });
+          let byStatus = delivered.get(o.endpointId);
+          if (!byStatus) {
+            byStatus = new Map();
+            delivered.set(o.endpointId, byStatus);
+          }
+          const ids = byStatus.get(o.status);
+          if (ids) ids.push(o.eventId);
+          else byStatus.set(o.status, [o.eventId]);
         }
         if (o.inRetryAll) retryAllEndpoints.add(o.endpointId);
       }
-      for (const { endpointId, status, ids } of delivered.values())
-        this.deleteDelivered(endpointId, status, ids);
+      for (const [endpointId, byStatus] of delivered)
+        for (const [status, ids] of byStatus) deleteDelivered(this.db, endpointId, status, ids);
       for (const endpointId of retryAllEndpoints) this.finishRetryAllIfDone(endpointId);
     })();
-  }
-
-  /**
-   * Deletes delivered rows by key; when some had changed status since they were read (a failed
-   * attempt of the same batch, a manual retry meanwhile), by any status.
-   */
-  private deleteDelivered(endpointId: string, status: DeliveryStatus, ids: readonly string[]): void {
-    const list = JSON.stringify(ids);
-    const changes = this.db
-      .prepare(
-        'DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND status = ? AND event_id IN (SELECT value FROM json_each(?))',
-      )
-      .run(endpointId, status, list).changes;
-    if (changes < ids.length)
-      this.db
-        .prepare(
-          `DELETE FROM webhook_deliveries WHERE endpoint_id = ? AND ${ANY_STATUS}
-             AND event_id IN (SELECT value FROM json_each(?))`,
-        )
-        .run(endpointId, list);
   }
 
   /** Records a failed attempt; the row leaves any retry-all run. */

@@ -45,14 +45,17 @@ export interface DispatcherOptions {
 
 /** Delivers queued webhook events. */
 export class WebhookDispatcher {
-  private readonly inFlight = new Map<string, Promise<void>>();
-  private readonly perEndpointCount = new Map<string, number>();
+  /**
+   * Per endpoint, its deliveries in flight and those whose outcome is not written yet, by event
+   * id (the id strings come from the queue read and are hashed once; no key is built per lookup).
+   */
+  private readonly work = new Map<string, EndpointWork>();
+  /** Deliveries in flight in all. */
+  private inFlightCount = 0;
   /** Due deliveries read ahead per endpoint (not started yet), so a completion starts the next without a query. */
   private readonly readAhead: DueReadAhead;
   /** Outcomes of attempts waiting to be written in one transaction (see flush). */
   private outcomes: AttemptOutcome[] = [];
-  /** Keys of those outcomes: attempted, not written yet, never started again meanwhile. */
-  private readonly unwrittenKeys = new Set<string>();
   private flushTimer: NodeJS.Timeout | undefined;
   private flushSoon: NodeJS.Immediate | undefined;
   /** Callers of idle() waiting for the last delivery in flight to end. */
@@ -101,7 +104,7 @@ export class WebhookDispatcher {
   async idle(): Promise<void> {
     for (;;) {
       this.pump();
-      if (this.inFlight.size === 0) {
+      if (this.inFlightCount === 0) {
         this.flush();
         return;
       }
@@ -118,10 +121,10 @@ export class WebhookDispatcher {
   async stop(): Promise<void> {
     this.running = false;
     clearTimeout(this.timer);
-    if (this.inFlight.size > 0) {
+    if (this.inFlightCount > 0) {
       let grace: NodeJS.Timeout | undefined;
       await Promise.race([
-        Promise.allSettled(this.inFlight.values()),
+        Promise.allSettled(this.runs()),
         new Promise((resolve) => {
           grace = setTimeout(resolve, STOP_GRACE_MS);
         }),
@@ -129,7 +132,7 @@ export class WebhookDispatcher {
       clearTimeout(grace);
     }
     await this.sender.destroy();
-    await Promise.allSettled(this.inFlight.values());
+    await Promise.allSettled(this.runs());
     this.flush();
   }
 
@@ -142,14 +145,18 @@ export class WebhookDispatcher {
 
   /** Sends one delivery now and records the outcome (the manual retry); undefined when it is in flight. */
   async attemptNow(delivery: DueDelivery): Promise<DeliveryTranscript | undefined> {
-    const key = keyOf(delivery);
-    if (this.inFlight.has(key)) return undefined;
+    const work = this.workOf(delivery.endpointId);
+    if (work.inFlight.has(delivery.eventId)) return undefined;
     this.readAhead.forget(delivery.endpointId);
     let transcript: DeliveryTranscript | undefined;
     const run = this.attempt(delivery).then((t) => {
       transcript = t;
     });
-    this.track(key, delivery.endpointId, run);
+    this.started(work, delivery.eventId, run);
+    run.then(
+      () => this.settled(work, delivery),
+      () => this.settled(work, delivery),
+    );
     await run;
     this.flush();
     return transcript;
@@ -167,20 +174,32 @@ export class WebhookDispatcher {
 
   /** Starts the endpoint's next due deliveries up to its limit. */
   private fill(endpointId: string): void {
-    while (
-      (this.perEndpointCount.get(endpointId) ?? 0) < this.perEndpoint &&
-      this.inFlight.size < this.maxInFlight
-    ) {
+    const work = this.workOf(endpointId);
+    while (work.inFlight.size < this.perEndpoint && this.inFlightCount < this.maxInFlight) {
       const next = this.readAhead.next(endpointId, this.busy, this.writeOutcomes);
       if (!next) return;
-      this.startDelivery(next);
+      this.startDelivery(work, next);
     }
+  }
+
+  private workOf(endpointId: string): EndpointWork {
+    let work = this.work.get(endpointId);
+    if (!work) {
+      work = { inFlight: new Map(), unwritten: new Set() };
+      this.work.set(endpointId, work);
+    }
+    return work;
+  }
+
+  /** Every delivery in flight. */
+  private runs(): Promise<void>[] {
+    return [...this.work.values()].flatMap((w) => [...w.inFlight.values()]);
   }
 
   /** In flight, or its outcome not written yet. */
   private readonly busy = (d: DueDelivery): boolean => {
-    const key = keyOf(d);
-    return this.inFlight.has(key) || this.unwrittenKeys.has(key);
+    const work = this.work.get(d.endpointId);
+    return work !== undefined && (work.inFlight.has(d.eventId) || work.unwritten.has(d.eventId));
   };
 
   private readonly writeOutcomes = (): void => this.flush();
@@ -198,51 +217,40 @@ export class WebhookDispatcher {
     if (purged > 0) this.logger.info({ purged }, 'dropped failed webhook events older than 30 days');
   }
 
-  private startDelivery(delivery: DueDelivery): void {
-    const key = keyOf(delivery);
-    const { endpointId } = delivery;
+  private startDelivery(work: EndpointWork, delivery: DueDelivery): void {
     const run = this.attempt(delivery).then(
-      () => this.settled(key, endpointId),
+      () => this.settled(work, delivery),
       (error: unknown) => {
-        if (this.running) this.logger.error({ err: error, endpoint: endpointId }, 'webhook delivery crashed');
-        this.settled(key, endpointId);
+        if (this.running)
+          this.logger.error({ err: error, endpoint: delivery.endpointId }, 'webhook delivery crashed');
+        this.settled(work, delivery);
       },
     );
-    this.started(key, endpointId, run);
+    this.started(work, delivery.eventId, run);
   }
 
-  private track(key: string, endpointId: string, run: Promise<void>): void {
-    this.started(key, endpointId, run);
-    run.then(
-      () => this.settled(key, endpointId),
-      () => this.settled(key, endpointId),
-    );
-  }
-
-  private started(key: string, endpointId: string, run: Promise<void>): void {
-    this.inFlight.set(key, run);
-    this.perEndpointCount.set(endpointId, (this.perEndpointCount.get(endpointId) ?? 0) + 1);
+  private started(work: EndpointWork, eventId: string, run: Promise<void>): void {
+    work.inFlight.set(eventId, run);
+    this.inFlightCount += 1;
   }
 
   /** A delivery ended: the endpoint's next one starts, and idle() callers wake when none is left. */
-  private settled(key: string, endpointId: string): void {
-    const wasFull = this.inFlight.size >= this.maxInFlight;
-    this.inFlight.delete(key);
-    const left = (this.perEndpointCount.get(endpointId) ?? 1) - 1;
-    if (left > 0) this.perEndpointCount.set(endpointId, left);
-    else this.perEndpointCount.delete(endpointId);
+  private settled(work: EndpointWork, { endpointId, eventId }: DueDelivery): void {
+    const wasFull = this.inFlightCount >= this.maxInFlight;
+    if (work.inFlight.delete(eventId)) this.inFlightCount -= 1;
     if (this.running) this.fill(endpointId);
-    if (this.inFlight.size === 0) this.wakeIdleWaiters();
+    this.dropIfIdle(endpointId, work);
+    if (this.inFlightCount === 0) this.wakeIdleWaiters();
     if (!this.running) return;
     // Other endpoints wait only when the global limit was reached.
-    if (wasFull || (this.perEndpointCount.get(endpointId) ?? 0) === 0) this.kick();
+    if (wasFull || work.inFlight.size === 0) this.kick();
   }
 
   /** Sends and records; undefined when the endpoint is gone. Rejects when stop() cut it off. */
   private async attempt(delivery: DueDelivery): Promise<DeliveryTranscript | undefined> {
     const target = this.targets.get(delivery.endpointId);
     if (!target) return undefined;
-    const transcript = await this.sender.send({ ...target, body: delivery.body });
+    const transcript = await this.sender.send(target, delivery.body);
     this.record(delivery, transcript);
     return transcript;
   }
@@ -257,7 +265,18 @@ export class WebhookDispatcher {
     const done = this.outcomes;
     this.outcomes = [];
     this.deliveries.recordOutcomes(done);
-    for (const o of done) this.unwrittenKeys.delete(keyOf(o));
+    for (const o of done) {
+      const work = this.work.get(o.endpointId);
+      if (!work) continue;
+      work.unwritten.delete(o.eventId);
+      this.dropIfIdle(o.endpointId, work);
+    }
+  }
+
+  /** Forgets an endpoint's bookkeeping once nothing of it is in flight or unwritten. */
+  private dropIfIdle(endpointId: string, work: EndpointWork): void {
+    if (work.inFlight.size === 0 && work.unwritten.size === 0 && this.work.get(endpointId) === work)
+      this.work.delete(endpointId);
   }
 
   private record(d: DueDelivery, t: DeliveryTranscript): void {
@@ -268,7 +287,7 @@ export class WebhookDispatcher {
       inRetryAll: d.inRetryAll,
     };
     this.outcomes.push(outcome);
-    this.unwrittenKeys.add(keyOf(d));
+    this.workOf(d.endpointId).unwritten.add(d.eventId);
     this.scheduleFlush();
     if (t.status === 'succeeded') return;
     const failed = nextAfterFailure(d, this.clock.now(), this.random);
@@ -293,6 +312,8 @@ export class WebhookDispatcher {
   }
 }
 
-function keyOf(d: { endpointId: string; eventId: string }): string {
-  return `${d.endpointId} ${d.eventId}`;
+/** One endpoint's deliveries in flight (by event id) and those attempted whose outcome is not written yet. */
+interface EndpointWork {
+  inFlight: Map<string, Promise<void>>;
+  unwritten: Set<string>;
 }

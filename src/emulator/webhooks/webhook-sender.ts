@@ -76,17 +76,11 @@ export interface DeliveryTranscript {
   detail?: string;
 }
 
-/** A POST to send. */
-export interface OutgoingDelivery {
+/** Where a POST goes. */
+export interface PostTarget {
   /** The endpoint URL (queue deliveries pass the URL parsed once per endpoint). */
   url: string | URL;
-  body: string;
   basic?: { username: string; password: string };
-  /**
-   * Write the whole transcript (the endpoint test does). Without it the request and response
-   * parts stay empty and the response body is discarded: queue deliveries need only the outcome.
-   */
-  transcript?: boolean;
 }
 
 const EMPTY_PART: TranscriptPart = { start_line: '', headers: '', body: '' };
@@ -112,22 +106,21 @@ export class WebhookSender {
     return this.policy.urlRefusal(url);
   }
 
-  /** POSTs one event; resolves to the transcript (also on failure), rejects only when destroy() cut it off. */
-  async send(delivery: OutgoingDelivery): Promise<DeliveryTranscript> {
-    const { url, origin, path, headers } = this.requestOf(delivery);
-    const request = delivery.transcript ? requestPart(url, headers, delivery.body) : EMPTY_PART;
+  /**
+   * POSTs one event; resolves to the transcript (also on failure), rejects only when destroy()
+   * cut it off. With `transcript` (the endpoint test) the whole transcript is written; without
+   * it the request and response parts stay empty and the response body is discarded: queue
+   * deliveries need only the outcome.
+   */
+  async send(target: PostTarget, body: string, transcript = false): Promise<DeliveryTranscript> {
+    const { url, origin, path, headers } = this.requestOf(target);
+    const request = transcript ? requestPart(url, headers, body) : EMPTY_PART;
     try {
-      const res = await this.agent.request({
-        origin,
-        path,
-        method: 'POST',
-        headers,
-        body: delivery.body,
-      });
-      let body = '';
-      if (delivery.transcript) body = await readLimited(res.body);
+      const res = await this.agent.request({ origin, path, method: 'POST', headers, body });
+      let answer = '';
+      if (transcript) answer = await readLimited(res.body);
       else await res.body.dump();
-      const response = delivery.transcript ? responsePart(res.statusCode, res.headers, body) : EMPTY_PART;
+      const response = transcript ? responsePart(res.statusCode, res.headers, answer) : EMPTY_PART;
       if (res.statusCode >= 200 && res.statusCode < 300) return { request, response, status: 'succeeded' };
       return {
         request,
@@ -154,12 +147,12 @@ export class WebhookSender {
    * endpoint's target keeps) they are made once and reused while the credentials stay the same
    * object, so a delivery does not rebuild them (nor encode Basic credentials) every time.
    */
-  private requestOf(delivery: OutgoingDelivery): PreparedRequest {
-    if (typeof delivery.url === 'string') return prepareRequest(new URL(delivery.url), delivery.basic);
-    const cached = this.prepared.get(delivery.url);
-    if (cached && cached.basic === delivery.basic) return cached;
-    const made = prepareRequest(delivery.url, delivery.basic);
-    this.prepared.set(delivery.url, made);
+  private requestOf(target: PostTarget): PreparedRequest {
+    if (typeof target.url === 'string') return prepareRequest(new URL(target.url), target.basic);
+    const cached = this.prepared.get(target.url);
+    if (cached && cached.basic === target.basic) return cached;
+    const made = prepareRequest(target.url, target.basic);
+    this.prepared.set(target.url, made);
     return made;
   }
 
@@ -187,10 +180,10 @@ interface PreparedRequest {
   origin: string;
   path: string;
   headers: Readonly<Record<string, string>>;
-  basic: OutgoingDelivery['basic'];
+  basic: PostTarget['basic'];
 }
 
-function prepareRequest(url: URL, basic: OutgoingDelivery['basic']): PreparedRequest {
+function prepareRequest(url: URL, basic: PostTarget['basic']): PreparedRequest {
   const headers: Record<string, string> = {
     'content-type': 'application/json; charset=utf-8',
     'user-agent': WEBHOOK_USER_AGENT,

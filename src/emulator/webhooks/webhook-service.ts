@@ -156,12 +156,7 @@ export class WebhookService {
       t.authenticationScheme === 'basic'
         ? { username: t.basicUsername, password: t.basicPassword }
         : undefined;
-    return this.sender.send({
-      url: t.url,
-      body: JSON.stringify(event),
-      transcript: true,
-      ...(basic ? { basic } : {}),
-    });
+    return this.sender.send({ url: t.url, ...(basic ? { basic } : {}) }, JSON.stringify(event), true);
   }
 
   /** The organization's data protection settings. */
