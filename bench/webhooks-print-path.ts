@@ -14,9 +14,9 @@
  *                                        BENCH_WEBHOOK_DELAY_MS=2000, BENCH_PIN)
  * Pinned as bench:e2e (agent and printer on core 0, emulator and this process on core 1) when
  * there are two cores and taskset. Prints each pair, the medians of throughput, latency and the
- * emulator's CPU per job, the events the receivers got, and last `ratio <with/without>`: the
- * median over the pairs of the throughput with the endpoints against without. Goal: 1.0 within
- * the spread of the pairs.
+ * emulator's CPU per job, the events the receivers got, the pairs' ratios' mean with its 95%
+ * interval, and last `ratio <with/without>`: the median over the pairs of the throughput with
+ * the endpoints against without. Goal: 1.0 within the interval.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +28,7 @@ import { runJobs, signIn, waitForPrinter } from './support/job-runs.js';
 import { pinPlan, pinProcess } from './support/pinning.js';
 import { cpuSecondsOf, startEmulatorPart } from './support/processes.js';
 import { registerEndpoints, startSlowReceivers } from './support/slow-webhooks.js';
-import { median, percentile } from './support/stats.js';
+import { meanWithInterval, median, percentile } from './support/stats.js';
 
 const jobs = Number(process.env.BENCH_JOBS ?? 200);
 const pairs = Number(process.env.BENCH_ROUNDS ?? 8);
@@ -124,8 +124,9 @@ async function main(): Promise<void> {
     console.log(
       `webhook  events received so far per endpoint: ${got.join(', ')} (the rest stays queued behind the slow receivers)`,
     );
+    const { mean, halfWidth } = meanWithInterval(ratios);
     console.log(
-      `spread   pair ratios from ${Math.min(...ratios).toFixed(3)} to ${Math.max(...ratios).toFixed(3)}`,
+      `spread   pair ratios from ${Math.min(...ratios).toFixed(3)} to ${Math.max(...ratios).toFixed(3)}; mean ${mean.toFixed(3)} ± ${halfWidth.toFixed(3)} (95% interval)`,
     );
     console.log(`ratio ${median(ratios).toFixed(3)}`);
   } finally {

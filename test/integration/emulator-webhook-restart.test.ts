@@ -20,12 +20,13 @@ describe.runIf(haveOpenssl)('webhook queue', () => {
   const bed = webhookTestBed('webhook-restart-');
   const receiver = (behaviour: Behaviour) => bed.receiver(behaviour);
   /** An emulator on `db` (default: emulator.db) whose data directory is the bed's folder. */
-  const start = (clock: ManualClock, extra: { perEndpoint?: number; db?: string } = {}) =>
+  const start = (clock: ManualClock, extra: { perEndpoint?: number; db?: string; pollMs?: number } = {}) =>
     bed.start({
       clock,
       dataDir: bed.dir,
       db: extra.db ?? join(bed.dir, 'emulator.db'),
       perEndpoint: extra.perEndpoint ?? 4,
+      ...(extra.pollMs ? { pollMs: extra.pollMs } : {}),
     });
 
   /** A connector with a printer, and a function that runs one job of it to completion over HTTP. */
@@ -115,5 +116,24 @@ describe.runIf(haveOpenssl)('webhook queue', () => {
       .prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'queued' AND endpoint_id = ?`)
       .get(ids[0]);
     expect(queued).toEqual({ n: 3 });
+  });
+
+  it('delivers events queued while every delivery slot of an endpoint is busy once a slot frees, with no poll', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 6, 1));
+    // The dispatcher's timer would look only after 10 minutes: only queued() and the end of a
+    // delivery can start the next ones.
+    const h = await start(clock, { perEndpoint: 1, db: ':memory:', pollMs: 600_000 });
+    const { token, printOne } = await printing(h, 'SLOW-1');
+    const slow = await receiver(() => ({ status: 200, delayMs: 300 }));
+    const fast = await receiver(answer(200));
+    for (const url of [slow.url, fast.url])
+      await call(h.baseUrl, 'POST', '/webhooks/endpoints', token, { name: `slot ${url}`, url });
+    // The first event takes the slow endpoint's only slot for 300 ms; the next two are queued
+    // while it is busy.
+    for (let i = 0; i < 3; i += 1) await printOne();
+    await fast.waitFor(3);
+    await slow.waitFor(3);
+    const order = (r: typeof slow) => r.requests.map((q) => JSON.parse(q.body).event_id as string);
+    expect(order(slow)).toEqual(order(fast));
   });
 });

@@ -24,8 +24,17 @@ export interface WebhookTestBed {
   readonly dir: string;
   /** An HTTPS receiver answering per `behaviour`, closed after the tests. */
   receiver(behaviour: Behaviour): Promise<HttpsReceiver>;
-  /** An emulator on database `db` (its sealing keys in `dataDir`) that trusts the receivers' CA. */
-  start(options: { clock: ManualClock; db: string; dataDir: string; perEndpoint: number }): Promise<Harness>;
+  /**
+   * An emulator on database `db` (its sealing keys in `dataDir`) that trusts the receivers' CA;
+   * its dispatcher looks at the queue every `pollMs` (default 50) besides when events come.
+   */
+  start(options: {
+    clock: ManualClock;
+    db: string;
+    dataDir: string;
+    perEndpoint: number;
+    pollMs?: number;
+  }): Promise<Harness>;
   /** Stops an emulator started here, as a restart would. */
   stop(harness: Harness): Promise<void>;
 }
@@ -62,12 +71,12 @@ export function webhookTestBed(prefix: string): WebhookTestBed {
       receivers.push(r);
       return r;
     },
-    async start({ clock, db, dataDir, perEndpoint }) {
+    async start({ clock, db, dataDir, perEndpoint, pollMs = 50 }) {
       const h = await startHarness({
         clock,
         db,
         dataDir,
-        webhooks: { extraCaPem: ready().caPem, timeoutMs: 10_000, pollMs: 50, perEndpoint },
+        webhooks: { extraCaPem: ready().caPem, timeoutMs: 10_000, pollMs, perEndpoint },
       });
       harnesses.push(h);
       return h;

@@ -136,6 +136,18 @@ export class WebhookDispatcher {
     this.flush();
   }
 
+  /**
+   * Events were queued for these endpoints: looks at the queue soon, unless each of them has all
+   * its deliveries in flight already (a slow receiver), as the end of one of those reads on.
+   */
+  queued(endpointIds: readonly string[]): void {
+    for (const id of endpointIds)
+      if ((this.work.get(id)?.inFlight.size ?? 0) < this.perEndpoint) {
+        this.kick();
+        return;
+      }
+  }
+
   /** Forgets what is read ahead for an endpoint (after it, its events or its retry-all changed). */
   endpointChanged(endpointId: string): void {
     this.readAhead.forget(endpointId);

@@ -113,15 +113,15 @@ export class WebhookEndpointRepo {
     return { count: n, rows: rows.map(toRecord) };
   }
 
-  /** Enabled endpoints of the organization subscribed to `topic`. */
-  subscribers(orgId: string, topic: WebhookTopic): WebhookEndpointRecord[] {
-    const rows = this.db
+  /** Ids of the organization's enabled endpoints subscribed to `topic` (read for every finished job). */
+  subscriberIds(orgId: string, topic: WebhookTopic): string[] {
+    return this.db
       .prepare(
-        `SELECT * FROM webhook_endpoints WHERE organization_id = ? AND disabled = 0
+        `SELECT id FROM webhook_endpoints WHERE organization_id = ? AND disabled = 0
            AND EXISTS (SELECT 1 FROM json_each(topics_json) WHERE value = ?) ORDER BY created_at, id`,
       )
-      .all(orgId, topic) as EndpointRow[];
-    return rows.map(toRecord);
+      .pluck(true)
+      .all(orgId, topic) as string[];
   }
 
   /** Deletes an endpoint (its deliveries and retry run go with it); false when unknown. */

@@ -38,7 +38,7 @@ export async function startWebhookParts(
   const sender = new WebhookSender(options);
   const targets = new WebhookTargets(store.webhookEndpoints, secrets);
   const dispatcher = new WebhookDispatcher(store.webhookDeliveries, targets, sender, clock, log, options);
-  const publisher = new WebhookPublisher(store, clock, () => dispatcher.kick());
+  const publisher = new WebhookPublisher(store, clock, (endpointIds) => dispatcher.queued(endpointIds));
   const service = new WebhookService(store, dispatcher, sender, secrets, clock, log);
   dispatcher.start();
   return {

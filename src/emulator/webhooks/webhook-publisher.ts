@@ -40,8 +40,8 @@ export class WebhookPublisher implements JobOutcomeListener, LocalJobOutcomeList
   constructor(
     private readonly store: EmulatorStore,
     private readonly clock: Clock,
-    /** Called after an event was queued (the dispatcher's kick). */
-    private readonly queued: () => void,
+    /** Called after an event was queued for these endpoints (the dispatcher's queued()). */
+    private readonly queued: (endpointIds: readonly string[]) => void,
     private readonly randomDigit: () => number = () => randomInt(0, 10),
   ) {}
 
@@ -90,17 +90,17 @@ export class WebhookPublisher implements JobOutcomeListener, LocalJobOutcomeList
     build: (eventId: string, now: number, settings: WebhookSettings) => WebhookEventBody,
   ): void {
     const topic = topicOf(outcome);
-    const endpoints = this.store.webhookEndpoints.subscribers(organizationId, topic);
-    if (endpoints.length === 0) return;
+    const endpointIds = this.store.webhookEndpoints.subscriberIds(organizationId, topic);
+    if (endpointIds.length === 0) return;
     const now = this.clock.now();
     const eventId = newEventId();
     const body = build(eventId, now, this.store.webhookEndpoints.settings(organizationId));
     this.store.webhookDeliveries.enqueue(
       { eventId, topic, createdAt: now, body: JSON.stringify(body) },
-      endpoints.map((e) => e.id),
+      endpointIds,
       now,
     );
-    this.queued();
+    this.queued(endpointIds);
   }
 
   private connector(id: string): Party {
