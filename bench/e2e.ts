@@ -24,15 +24,14 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startIppEvePrinter } from '../test/support/ippeveprinter.js';
 import { writePdf } from '../test/support/pdf.js';
-import { startBenchAgent } from './support/agent-part.js';
 import { idleAgent, startIdlePrinters } from './support/idle-agent.js';
 import { runIpptoolBatch, writeBatchTest } from './support/ipptool-baseline.js';
-import { runJobs, signIn, waitForPrinter } from './support/job-runs.js';
+import { runJobs } from './support/job-runs.js';
 import { largeDocumentRun } from './support/large-document.js';
 import { pinPlan, pinProcess } from './support/pinning.js';
-import { cpuSecondsOf, mb, memoryOf, privateMemoryOf, startEmulatorPart } from './support/processes.js';
+import { cpuSecondsOf, mb, memoryOf, privateMemoryOf } from './support/processes.js';
+import { startPrintPath } from './support/print-path.js';
 import { scrapedRun } from './support/scrape.js';
-import { registerEndpoints, startSlowReceivers } from './support/slow-webhooks.js';
 import { percentile } from './support/stats.js';
 
 const jobs = Number(process.env.BENCH_JOBS ?? 200);
@@ -100,24 +99,16 @@ async function main(): Promise<void> {
       pinProcess(process.pid, pin.cloudCore);
     }
 
-    const caFile = join(work, 'webhook-ca.pem');
-    const receivers = await startSlowReceivers(slowWebhooks, webhookDelayMs, caFile, stops);
-    const emulator = await startEmulatorPart(
-      join(work, 'emulator'),
-      receivers.length > 0 ? ['--webhook-ca', caFile, '--allow-outbound', '127.0.0.1'] : [],
-    );
-    stops.unshift(() => emulator.part.stop());
-    if (pin) pinProcess(emulator.part.pid, pin.cloudCore);
-    const { url } = emulator;
-    const agent = await startBenchAgent(work, url, { name: printerName, uri: printer.uri }, (pid) => {
-      if (pin) pinProcess(pid, pin.agentCore);
+    const { emulator, agent, app, printerId, receivers } = await startPrintPath({
+      work,
+      printer: { name: printerName, uri: printer.uri },
+      pin,
+      slowWebhooks,
+      webhookDelayMs,
+      stops,
     });
-    stops.unshift(() => agent.part.stop());
+    const { url } = emulator;
     console.log(`agent   start to ready (/readyz 200): ${agent.readySeconds.toFixed(2)} s`);
-    const app = await signIn(url);
-    stops.unshift(() => app.close());
-    const printerId = await waitForPrinter(app.sfapi, printerName);
-    await registerEndpoints(url, receivers);
 
     // Warm-up: a daemon's steady state is what counts. The JIT settles over the first few hundred
     // jobs (with 10 warm-up jobs the agent used 9.4 ms of CPU per job, after 400 it used 7.8 ms),

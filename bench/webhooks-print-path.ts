@@ -23,11 +23,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startIppEvePrinter } from '../test/support/ippeveprinter.js';
 import { writePdf } from '../test/support/pdf.js';
-import { startBenchAgent } from './support/agent-part.js';
-import { runJobs, signIn, waitForPrinter } from './support/job-runs.js';
+import { runJobs } from './support/job-runs.js';
 import { pinPlan, pinProcess } from './support/pinning.js';
-import { cpuSecondsOf, startEmulatorPart } from './support/processes.js';
-import { registerEndpoints, startSlowReceivers } from './support/slow-webhooks.js';
+import { cpuSecondsOf } from './support/processes.js';
+import { startPrintPath } from './support/print-path.js';
 import { meanWithInterval, median, percentile } from './support/stats.js';
 
 const jobs = Number(process.env.BENCH_JOBS ?? 200);
@@ -58,29 +57,14 @@ async function main(): Promise<void> {
       pinProcess(printer.pid, pin.agentCore);
       pinProcess(process.pid, pin.cloudCore);
     }
-    const caFile = join(work, 'webhook-ca.pem');
-    const receivers = await startSlowReceivers(slowWebhooks, webhookDelayMs, caFile, stops);
-    const emulator = await startEmulatorPart(join(work, 'emulator'), [
-      '--webhook-ca',
-      caFile,
-      '--allow-outbound',
-      '127.0.0.1',
-    ]);
-    stops.unshift(() => emulator.part.stop());
-    if (pin) pinProcess(emulator.part.pid, pin.cloudCore);
-    const agent = await startBenchAgent(
+    const { emulator, app, printerId, receivers, endpoints } = await startPrintPath({
       work,
-      emulator.url,
-      { name: printerName, uri: printer.uri },
-      (pid) => {
-        if (pin) pinProcess(pid, pin.agentCore);
-      },
-    );
-    stops.unshift(() => agent.part.stop());
-    const app = await signIn(emulator.url);
-    stops.unshift(() => app.close());
-    const printerId = await waitForPrinter(app.sfapi, printerName);
-    const endpoints = await registerEndpoints(emulator.url, receivers);
+      printer: { name: printerName, uri: printer.uri },
+      pin,
+      slowWebhooks,
+      webhookDelayMs,
+      stops,
+    });
 
     // Warm-up with the endpoints enabled, so both kinds of round run on a warm JIT and a queue
     // that already holds events.

@@ -189,9 +189,10 @@ export class WebhookDispatcher {
     const work = this.workOf(endpointId);
     while (work.inFlight.size < this.perEndpoint && this.inFlightCount < this.maxInFlight) {
       const next = this.readAhead.next(endpointId, this.busy, this.writeOutcomes);
-      if (!next) return;
+      if (!next) break;
       this.startDelivery(work, next);
     }
+    this.dropIfIdle(endpointId, work);
   }
 
   private workOf(endpointId: string): EndpointWork {
@@ -251,7 +252,7 @@ export class WebhookDispatcher {
     const wasFull = this.inFlightCount >= this.maxInFlight;
     if (work.inFlight.delete(eventId)) this.inFlightCount -= 1;
     if (this.running) this.fill(endpointId);
-    this.dropIfIdle(endpointId, work);
+    else this.dropIfIdle(endpointId, work);
     if (this.inFlightCount === 0) this.wakeIdleWaiters();
     if (!this.running) return;
     // Other endpoints wait only when the global limit was reached.
