@@ -187,7 +187,13 @@ async function createContext(
     const jobs = new JobService(store, clock, logger, hub, webhookParts.publisher);
     const groups = new GroupService(store, clock, logger);
     const assignments = new AssignmentService(store, printers, groups, clock, logger);
-    const files = new FileStore({ dataDir: options.dataDir, records: store.storedFiles, clock, logger });
+    const files = new FileStore({
+      dataDir: options.dataDir,
+      records: store.storedFiles,
+      clock,
+      logger,
+      ...(options.maxDocumentBytes === undefined ? {} : { maxBytes: options.maxDocumentBytes }),
+    });
     await files.start();
     const fetcher = new UrlFetcher({ files, logger: logger.child({ part: 'sfapi' }), policy: outbound });
     const pull = await startPullServices({

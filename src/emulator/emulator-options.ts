@@ -42,4 +42,6 @@ export interface EmulatorOptions {
   registrationSheetIntervalMs?: number;
   /** Origins allowed cross-origin besides those of registered redirect URLs (see http/cors-policy.ts). */
   corsOrigins?: readonly string[];
+  /** Largest document an upload or a fileurl fetch may store, in bytes (default 4 GiB). */
+  maxDocumentBytes?: number;
 }

@@ -5,7 +5,7 @@
  * large document costs few system calls and no second read for its hash.
  */
 import { type FileHandle, open } from 'node:fs/promises';
-import { Writable } from 'node:stream';
+import { type Readable, Writable, finished } from 'node:stream';
 
 /** Bytes buffered by a sink, and read at once by the readers of large documents: 1 MiB. */
 export const FILE_CHUNK = 1024 * 1024;
@@ -75,4 +75,37 @@ async function writeAll(handle: FileHandle, buffers: Buffer[]): Promise<void> {
     }
     pending = rest;
   }
+}
+
+/**
+ * Pipes `source` into `sink` and resolves once the sink has finished (its file closed). Unlike
+ * `pipeline`, a failure of the sink (a size limit, a full disk) never destroys the source: it is
+ * unpiped and left paused, so the caller can still read its rest (an HTTP upload that keeps its
+ * connection and gets its answer) or destroy it. A source that fails or closes before its end
+ * destroys the sink and rejects.
+ */
+export function pourInto(source: Readable, sink: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      source.off('error', settle);
+      source.off('close', onSourceClose);
+      if (!error) {
+        resolve();
+        return;
+      }
+      source.unpipe(sink);
+      source.pause();
+      sink.destroy();
+      reject(error);
+    };
+    const onSourceClose = () => {
+      if (!source.readableEnded) settle(new Error('the body ended before it was complete'));
+    };
+    source.on('error', settle).on('close', onSourceClose);
+    finished(sink, (error) => settle(error ?? undefined));
+    source.pipe(sink);
+  });
 }

@@ -49,6 +49,8 @@ export async function startHarness(
     corsOrigins?: readonly string[];
     /** Listening address (default 127.0.0.1). */
     host?: string;
+    /** Largest document stored, in bytes (default the emulator's 4 GiB). */
+    maxDocumentBytes?: number;
   } = {},
 ): Promise<Harness> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'emulator-test-')));
@@ -64,6 +66,7 @@ export async function startHarness(
     ...(options.credentialLimits === undefined ? {} : { credentialLimits: options.credentialLimits }),
     outboundAllow: options.outboundAllow ?? LOOPBACK_ALLOW,
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    ...(options.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: options.maxDocumentBytes }),
   });
   const baseUrl = await emulator.listen(options.host ?? '127.0.0.1', 0);
   return {

@@ -117,6 +117,8 @@ export async function startSfapiHarness(
   logger: Logger = silentLogger(),
   // The fileurl tests serve their documents on loopback, which the emulator refuses by default.
   outboundAllow: readonly string[] = ['127.0.0.0/8', '::1/128'],
+  /** Largest document stored, in bytes (default the emulator's 4 GiB). */
+  maxDocumentBytes?: number,
 ): Promise<SfapiHarness> {
   const dataDir = await mkdtemp(join(tmpdir(), 'printrelay-sfapi-'));
   const emulator = await createEmulator({
@@ -126,6 +128,7 @@ export async function startSfapiHarness(
     logger,
     ...(clock ? { clock } : {}),
     outboundAllow,
+    ...(maxDocumentBytes === undefined ? {} : { maxDocumentBytes }),
   });
   const base = await emulator.listen('127.0.0.1', 0);
   const printerName = 'Sfapi Test Printer';

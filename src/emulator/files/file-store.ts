@@ -17,7 +17,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../../lib/clock.js';
 import { ConflictError, PrintRelayError, ValidationError } from '../../lib/errors.js';
-import { FILE_CHUNK, fileSink } from '../../lib/file-sink.js';
+import { FILE_CHUNK, fileSink, pourInto } from '../../lib/file-sink.js';
 import type { Logger } from '../../log/logger.js';
 import { type BlockListEntry, blockKey } from '../../protocol/sfapi-block-list.js';
 import type { StoredFile, StoredFileRepo, StoredFileState } from './stored-file-repo.js';
@@ -174,6 +174,8 @@ export class FileStore {
       committed.push({ id: source.id, offset, length: source.length });
       offset += source.length;
     }
+    // Each block was held to the limit as it came; the document they make is held to it here.
+    if (offset > this.maxBytes) throw new TooLargeError(this.maxBytes);
     // One pipeline over all blocks in order (a pipeline per block onto one file stream would
     // pile listeners on it), hashing on the way.
     async function* blocks() {
@@ -230,7 +232,9 @@ export class FileStore {
 
   /**
    * Streams `body` into `target` through a temporary file, hashing and counting on the way.
-   * Used for uploads and URL fetches alike.
+   * Used for uploads and URL fetches alike. On a failure (TooLargeError past the limit) the body
+   * is left unread, not destroyed: its caller drains it (an upload's connection goes on and
+   * carries the answer) or destroys it (a fetch).
    */
   async streamTo(body: Readable, target: string): Promise<{ size: number; sha256: string }> {
     const hash = createHash('sha256');
@@ -244,7 +248,7 @@ export class FileStore {
     };
     const temp = `${target}.${randomUUID()}.tmp`;
     try {
-      await pipeline(body, fileSink(temp, { onChunk }));
+      await pourInto(body, fileSink(temp, { onChunk }));
       await rename(temp, target);
     } catch (error) {
       await rm(temp, { force: true });

@@ -83,7 +83,12 @@ export class UrlFetcher {
         await response.body?.cancel();
         throw new PermanentError('fetch_failed', `the server answered HTTP ${response.status}`);
       }
-      const { size, sha256 } = await files.streamTo(Readable.fromWeb(response.body), file.path);
+      const body = Readable.fromWeb(response.body);
+      // A refused document (too large) leaves the body unread: drop it, ending the fetch.
+      const { size, sha256 } = await files.streamTo(body, file.path).catch((error: unknown) => {
+        body.destroy();
+        throw error;
+      });
       Object.assign(file, { size, sha256 });
       await files.setState(file, 'ready');
       log.info({ size }, 'fetched document from URL');
