@@ -18,6 +18,7 @@ import type { LocalJobRecord } from '../store/local-job-store.js';
 import type { OutboxStats } from '../store/outbox.js';
 import type { AgentContext, AgentDeps, Running, StartingParts } from './agent-parts.js';
 import { bringUp, tearDown } from './bring-up.js';
+import { caFileChange } from './cloud-access.js';
 import type { RegisteredPrinter } from './connector/registration.js';
 import { agentControl, startControl } from './control-view.js';
 import type { AgentStatus } from './control/agent-status.js';
@@ -142,6 +143,9 @@ export class Agent {
     if (!r) throw new Error('the agent is not running');
     const { config, logger } = this.deps;
     const changes = configChanges(config, next);
+    // The same ca_file path with another CA in it is no change of the configuration itself.
+    const ca = changes.needRestart.includes('cloud') ? undefined : caFileChange(next, this.ctx.caPem);
+    if (ca) changes.needRestart.push(ca);
     this.deps.config = {
       ...config,
       printers: next.printers,

@@ -9,6 +9,7 @@ import { CONNECTOR_TOKEN_SCOPE } from '../client/pairing-client.js';
 import type { TokenGrants } from '../client/token-store.js';
 import type { AgentConfig } from '../config/agent-schema.js';
 import type { BackoffPolicy } from '../lib/backoff.js';
+import { errorMessage } from '../lib/errors.js';
 
 /** The pairing asks for the same scopes (client/pairing-client.ts). */
 const TOKEN_SCOPE = CONNECTOR_TOKEN_SCOPE;
@@ -17,6 +18,20 @@ const TOKEN_SCOPE = CONNECTOR_TOKEN_SCOPE;
 export function readCloudCa(config: AgentConfig): string | undefined {
   const file = config.cloud.ca_file;
   return file ? readCaFile(file, 'cloud.ca_file') : undefined;
+}
+
+/**
+ * What a reload reports when `cloud.ca_file` (the same path) now holds another CA than the one
+ * in use, or can no longer be read; undefined when it is unchanged or not set. A reload does not
+ * apply a new CA: the connections trusting the old one are made at start.
+ */
+export function caFileChange(config: AgentConfig, inUse: string | undefined): string | undefined {
+  if (!config.cloud.ca_file) return undefined;
+  try {
+    return readCloudCa(config) === inUse ? undefined : 'cloud.ca_file contents';
+  } catch (error) {
+    return `cloud.ca_file contents (${errorMessage(error)})`;
+  }
 }
 
 /** The grants the token store renews the connector's tokens with. */
