@@ -30,20 +30,15 @@ import { runJobs } from './support/job-runs.js';
 import { largeDocumentRun } from './support/large-document.js';
 import { pinPlan, pinProcess } from './support/pinning.js';
 import { cpuSecondsOf, mb, memoryOf, privateMemoryOf } from './support/processes.js';
-import { startPrintPath } from './support/print-path.js';
+import { PRINTER_NAME, printPathSettings, startPrintPath } from './support/print-path.js';
 import { scrapedRun } from './support/scrape.js';
 import { percentile } from './support/stats.js';
 
-const jobs = Number(process.env.BENCH_JOBS ?? 200);
+const { jobs, warmupJobs, concurrency, slowWebhooks, webhookDelayMs } = printPathSettings(0);
 const bigMb = Number(process.env.BENCH_BIG_MB ?? 1024);
-const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const warmupJobs = Number(process.env.BENCH_WARMUP_JOBS ?? 300);
 const scrapeHz = Number(process.env.BENCH_SCRAPE_HZ ?? 0);
 const idlePrinters = Number(process.env.BENCH_IDLE_PRINTERS ?? 50);
 const settleS = Number(process.env.BENCH_SETTLE_S ?? 15);
-const slowWebhooks = Number(process.env.BENCH_SLOW_WEBHOOKS ?? 0);
-const webhookDelayMs = Number(process.env.BENCH_WEBHOOK_DELAY_MS ?? 2000);
-const printerName = 'Bench Printer';
 // read before this process pins itself to one core (availableParallelism follows the affinity)
 const cores = availableParallelism();
 
@@ -101,7 +96,7 @@ async function main(): Promise<void> {
 
     const { emulator, agent, app, printerId, receivers } = await startPrintPath({
       work,
-      printer: { name: printerName, uri: printer.uri },
+      printer: { name: PRINTER_NAME, uri: printer.uri },
       pin,
       slowWebhooks,
       webhookDelayMs,

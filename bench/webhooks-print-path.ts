@@ -26,16 +26,11 @@ import { writePdf } from '../test/support/pdf.js';
 import { runJobs } from './support/job-runs.js';
 import { pinPlan, pinProcess } from './support/pinning.js';
 import { cpuSecondsOf } from './support/processes.js';
-import { startPrintPath } from './support/print-path.js';
+import { PRINTER_NAME, printPathSettings, startPrintPath } from './support/print-path.js';
 import { meanWithInterval, median, percentile } from './support/stats.js';
 
-const jobs = Number(process.env.BENCH_JOBS ?? 200);
+const { jobs, warmupJobs, concurrency, slowWebhooks, webhookDelayMs } = printPathSettings(3);
 const pairs = Number(process.env.BENCH_ROUNDS ?? 8);
-const warmupJobs = Number(process.env.BENCH_WARMUP_JOBS ?? 300);
-const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const slowWebhooks = Number(process.env.BENCH_SLOW_WEBHOOKS ?? 3);
-const webhookDelayMs = Number(process.env.BENCH_WEBHOOK_DELAY_MS ?? 2000);
-const printerName = 'Bench Printer';
 
 /** One round's figures. */
 interface Round {
@@ -59,7 +54,7 @@ async function main(): Promise<void> {
     }
     const { emulator, app, printerId, receivers, endpoints } = await startPrintPath({
       work,
-      printer: { name: printerName, uri: printer.uri },
+      printer: { name: PRINTER_NAME, uri: printer.uri },
       pin,
       slowWebhooks,
       webhookDelayMs,

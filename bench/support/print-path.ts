@@ -13,6 +13,25 @@ import { type PinPlan, pinProcess } from './pinning.js';
 import { type RunningPart, startEmulatorPart } from './processes.js';
 import { type RegisteredEndpoints, registerEndpoints, startSlowReceivers } from './slow-webhooks.js';
 
+/** The name of the path's printer. */
+export const PRINTER_NAME = 'Bench Printer';
+
+/**
+ * The settings of a print-path benchmark from the environment: BENCH_JOBS (200),
+ * BENCH_WARMUP_JOBS (300), BENCH_CONCURRENCY (16), BENCH_SLOW_WEBHOOKS (`slowWebhooksDefault`),
+ * BENCH_WEBHOOK_DELAY_MS (2000).
+ */
+export function printPathSettings(slowWebhooksDefault: number) {
+  const env = process.env;
+  return {
+    jobs: Number(env.BENCH_JOBS ?? 200),
+    warmupJobs: Number(env.BENCH_WARMUP_JOBS ?? 300),
+    concurrency: Number(env.BENCH_CONCURRENCY ?? 16),
+    slowWebhooks: Number(env.BENCH_SLOW_WEBHOOKS ?? slowWebhooksDefault),
+    webhookDelayMs: Number(env.BENCH_WEBHOOK_DELAY_MS ?? 2000),
+  };
+}
+
 /** The running print path. */
 export interface PrintPath {
   emulator: { part: RunningPart; url: string };

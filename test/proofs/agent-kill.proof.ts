@@ -185,7 +185,12 @@ describe.skipIf(!enabled)(`agent SIGKILLed ${KILLS} times during ${JOBS} jobs`, 
           ? copies.run(dying, Number.POSITIVE_INFINITY, { mergeLastRuns: copyKill.merge })
           : Promise.resolve();
       jobIds.push(...(await submitJobs(rig, printerId, jobIds.length, perRound, DOCUMENT_BYTES)));
-      await within(dying.exited, 40_000, `kill point ${point} (round ${round}) never reached`);
+      await within(
+        dying.exited,
+        40_000,
+        () =>
+          `kill point ${point} (round ${round}) never reached; the agent's last log lines:\n${dying.stdout.trimEnd().split('\n').slice(-40).join('\n')}`,
+      );
       await copying;
       kills.push(point);
       if (point === 'copy-update') copyKills.push(copyKill.name);
