@@ -14,7 +14,7 @@
  * `ratio <full sync time / baseline time>`.
  */
 import { join } from 'node:path';
-import type { SyncReport } from '../src/agent/connector/printer-sync.js';
+import type { SyncReport } from '../src/agent/printer-sync/printer-sync.js';
 import { IppClient } from '../src/printing/ipp/ipp-client.js';
 import { VirtualPrinter } from '../src/printing/virtual/virtual-printer.js';
 import { silentLogger } from '../src/log/logger.js';

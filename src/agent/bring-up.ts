@@ -19,7 +19,7 @@ import type { AgentContext, StartingParts, Running } from './agent-parts.js';
 import { readCloudCa, retryBackoff, tokenGrants } from './cloud-access.js';
 import { jobFeed, jobLoop, startPrinterSync } from './connector-parts.js';
 import { readHostFacts } from './connector/identity.js';
-import { OutboxSender } from './connector/outbox-sender.js';
+import { OutboxSender } from './jobs/outbox-sender.js';
 import { Registration } from './connector/registration.js';
 import { retryUntilReachable } from './connector/startup-retry.js';
 import type { AgentControl } from './control/agent-control.js';

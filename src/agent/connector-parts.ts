@@ -15,16 +15,16 @@ import type { NewJobEvent } from '../store/outbox.js';
 import { SyncStateStore } from '../store/sync-state-store.js';
 import type { AgentContext, Running } from './agent-parts.js';
 import { retryBackoff } from './cloud-access.js';
-import { claimingDownload } from './connector/claiming-download.js';
+import { claimingDownload } from './jobs/claiming-download.js';
 import { readHostFacts } from './connector/identity.js';
-import { JobFeed } from './connector/job-feed.js';
-import { JobLoop } from './connector/job-loop.js';
-import { JobRunner } from './connector/job-runner.js';
-import { PrinterSync } from './connector/printer-sync.js';
-import { PrinterSyncClient } from './connector/printer-sync-client.js';
-import { syncDiscoverers } from './connector/printer-sync-discovery.js';
-import type { PrinterSyncRecord } from './connector/sync-types.js';
-import { TicketOverrides } from './connector/ticket-overrides.js';
+import { JobFeed } from './jobs/job-feed.js';
+import { JobLoop } from './jobs/job-loop.js';
+import { JobRunner } from './jobs/job-runner.js';
+import { PrinterSync } from './printer-sync/printer-sync.js';
+import { PrinterSyncClient } from './printer-sync/printer-sync-client.js';
+import { syncDiscoverers } from './printer-sync/printer-sync-discovery.js';
+import type { PrinterSyncRecord } from './printer-sync/sync-types.js';
+import { TicketOverrides } from './jobs/ticket-overrides.js';
 import { jobEventWatcher, syncRunWatcher } from './control/agent-instruments.js';
 
 /** The printer sync: its first run registers the printers (configured and discovered). */

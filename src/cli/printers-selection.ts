@@ -7,8 +7,8 @@
  * --deny flags then narrow that final list, static printers included. A failed source is
  * returned by name with its error and never hides the other sources' printers. Nothing to clean up.
  */
-import { syncDiscoverers } from '../agent/connector/printer-sync-discovery.js';
-import { wantedPrinters } from '../agent/connector/printer-sync-inventory.js';
+import { syncDiscoverers } from '../agent/printer-sync/printer-sync-discovery.js';
+import { wantedPrinters } from '../agent/printer-sync/printer-sync-inventory.js';
 import type { AgentConfig } from '../config/agent-schema.js';
 import type { Logger } from '../log/logger.js';
 import {

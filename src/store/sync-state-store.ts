@@ -9,7 +9,7 @@ import type { Clock } from '../lib/clock.js';
 import type { AgentDatabase } from './agent-db.js';
 
 /**
- * What this store needs of a printer's sync record; the printer sync (agent/connector/sync-types.ts)
+ * What this store needs of a printer's sync record; the printer sync (agent/printer-sync/sync-types.ts)
  * defines the whole record, which the store keeps as JSON and hands back unchanged.
  */
 export interface StoredSyncRecord {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClaimRefusedError, claimingDownload } from '../../src/agent/connector/claiming-download.js';
+import { ClaimRefusedError, claimingDownload } from '../../src/agent/jobs/claiming-download.js';
 import { ChannelClient } from '../../src/client/channel-client.js';
 import { HttpClient } from '../../src/client/http-base.js';
 import type { EmulatorContext } from '../../src/emulator/context.js';

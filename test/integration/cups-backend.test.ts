@@ -11,7 +11,7 @@ import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPrintersSurvey } from '../../src/cli/commands/printers.js';
 import { sleep } from '../../src/lib/abort.js';
-import { BackendPool, describeAll } from '../../src/agent/connector/printer-sync-inventory.js';
+import { BackendPool, describeAll } from '../../src/agent/printer-sync/printer-sync-inventory.js';
 import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { Redactor } from '../../src/log/redaction.js';
 import { defaultBackendRegistry } from '../../src/printing/backend-registry.js';

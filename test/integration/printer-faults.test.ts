@@ -12,7 +12,7 @@ import { createServer, type Server, type Socket, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { JobRunner } from '../../src/agent/connector/job-runner.js';
+import { JobRunner } from '../../src/agent/jobs/job-runner.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { IppBackend } from '../../src/printing/ipp/ipp-backend.js';

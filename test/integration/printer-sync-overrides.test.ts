@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TicketOverrides } from '../../src/agent/connector/ticket-overrides.js';
+import { TicketOverrides } from '../../src/agent/jobs/ticket-overrides.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { VirtualPrinter } from '../../src/printing/virtual/virtual-printer.js';
 import { type SyncRig, startSyncRig } from '../support/sync-rig.js';

@@ -9,8 +9,8 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PrinterSyncClient } from '../../src/agent/connector/printer-sync-client.js';
-import type { CloudPrinter } from '../../src/agent/connector/sync-types.js';
+import { PrinterSyncClient } from '../../src/agent/printer-sync/printer-sync-client.js';
+import type { CloudPrinter } from '../../src/agent/printer-sync/sync-types.js';
 import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { VirtualPrinter } from '../../src/printing/virtual/virtual-printer.js';
 import { freePort } from '../support/peers.js';

@@ -31,22 +31,24 @@ describe('the checker, on fixtures that break each rule on purpose', () => {
   it('finds an upward import from the store into the agent', () => {
     expect(
       check({
-        'store/sync-state-store.ts': "import type { SyncState } from '../agent/connector/sync-types.js';",
-        'agent/connector/sync-types.ts': 'export interface SyncState { printers: string[] }',
+        'store/sync-state-store.ts': "import type { SyncState } from '../agent/printer-sync/sync-types.js';",
+        'agent/printer-sync/sync-types.ts': 'export interface SyncState { printers: string[] }',
       }),
-    ).toEqual(['upward import store -> agent: store/sync-state-store.ts -> agent/connector/sync-types.ts']);
+    ).toEqual([
+      'upward import store -> agent: store/sync-state-store.ts -> agent/printer-sync/sync-types.ts',
+    ]);
   });
 
   it('finds the emulator and the agent importing each other', () => {
     expect(
       check({
-        'emulator/jobs/job-service.ts': "import { JobLoop } from '../../agent/connector/job-loop.js';",
+        'emulator/jobs/job-service.ts': "import { JobLoop } from '../../agent/jobs/job-loop.js';",
         'agent/agent.ts': "export { createEmulator } from '../emulator/app.js';",
-        'agent/connector/job-loop.ts': 'export class JobLoop {}',
+        'agent/jobs/job-loop.ts': 'export class JobLoop {}',
         'emulator/app.ts': 'export function createEmulator() {}',
       }),
     ).toEqual([
-      'emulator imports agent: emulator/jobs/job-service.ts -> agent/connector/job-loop.ts',
+      'emulator imports agent: emulator/jobs/job-service.ts -> agent/jobs/job-loop.ts',
       'sideways import agent -> emulator: agent/agent.ts -> emulator/app.ts',
     ]);
   });

@@ -10,7 +10,7 @@ import { errorMessage, isRetryable } from '../../lib/errors.js';
 import { FINAL_EVENT_KINDS } from '../../protocol/connector-channel.js';
 import type { JobLedger } from '../../store/job-ledger.js';
 import type { NewJobEvent } from '../../store/outbox.js';
-import type { SyncReport } from '../connector/printer-sync.js';
+import type { SyncReport } from '../printer-sync/printer-sync.js';
 import type { AgentControl } from './agent-control.js';
 import type { FinalJobState } from './agent-metrics.js';
 

@@ -12,7 +12,7 @@ const frame = (functionName: string, url: string) => ({ functionName, url });
 const PROFILE: CpuProfile = {
   nodes: [
     { id: 1, callFrame: frame('(root)', ''), children: [2, 6, 8, 9] },
-    { id: 2, callFrame: frame('drive', 'file:///app/src/agent/connector/job-runner.ts'), children: [3, 5] },
+    { id: 2, callFrame: frame('drive', 'file:///app/src/agent/jobs/job-runner.ts'), children: [3, 5] },
     { id: 3, callFrame: frame('move', 'file:///app/src/store/job-ledger.ts'), children: [4] },
     { id: 4, callFrame: frame('run', '') },
     { id: 5, callFrame: frame('write', 'node:net'), children: [10] },
@@ -30,7 +30,7 @@ describe('chargeSamples', () => {
   it('charges each sample to the deepest own function, else the deepest module, else V8 entry', () => {
     expect(Object.fromEntries(chargeSamples(PROFILE))).toEqual({
       'move src/store/job-ledger.ts': 350,
-      'drive src/agent/connector/job-runner.ts': 80,
+      'drive src/agent/jobs/job-runner.ts': 80,
       '[undici]': 30,
       '(garbage collector)': 40,
       '(idle)': 2000,

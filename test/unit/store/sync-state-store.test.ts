@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SyncState } from '../../../src/agent/connector/sync-types.js';
+import type { SyncState } from '../../../src/agent/printer-sync/sync-types.js';
 import { ManualClock } from '../../../src/lib/clock.js';
 import { type AgentDatabase, openAgentDatabase } from '../../../src/store/agent-db.js';
 import { IdentityStore } from '../../../src/store/identity-store.js';

@@ -1,14 +1,14 @@
 import { blobCapabilities } from '../../../support/blob-fixtures.js';
 import { describe, expect, it } from 'vitest';
-import type { PrinterSyncClient } from '../../../../src/agent/connector/printer-sync-client.js';
-import { executeSyncPlan } from '../../../../src/agent/connector/sync-executor.js';
-import { planPrinterSync } from '../../../../src/agent/connector/sync-plan.js';
+import type { PrinterSyncClient } from '../../../../src/agent/printer-sync/printer-sync-client.js';
+import { executeSyncPlan } from '../../../../src/agent/printer-sync/sync-executor.js';
+import { planPrinterSync } from '../../../../src/agent/printer-sync/sync-plan.js';
 import type {
   CloudPrinter,
   LocalPrinter,
   SyncPlan,
   SyncState,
-} from '../../../../src/agent/connector/sync-types.js';
+} from '../../../../src/agent/printer-sync/sync-types.js';
 import type { ChannelClient } from '../../../../src/client/channel-client.js';
 import { HttpError } from '../../../../src/client/http-base.js';
 import { silentLogger } from '../../../../src/log/logger.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { stableHash, stableJson } from '../../../../src/agent/connector/upload-diff.js';
+import { stableHash, stableJson } from '../../../../src/agent/printer-sync/upload-diff.js';
 
 /** The text stableJson has always produced (stored upload hashes depend on it), written plainly. */
 function referenceStableJson(value: unknown): string {

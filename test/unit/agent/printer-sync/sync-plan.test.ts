@@ -1,6 +1,6 @@
 import { blobCapabilities } from '../../../support/blob-fixtures.js';
 import { describe, expect, it } from 'vitest';
-import { cloudStatusOf, planPrinterSync, stableHash } from '../../../../src/agent/connector/sync-plan.js';
+import { cloudStatusOf, planPrinterSync, stableHash } from '../../../../src/agent/printer-sync/sync-plan.js';
 import type {
   CloudPrinter,
   LocalPrinter,
@@ -8,8 +8,8 @@ import type {
   SyncCall,
   SyncOptions,
   SyncState,
-} from '../../../../src/agent/connector/sync-types.js';
-import { propertyHashesOf } from '../../../../src/agent/connector/upload-diff.js';
+} from '../../../../src/agent/printer-sync/sync-types.js';
+import { propertyHashesOf } from '../../../../src/agent/printer-sync/upload-diff.js';
 import type { BlobCapabilities } from '../../../../src/printing/translate/capabilities/blob-capabilities.js';
 
 const CONNECTOR = 'conn-1';

@@ -3,7 +3,7 @@
  * out, the printer's job id as soon as the printer names it (at Create-Job, before the document),
  * whether the whole document went out, and `submitted` once the printer accepted it. A refusal
  * that certainly printed nothing (busy, refused connection) waits and tries again; any other
- * failure leaves the outcome unknown and the job `submitting`, for reconcile-at-printer.ts.
+ * failure leaves the outcome unknown and the job `submitting`, for reconcile-step.ts.
  */
 import { sleep } from '../../lib/abort.js';
 import { backoffDelay } from '../../lib/backoff.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cupsServerOf, syncDiscoverers } from '../../../../src/agent/connector/printer-sync-discovery.js';
+import { cupsServerOf, syncDiscoverers } from '../../../../src/agent/printer-sync/printer-sync-discovery.js';
 import {
   BackendPool,
   describeAll,
@@ -7,7 +7,7 @@ import {
   localPrinterOf,
   printerIdentity,
   wantedPrinters,
-} from '../../../../src/agent/connector/printer-sync-inventory.js';
+} from '../../../../src/agent/printer-sync/printer-sync-inventory.js';
 import { Redactor } from '../../../../src/log/redaction.js';
 import { createLogger, silentLogger } from '../../../../src/log/logger.js';
 import { BackendRegistry } from '../../../../src/printing/backend-registry.js';

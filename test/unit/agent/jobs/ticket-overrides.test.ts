@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type {
   CloudBlobCapabilities,
   PrinterSyncClient,
-} from '../../../../src/agent/connector/printer-sync-client.js';
-import { TicketOverrides } from '../../../../src/agent/connector/ticket-overrides.js';
+} from '../../../../src/agent/printer-sync/printer-sync-client.js';
+import { TicketOverrides } from '../../../../src/agent/jobs/ticket-overrides.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { silentLogger } from '../../../../src/log/logger.js';

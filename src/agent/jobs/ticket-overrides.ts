@@ -21,7 +21,7 @@ import {
   mergeCustomCapabilities,
 } from '../../printing/translate/capabilities/capability-overrides.js';
 import type { PrintTicket } from '../../protocol/print-ticket.js';
-import { type PrinterSyncClient, splitBlobCapabilities } from './printer-sync-client.js';
+import { type PrinterSyncClient, splitBlobCapabilities } from '../printer-sync/printer-sync-client.js';
 
 /** Adjusts a job's ticket to the printer's admin overrides (the job runner calls it before submit). */
 export type ApplyTicketOverrides = (printerId: string, ticket: PrintTicket) => Promise<AdjustedTicket>;

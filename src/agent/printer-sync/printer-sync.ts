@@ -23,7 +23,7 @@ import {
 import type { SyncStateStore } from '../../store/sync-state-store.js';
 import type { PrinterSyncClient } from './printer-sync-client.js';
 import { BackendPool, describeAll, inventoryOf, wantedPrinters } from './printer-sync-inventory.js';
-import type { RegisteredPrinter } from './registration.js';
+import type { RegisteredPrinter } from '../connector/registration.js';
 import { executeSyncPlan, type FailedSyncCall } from './sync-executor.js';
 import { planPrinterSync } from './sync-plan.js';
 import type { LocalPrinter, PrinterSyncRecord } from './sync-types.js';

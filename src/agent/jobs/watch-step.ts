@@ -18,7 +18,7 @@ import type { LedgerJob } from '../../store/job-ledger.js';
 import type { JobOutcomes } from './job-outcomes.js';
 import type { JobControl, JobRunnerDeps } from './job-runner-types.js';
 
-export class PrinterWatch {
+export class WatchStep {
   constructor(
     private readonly deps: JobRunnerDeps,
     private readonly outcomes: JobOutcomes,

@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jobOffer } from '../../../support/job-offers.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ClaimRefusedError } from '../../../../src/agent/connector/claiming-download.js';
-import { JobLoop } from '../../../../src/agent/connector/job-loop.js';
+import { ClaimRefusedError } from '../../../../src/agent/jobs/claiming-download.js';
+import { JobLoop } from '../../../../src/agent/jobs/job-loop.js';
 import {
   busyDelay,
   JobRunner,
   printerJobName,
   refusedBeforePrinting,
-} from '../../../../src/agent/connector/job-runner.js';
-import type { JobRunnerDeps } from '../../../../src/agent/connector/job-runner-types.js';
+} from '../../../../src/agent/jobs/job-runner.js';
+import type { JobRunnerDeps } from '../../../../src/agent/jobs/job-runner-types.js';
 import { UNTRUSTED_HINT, untrustedCertificateError } from '../../../../src/client/cloud-trust.js';
 import { systemClock } from '../../../../src/lib/clock.js';
 import { PermanentError, RetryableError } from '../../../../src/lib/errors.js';

@@ -15,7 +15,7 @@ import type { LedgerJob } from '../../store/job-ledger.js';
 import type { JobOutcomes } from './job-outcomes.js';
 import { type JobRunnerDeps, printerJobName } from './job-runner-types.js';
 
-export class PrinterReconciler {
+export class ReconcileStep {
   constructor(
     private readonly deps: JobRunnerDeps,
     private readonly outcomes: JobOutcomes,

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { OutboxSender, type PostEvents } from '../../../../src/agent/connector/outbox-sender.js';
+import { OutboxSender, type PostEvents } from '../../../../src/agent/jobs/outbox-sender.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
 import { silentLogger } from '../../../../src/log/logger.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { JobRunner } from '../../../../src/agent/connector/job-runner.js';
+import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
 import { systemClock } from '../../../../src/lib/clock.js';
 import { silentLogger } from '../../../../src/log/logger.js';
 import type {

@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  WaitingReporter,
-  waitingMessage,
-  waitingReason,
-} from '../../../../src/agent/connector/waiting-report.js';
+import { WaitingReporter, waitingMessage, waitingReason } from '../../../../src/agent/jobs/waiting-report.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
 import { IppBusyError, IppResponseError } from '../../../../src/printing/ipp/ipp-errors.js';

@@ -1,11 +1,11 @@
 /**
  * Takes one job from wherever the ledger says it is to a final state: download to the spool
  * (download-step.ts), submit with retry and backoff while the printer is busy or unreachable
- * (submit-step.ts), watch it at the printer (watch-at-printer.ts), report events through the
+ * (submit-step.ts), watch it at the printer (watch-step.ts), report events through the
  * outbox, remove the spool file at the end. `submitting` is recorded before the job goes to the
  * printer, the printer's job id as soon as the printer names it (at Create-Job, before the
  * document), whether the whole document went out, and `submitted` after the printer accepted
- * it; a restart reconciles from these (reconcile-at-printer.ts).
+ * it; a restart reconciles from these (reconcile-step.ts).
  */
 import { rmSync } from 'node:fs';
 import { sleep } from '../../lib/abort.js';
@@ -17,9 +17,9 @@ import type { LedgerJob } from '../../store/job-ledger.js';
 import { DownloadStep } from './download-step.js';
 import { JobOutcomes } from './job-outcomes.js';
 import type { JobControl, JobRunnerDeps } from './job-runner-types.js';
-import { PrinterReconciler } from './reconcile-at-printer.js';
+import { ReconcileStep } from './reconcile-step.js';
 import { SubmitStep } from './submit-step.js';
-import { PrinterWatch } from './watch-at-printer.js';
+import { WatchStep } from './watch-step.js';
 
 export { busyDelay, refusedBeforePrinting } from './submit-step.js';
 export {
@@ -39,15 +39,15 @@ export class JobRunner {
   private readonly outcomes: JobOutcomes;
   private readonly downloads: DownloadStep;
   private readonly submits: SubmitStep;
-  private readonly reconciler: PrinterReconciler;
-  private readonly watcher: PrinterWatch;
+  private readonly reconciler: ReconcileStep;
+  private readonly watcher: WatchStep;
 
   constructor(private readonly deps: JobRunnerDeps) {
     this.outcomes = new JobOutcomes(deps);
     this.downloads = new DownloadStep(deps, this.outcomes);
     this.submits = new SubmitStep(deps, this.outcomes);
-    this.reconciler = new PrinterReconciler(deps, this.outcomes);
-    this.watcher = new PrinterWatch(deps, this.outcomes);
+    this.reconciler = new ReconcileStep(deps, this.outcomes);
+    this.watcher = new WatchStep(deps, this.outcomes);
   }
 
   /** All three phases in order. */
