@@ -95,6 +95,7 @@ export const IO_MODULES: readonly string[] = [
   'undici',
   'ws',
   'better-sqlite3',
+  'better-sqlite3-node20',
   'serialport',
   'node-hid',
   'unix-print',
