@@ -31,8 +31,6 @@ const NOT_FOR_A_PLAIN_AGENT = [
   'busboy',
   'jose',
   'selfsigned',
-  // host inventory (registration reads node:os)
-  'systeminformation',
   // copy-job counters over SNMP
   'net-snmp',
   // card readers

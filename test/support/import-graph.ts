@@ -101,7 +101,6 @@ export const IO_MODULES: readonly string[] = [
   'unix-print',
   'unix-dgram',
   'pdf-to-printer',
-  'systeminformation',
   'multicast-dns',
   'net-snmp',
   'fastify',
