@@ -2,7 +2,7 @@
 # Builds the Debian package of the PrintRelay agent with dpkg-deb:
 #   scripts/build-deb.sh [--arch amd64|arm64] [--version X.Y.Z] [--out DIR] [--fast]
 # Run it from a checkout whose node_modules were installed (`npm ci`) on a machine of the
-# target architecture: the native modules compiled at install time (better-sqlite3,
+# target architecture: the native modules compiled at install time (better-sqlite3-node20,
 # unix-dgram) are copied as they are, so an arm64 package is built on an arm64 machine. The
 # script checks every compiled module's ELF machine and refuses a mismatch, naming the file.
 # Prints the path of the .deb on its last line.

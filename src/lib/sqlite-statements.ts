@@ -1,5 +1,5 @@
 /**
- * Prepared-statement reuse for better-sqlite3. Repositories call `db.prepare(sql)` where they
+ * Prepared-statement reuse for SQLite databases (lib/sqlite.ts). Repositories call `db.prepare(sql)` where they
  * need a statement, which keeps each query next to its use; compiling the same SQL again on
  * every call cost several percent of the agent's and the emulator's CPU per job. After
  * `reuseStatements(db)`, `prepare` returns the statement compiled the first time for that SQL.
@@ -7,13 +7,13 @@
  * statement's mode (pluck, raw, expand, safeIntegers) sets it on every call, on SQL text that
  * no other caller prepares; one that needs anything else must prepare on a plain handle.
  */
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from './sqlite.js';
 
 /** Makes `db.prepare` return one cached statement per SQL text; returns `db`. */
-export function reuseStatements<T extends Database.Database>(db: T): T {
+export function reuseStatements<T extends SqliteDatabase>(db: T): T {
   const compile = db.prepare.bind(db);
-  const statements = new Map<string, Database.Statement>();
-  const prepare = (sql: string): Database.Statement => {
+  const statements = new Map<string, SqliteStatement>();
+  const prepare = (sql: string): SqliteStatement => {
     let statement = statements.get(sql);
     if (!statement) {
       statement = compile(sql);

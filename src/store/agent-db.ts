@@ -2,12 +2,12 @@
  * The agent's SQLite database: opening (WAL for files), and the numbered migrations that build
  * the identity, printer, job ledger and outbox tables. One database per data directory.
  */
-import Database from 'better-sqlite3';
 import { openingDatabase } from '../lib/database-unreadable.js';
+import { openSqlite, type SqliteDatabase } from '../lib/sqlite.js';
 import { reuseStatements } from '../lib/sqlite-statements.js';
 
-/** An open agent database (better-sqlite3); closed by whoever opened it. */
-export type AgentDatabase = Database.Database;
+/** An open agent database (lib/sqlite.ts); closed by whoever opened it. */
+export type AgentDatabase = SqliteDatabase;
 
 /** Numbered migrations; index + 1 is the schema version it brings the database to. */
 const MIGRATIONS: readonly string[] = [
@@ -93,7 +93,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  */
 export function openAgentDatabase(path: string): AgentDatabase {
   return openingDatabase(path, 'agent', () => {
-    const db = reuseStatements(new Database(path));
+    const db = reuseStatements(openSqlite(path));
     try {
       if (path !== ':memory:') db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');

@@ -9,7 +9,7 @@
  * are queued behind it, so they go to the cloud as one UpdateLocalJob: pages and final Status.
  */
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/lib/sqlite.js';
 import { sendSwipe } from '../../src/cardreader/socket/socket-reader.js';
 import { DEMO } from '../../src/config/load-config.js';
 import { sleep } from '../../src/lib/abort.js';
@@ -69,7 +69,7 @@ export function expectedFields(runs: readonly CopyRun[]): LocalJobFields {
 
 /** The emulator's local jobs in the order they were created. */
 export function cloudLocalJobs(rig: FaultRig): CloudLocalJob[] {
-  const db = new Database(join(rig.dir, 'emulator.db'), { readonly: true });
+  const db = openSqlite(join(rig.dir, 'emulator.db'), { readonly: true });
   try {
     const rows = db.prepare('SELECT state, fields_json FROM local_jobs ORDER BY created_at, rowid').all() as {
       state: string;
@@ -83,7 +83,7 @@ export function cloudLocalJobs(rig: FaultRig): CloudLocalJob[] {
 
 /** The agent's copy-job records, oldest first: final state, and what the cloud acknowledged. */
 export function agentCopyRecords(rig: FaultRig) {
-  const db = new Database(join(rig.agentDataDir, 'agent.db'), { readonly: true, fileMustExist: true });
+  const db = openSqlite(join(rig.agentDataDir, 'agent.db'), { readonly: true, fileMustExist: true });
   try {
     const rows = db
       .prepare(
@@ -103,7 +103,7 @@ export function agentCopyRecords(rig: FaultRig) {
 
 /** Copy-job operations the agent has not delivered yet (its outbox, read beside it). */
 export function undeliveredCopyOps(rig: FaultRig): number {
-  const db = new Database(join(rig.agentDataDir, 'agent.db'), { readonly: true, fileMustExist: true });
+  const db = openSqlite(join(rig.agentDataDir, 'agent.db'), { readonly: true, fileMustExist: true });
   try {
     return (db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE kind = 'local-job'").get() as { n: number }).n;
   } finally {

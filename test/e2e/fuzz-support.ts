@@ -4,7 +4,7 @@
  * message; after it: no 5xx, the database untouched when the request was rejected (SQLite's
  * total_changes() of the emulator's connection), and no internal detail in anything answered.
  */
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from '../../src/lib/sqlite.js';
 import fc from 'fast-check';
 
 /** Cases per fuzz target: 1,000 in `npm test`; the full proof runs FUZZ_RUNS=10000. */
@@ -23,12 +23,12 @@ export function internalDetail(text: string): string | undefined {
 }
 
 /** Rows changed so far by the emulator's connection. */
-export function changes(db: Database.Database): number {
+export function changes(db: SqliteDatabase): number {
   return (db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
 }
 
 /** Every table's rows, except a connector's liveness (status, last_seen_online), as text per table. */
-function snapshot(db: Database.Database): Map<string, string> {
+function snapshot(db: SqliteDatabase): Map<string, string> {
   const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
     name: string;
   }[];
@@ -56,7 +56,7 @@ export class StateWatch {
   private mark: number;
   private state: Map<string, string>;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: SqliteDatabase) {
     this.mark = changes(db);
     this.state = snapshot(db);
   }

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/lib/sqlite.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import type { SfapiClient } from '../../src/client/sfapi-client.js';
@@ -85,7 +85,7 @@ printers:
 
   /** Reads one job's ledger row from the agent's database. */
   function ledgerRow(dataDir: string, jobId: string): { state: string; attempts: number } {
-    const db = new Database(join(dataDir, 'agent.db'), { readonly: true });
+    const db = openSqlite(join(dataDir, 'agent.db'), { readonly: true });
     try {
       return db.prepare('SELECT state, attempts FROM jobs WHERE job_id = ?').get(jobId) as {
         state: string;
@@ -185,7 +185,7 @@ printers:
     expect(await waitFor(jobId)).toBe(0);
     await agent.stop();
     // Rewind the ledger to the crash window: submitting, no printer job id recorded.
-    const db = new Database(join(dataDir, 'agent.db'));
+    const db = openSqlite(join(dataDir, 'agent.db'));
     db.prepare("UPDATE jobs SET state = 'submitting', printer_job_id = NULL WHERE job_id = ?").run(jobId);
     db.close();
 

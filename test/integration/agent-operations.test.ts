@@ -14,6 +14,7 @@ import type { SfapiClient } from '../../src/client/sfapi-client.js';
 import { DEMO } from '../../src/config/load-config.js';
 import type { Emulator } from '../../src/emulator/app.js';
 import { sleep } from '../../src/lib/abort.js';
+import { SQLITE_PACKAGE } from '../../src/lib/sqlite.js';
 import { type EmulatorWithApp, startEmulatorWithApp, startSlowPrinter } from '../support/agent-rig.js';
 import type { RunningIppEvePrinter } from '../support/ippeveprinter.js';
 import { peersAvailable } from '../support/peers.js';
@@ -104,7 +105,7 @@ ${extraPrinter}`;
   it('the agent process stays light: it loads prom-client but never fastify', () => {
     const packages = new Set(readFileSync(join(dir, 'modules.txt'), 'utf8').split('\n'));
     expect(packages.has('prom-client')).toBe(true);
-    expect(packages.has('better-sqlite3')).toBe(true);
+    expect(packages.has(SQLITE_PACKAGE)).toBe(true);
     expect([...packages].filter((p) => p === 'fastify' || p.startsWith('@fastify/'))).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import { chmod, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/lib/sqlite.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultEmulatorSeed } from '../../src/config/demo-seed.js';
 import { createEmulator } from '../../src/emulator/app.js';
@@ -43,7 +43,7 @@ describe('what the emulator keeps on disk', () => {
     for (const file of keyFiles) expect(await mode(join(dataDir, 'keys', file))).toBe('600');
     expect(await mode(join(dataDir, 'files'))).toBe('700');
     expect(await mode(join(dataDir, 'files', '.signing-key'))).toBe('600');
-    const db = new Database(join(dataDir, 'emulator.db'), { readonly: true });
+    const db = openSqlite(join(dataDir, 'emulator.db'), { readonly: true });
     const rows = db.prepare('SELECT private_jwk FROM signing_keys').all() as { private_jwk: string }[];
     db.close();
     expect(rows).toEqual([{ private_jwk: '' }]);
@@ -58,7 +58,7 @@ describe('what the emulator keeps on disk', () => {
     const { readFile } = await import('node:fs/promises');
     const privateJwk = await readFile(keyFile, 'utf8');
     await rm(keyFile);
-    const db = new Database(join(dataDir, 'emulator.db'));
+    const db = openSqlite(join(dataDir, 'emulator.db'));
     db.prepare('UPDATE signing_keys SET private_jwk = ? WHERE kid = ?').run(privateJwk, kid);
     db.close();
     const second = await start(dataDir);

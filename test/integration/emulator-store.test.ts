@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/lib/sqlite.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultEmulatorSeed } from '../../src/config/demo-seed.js';
 import { openEmulatorDatabase, runMigrations, schemaVersion } from '../../src/emulator/store/database.js';
@@ -98,7 +98,7 @@ describe('seed', () => {
   });
 
   it('migration 17 gives every existing user a membership of its organization', () => {
-    const db = new Database(':memory:');
+    const db = openSqlite(':memory:');
     runMigrations(
       db,
       MIGRATIONS.filter((m) => m.version < 17),

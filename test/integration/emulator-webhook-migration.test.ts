@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/lib/sqlite.js';
 import { describe, expect, it } from 'vitest';
 import { defaultEmulatorSeed } from '../../src/config/demo-seed.js';
 import { runMigrations, schemaVersion } from '../../src/emulator/store/database.js';
@@ -44,7 +44,7 @@ describe.runIf(haveOpenssl)('webhook queue migration 21', () => {
 
   /** A seeded database file at migration 20 with endpoints A and B, their queue and A's retry-all run. */
   async function v20Database(path: string, urlA: string, urlB: string): Promise<void> {
-    const db = new Database(path);
+    const db = openSqlite(path);
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
     runMigrations(
@@ -92,7 +92,7 @@ describe.runIf(haveOpenssl)('webhook queue migration 21', () => {
   it('keeps every delivery with its event and state, and drops the events table and the old indexes', async () => {
     const path = join(bed.dir, 'rows.db');
     await v20Database(path, 'https://a.example/hook', 'https://b.example/hook');
-    const db = new Database(path);
+    const db = openSqlite(path);
     db.pragma('foreign_keys = ON');
     expect(runMigrations(db, MIGRATIONS)).toEqual([21]);
     const rows = db

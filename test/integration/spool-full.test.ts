@@ -7,7 +7,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/lib/sqlite.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliProcess } from './cli-process.js';
 import { peersAvailable } from '../support/peers.js';
@@ -55,7 +55,7 @@ describe.skipIf(!enabled)('disk full on the spool folder', () => {
     const problem = `cannot write the spool file ${spoolFile}: no space left on the device (ENOSPC)`;
     await agent.waitFor(new RegExp(problem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
 
-    const cloudDb = new Database(join(rig.dir, 'emulator.db'), { readonly: true });
+    const cloudDb = openSqlite(join(rig.dir, 'emulator.db'), { readonly: true });
     const cloudJob = () =>
       cloudDb.prepare('SELECT state, message FROM jobs WHERE id = ?').get(jobId) as {
         state: string;

@@ -22,7 +22,7 @@
  * there; the proof counts them and checks that the agent noticed every one.
  */
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/lib/sqlite.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliProcess } from '../integration/cli-process.js';
 import type { Trigger } from '../support/fault-proxy.js';
@@ -128,8 +128,8 @@ function occurrences(text: string, phrase: string): number {
 
 /** Ledger row, cloud state and log lines of jobs that did not end, for the failure message. */
 function describeJobs(rig: FaultRig, jobIds: string[], logs: string): string {
-  const agentDb = new Database(join(rig.agentDataDir, 'agent.db'), { readonly: true });
-  const cloudDb = new Database(join(rig.dir, 'emulator.db'), { readonly: true });
+  const agentDb = openSqlite(join(rig.agentDataDir, 'agent.db'), { readonly: true });
+  const cloudDb = openSqlite(join(rig.dir, 'emulator.db'), { readonly: true });
   try {
     return jobIds
       .map((id) =>

@@ -18,7 +18,7 @@
  * fail it with what they last retried.
  */
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/lib/sqlite.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, HttpError } from '../../src/client/http-base.js';
 import { fetchPasswordToken } from '../../src/client/oauth-client.js';
@@ -233,8 +233,8 @@ describe.skipIf(!enabled)(`emulator SIGKILLed ${SCHEDULE.length} times during ${
 
 /** Cloud row, agent ledger row and agent log lines of jobs that did not end, for the failure message. */
 function describeJobs(dir: string, jobIds: string[], logs: string): string {
-  const agentDb = new Database(join(dir, 'agent', 'agent.db'), { readonly: true });
-  const cloudDb = new Database(join(dir, 'emulator.db'), { readonly: true });
+  const agentDb = openSqlite(join(dir, 'agent', 'agent.db'), { readonly: true });
+  const cloudDb = openSqlite(join(dir, 'emulator.db'), { readonly: true });
   try {
     return jobIds
       .map((id) =>
@@ -257,8 +257,8 @@ function describeJobs(dir: string, jobIds: string[], logs: string): string {
  * stored (seq 1..n, each once); `undelivered` counts what is still in the agent's outbox.
  */
 function eventCounts(agentDbPath: string, cloudDbPath: string, jobIds: string[]) {
-  const agentDb = new Database(agentDbPath, { readonly: true });
-  const cloudDb = new Database(cloudDbPath, { readonly: true });
+  const agentDb = openSqlite(agentDbPath, { readonly: true });
+  const cloudDb = openSqlite(cloudDbPath, { readonly: true });
   try {
     let produced = 0;
     let stored = 0;

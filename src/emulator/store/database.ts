@@ -2,18 +2,18 @@
  * Opening the emulator's SQLite database (a file in WAL mode, or ':memory:') and the migration
  * runner. The caller of `openEmulatorDatabase` owns the handle and closes it with `db.close()`.
  */
-import Database from 'better-sqlite3';
 import { openingDatabase } from '../../lib/database-unreadable.js';
+import { openSqlite, type SqliteDatabase } from '../../lib/sqlite.js';
 import { reuseStatements } from '../../lib/sqlite-statements.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
-/** The better-sqlite3 handle of the emulator database. */
-export type EmulatorDatabase = Database.Database;
+/** The handle of the emulator database (lib/sqlite.ts). */
+export type EmulatorDatabase = SqliteDatabase;
 
 /** Opens (creating when missing) the database at `path` and applies pending migrations. */
 export function openEmulatorDatabase(path: string): EmulatorDatabase {
   return openingDatabase(path, 'emulator', () => {
-    const db = reuseStatements(new Database(path));
+    const db = reuseStatements(openSqlite(path));
     try {
       if (path !== ':memory:') db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');

@@ -1,10 +1,10 @@
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../../src/lib/sqlite.js';
 import { describe, expect, it } from 'vitest';
 import { reuseStatements } from '../../../src/lib/sqlite-statements.js';
 
 describe('reuseStatements', () => {
   it('compiles each SQL text once and the reused statement sees later writes', () => {
-    const db = reuseStatements(new Database(':memory:'));
+    const db = reuseStatements(openSqlite(':memory:'));
     db.prepare('CREATE TABLE t (v INTEGER)').run();
     const count = 'SELECT COUNT(*) AS n FROM t';
     expect(db.prepare(count)).toBe(db.prepare(count));
@@ -15,7 +15,7 @@ describe('reuseStatements', () => {
   });
 
   it('keeps working after a schema change (SQLite re-prepares the cached statement)', () => {
-    const db = reuseStatements(new Database(':memory:'));
+    const db = reuseStatements(openSqlite(':memory:'));
     db.prepare('CREATE TABLE t (a INTEGER)').run();
     db.prepare('INSERT INTO t (a) VALUES (1)').run();
     expect(db.prepare('SELECT * FROM t').get()).toEqual({ a: 1 });
