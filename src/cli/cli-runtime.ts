@@ -8,6 +8,7 @@ import type { FileMigration } from '../config/config-migrations.js';
 import { PrintRelayError } from '../lib/errors.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { Redactor } from '../log/redaction.js';
+import { EXIT_CODES } from './exit-codes.js';
 
 /** An error the CLI reports as one clear line (no stack) with the given exit code. */
 export class CliError extends PrintRelayError {
@@ -142,7 +143,7 @@ export function onShutdownSignals(drain: () => Promise<void>, options: ShutdownO
   const handler = (signal: NodeJS.Signals) => {
     if (draining) {
       options.logger.warn({ signal }, 'second signal: exiting without waiting for the drain');
-      exit(130);
+      exit(EXIT_CODES.interrupted);
       return;
     }
     draining = true;

@@ -10,8 +10,9 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { packageVersion } from '../lib/package-version.js';
-import { DatabaseUnreadableError, EXIT_DATABASE_UNREADABLE } from '../lib/database-unreadable.js';
+import { DatabaseUnreadableError } from '../lib/database-unreadable.js';
 import { CliError } from './cli-runtime.js';
+import { EXIT_CODES } from './exit-codes.js';
 
 type Register = (program: Command) => void;
 
@@ -69,11 +70,11 @@ function reportError(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode;
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
-    return 1;
+    return EXIT_CODES.failure;
   }
   if (error instanceof DatabaseUnreadableError) {
     process.stderr.write(`error: ${error.message}\n`);
-    return EXIT_DATABASE_UNREADABLE;
+    return EXIT_CODES.databaseUnreadable;
   }
   if (error instanceof CliError) {
     process.stderr.write(`error: ${error.message}\n`);
@@ -82,7 +83,7 @@ function reportError(error: unknown): number {
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`error: ${message}\n`);
   if (process.env.PRINTRELAY_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
-  return 1;
+  return EXIT_CODES.failure;
 }
 
 await runCli(process.argv);

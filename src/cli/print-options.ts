@@ -12,7 +12,10 @@ import { CliError, parseIntegerOption } from './cli-runtime.js';
 export interface PrintFlags {
   copies?: string;
   duplex?: string;
+  /** --color: true; false only from the deprecated spelling --no-color. */
   color?: boolean;
+  /** --mono: print in black and white. */
+  mono?: boolean;
   paper?: string;
   orientation?: string;
   pages?: string;
@@ -46,13 +49,25 @@ const DUPLEX: Record<string, { duplex: boolean; duplexmode: number }> = {
   short: { duplex: true, duplexmode: 3 },
 };
 
+/**
+ * Notes for standard error about the flags given: `--no-color` still prints in black and
+ * white, but that spelling commonly means "no coloured output", so it is deprecated for --mono.
+ */
+export function printFlagNotes(flags: PrintFlags): string[] {
+  if (flags.color !== false) return [];
+  return ['--no-color is deprecated for printing in black and white: use --mono (it still works, for now)'];
+}
+
 /** Builds the option fields for printing `fileName` with the given flags. */
 export function printOptionFields(fileName: string, flags: PrintFlags): PrintOptionFields {
   const alias = fileName.split(/[\\/]/).pop() || fileName;
   const fields: PrintOptionFields = { type: fileType(fileName, flags.type), alias };
   if (flags.copies !== undefined) fields.copies = parseIntegerOption('--copies', flags.copies, 1, 999);
   if (flags.duplex !== undefined) Object.assign(fields, duplexFields(flags.duplex));
-  if (flags.color !== undefined) fields.color = flags.color;
+  if (flags.mono && flags.color === true)
+    throw new CliError('--mono and --color contradict each other: give one of them');
+  if (flags.mono || flags.color === false) fields.color = false;
+  else if (flags.color) fields.color = true;
   if (flags.paper !== undefined) fields.paperid = paperId(flags.paper);
   if (flags.orientation !== undefined) fields.orientation = orientation(flags.orientation);
   if (flags.pages !== undefined) fields.pageRanges = pageRanges(flags.pages);

@@ -22,6 +22,19 @@ export interface LoggerSettings {
   base?: Record<string, unknown>;
 }
 
+/**
+ * Whether human-facing output may use colour: not when NO_COLOR is set to anything but the
+ * empty string (https://no-color.org). Pure.
+ */
+export function colourAllowed(env: Record<string, string | undefined> = process.env): boolean {
+  return !env.NO_COLOR;
+}
+
+/** The options of the pretty transport: colour unless NO_COLOR says otherwise. Pure. */
+export function prettyOptions(env: Record<string, string | undefined> = process.env) {
+  return { colorize: colourAllowed(env), translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,app' };
+}
+
 /** Creates a root logger that redacts secrets. The caller owns the destination stream. */
 export function createLogger(settings: LoggerSettings = {}): Logger {
   const redactor = settings.redactor ?? new Redactor();
@@ -49,7 +62,7 @@ export function createLogger(settings: LoggerSettings = {}): Logger {
       ...options,
       transport: {
         target: 'pino-pretty',
-        options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,app' },
+        options: prettyOptions(),
       },
     });
   } else {

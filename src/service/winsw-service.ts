@@ -10,7 +10,7 @@
  */
 import { win32 } from 'node:path';
 import { AGENT_NODE_FLAGS } from './agent-node-flags.js';
-import type { ServiceAction, ServicePlan } from './service-plan.js';
+import type { ServiceAction, ServicePlan, ServiceStep } from './service-plan.js';
 
 /** The service's id: the service name, and the base name of WinSW's .exe and .xml. */
 export const WINDOWS_SERVICE_ID = 'printrelay-agent';
@@ -70,6 +70,32 @@ export function winswDefinition(s: WindowsServiceSettings): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Well-known SIDs (the same on every Windows, whatever its language): LocalSystem, which the
+ * service runs as, and the local Administrators group.
+ */
+export const SYSTEM_SID = '*S-1-5-18';
+export const ADMINISTRATORS_SID = '*S-1-5-32-544';
+
+/**
+ * The icacls commands that make `home` private: first every file and folder in it goes back to
+ * inheriting (`/reset /T`), then `home` stops inheriting from %ProgramData% (where local users
+ * may read) and grants full control to SYSTEM and Administrators only, which everything in it
+ * inherits. A file mode of 0600 means nothing on Windows; this is what keeps tokens and
+ * secrets from other local users. Pure.
+ */
+export function privateDirCommands(home: string): ServiceStep[] {
+  const grant = (sid: string) => `${sid}:(OI)(CI)F`;
+  return [
+    { kind: 'run', command: 'icacls', args: [home, '/reset', '/T', '/C', '/Q'] },
+    {
+      kind: 'run',
+      command: 'icacls',
+      args: [home, '/inheritance:r', '/grant:r', grant(SYSTEM_SID), grant(ADMINISTRATORS_SID), '/Q'],
+    },
+  ];
+}
+
 /** The steps of one service action under WinSW. Pure. */
 export function winswPlan(action: ServiceAction, s: WindowsServiceSettings): ServicePlan {
   const dir = serviceDir(s);
@@ -86,6 +112,7 @@ export function winswPlan(action: ServiceAction, s: WindowsServiceSettings): Ser
       steps: [
         { kind: 'mkdir', path: win32.join(s.home, 'logs') },
         { kind: 'mkdir', path: dir },
+        ...privateDirCommands(s.home),
         { kind: 'copy', from: s.winsw, to: exe },
         { kind: 'copy', from: `${s.winsw}.config`, to: `${exe}.config` },
         { kind: 'write', path: win32.join(dir, `${WINDOWS_SERVICE_ID}.xml`), content: winswDefinition(s) },

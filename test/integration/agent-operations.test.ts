@@ -15,6 +15,7 @@ import { DEMO } from '../../src/config/load-config.js';
 import type { Emulator } from '../../src/emulator/app.js';
 import { sleep } from '../../src/lib/abort.js';
 import { SQLITE_PACKAGE } from '../../src/lib/sqlite.js';
+import { packageVersion } from '../../src/lib/package-version.js';
 import { type EmulatorWithApp, startEmulatorWithApp, startSlowPrinter } from '../support/agent-rig.js';
 import type { RunningIppEvePrinter } from '../support/ippeveprinter.js';
 import { peersAvailable } from '../support/peers.js';
@@ -169,6 +170,11 @@ ${extraPrinter}`;
     expect(metrics).toContain('printrelay_print_bytes_total 32\n');
     expect(metrics).toContain('printrelay_print_latency_seconds_count{printer="Slow Printer"} 1\n');
     expect(metrics).toContain('printrelay_printer_state{printer="Reload Printer",state="idle"} 1\n');
+    expect(metrics).toContain(
+      `printrelay_build_info{version="${packageVersion()}",node="${process.version}"} 1\n`,
+    );
+    expect(metrics).toContain('printrelay_cloud_connected 1\n');
+    expect(metrics).toContain('printrelay_cloud_reachable 1\n');
   });
 
   it('a broken file on SIGHUP is reported with its line and column and the running configuration stays', async () => {
@@ -196,5 +202,8 @@ ${extraPrinter}`;
     const human = await runCli(['status', '--url', control]);
     expect(human.code).toBe(2);
     expect(human.stdout).toContain('Ready:      no (the cloud is not reachable: ');
+    const metrics = (await get('/metrics')).text;
+    expect(metrics).toContain('printrelay_cloud_connected 0\n');
+    expect(metrics).toContain('printrelay_cloud_reachable 0\n');
   });
 });

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { sendSwipe } from '../../src/cardreader/socket/socket-reader.js';
 import { freePort } from '../support/peers.js';
+import { runCli } from './cli-process.js';
 
 describe('printrelay card probe and swipe (the real CLI)', () => {
   it('probes one swipe sent with printrelay swipe, side by side', async () => {
@@ -43,6 +44,40 @@ describe('printrelay card probe and swipe (the real CLI)', () => {
     // The reader is gone once probe exits.
     await expect(sendSwipe(uri, '1')).rejects.toThrow(/ECONNREFUSED/);
   });
+
+  it('card probe --value and card profiles print JSON with --json', async () => {
+    const probe = await runCli([
+      'card',
+      'probe',
+      '--value',
+      '04A1B2C3',
+      '--transform',
+      'reverse-bytes',
+      '--json',
+    ]);
+    expect(probe.code).toBe(0);
+    const document = JSON.parse(probe.stdout) as {
+      raw: string;
+      conversions: { chain: string; result?: string }[];
+    };
+    expect(document.raw).toBe('04A1B2C3');
+    expect(document.conversions).toContainEqual({ chain: 'reverse-bytes', result: 'C3B2A104' });
+    expect(document.conversions).toContainEqual({ chain: 'hex2dec', result: '77705923' });
+    const profiles = await runCli(['card', 'profiles', '--json']);
+    expect(profiles.code).toBe(0);
+    const list = JSON.parse(profiles.stdout) as {
+      id: string;
+      connection: string;
+      usb: { vendorId: string }[];
+    }[];
+    expect(list.find((p) => p.id === 'rfideas-pcprox')).toMatchObject({
+      connection: 'hid-keyboard',
+      usb: [
+        { vendorId: '0c27', productId: '3bfa' },
+        { vendorId: '0c27', productId: '3b0a' },
+      ],
+    });
+  }, 60_000);
 
   it('refuses a swipe without a number', async () => {
     const swipe = spawn(process.execPath, ['bin/printrelay.js', 'swipe'], {

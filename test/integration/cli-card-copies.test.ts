@@ -50,6 +50,35 @@ describe('printrelay card copies', () => {
       '2026-11-23T09:01:00Z  back     ******66    2      -       Pending    queued',
       '2026-11-23T09:00:00Z  front    ********D4  4      1       Succeeded  sent (single request, Succeeded)',
     ]);
+    const json = await runCli(['card', 'copies', '--data-dir', dir, '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual([
+      {
+        startedAt: '2026-11-23T09:01:00.000Z',
+        endedAt: null,
+        station: 'back',
+        printer: 'P',
+        card: '******66',
+        source: 'http',
+        pages: 2,
+        colourPages: null,
+        state: 'Pending',
+        cloud: { state: 'queued' },
+      },
+      {
+        startedAt: '2026-11-23T09:00:00.000Z',
+        endedAt: '2026-11-23T09:00:00.000Z',
+        station: 'front',
+        printer: 'P',
+        card: '********D4',
+        source: 'snmp',
+        pages: 4,
+        colourPages: 1,
+        state: 'Succeeded',
+        cloud: { state: 'sent', jobId: 'j1', tracking: 'single', status: 'Succeeded' },
+      },
+    ]);
+    expect(json.stdout).not.toContain('04A1B2C3D4');
     const one = await runCli(['card', 'copies', '--data-dir', dir, '--card', '99887766', '--limit', '5']);
     expect(one.stdout.trimEnd().split('\n')).toHaveLength(2);
     const missing = await runCli(['card', 'copies', '--data-dir', join(dir, 'nope')]);

@@ -27,6 +27,30 @@ describe('printrelay config validate (real process)', () => {
     ]);
   });
 
+  it('--json prints the problems as one JSON document on standard output, with the same exit code', async () => {
+    const file = join(dir, 'json.yaml');
+    writeFileSync(file, 'cloud:\n  url: http://x/\n  channel: pigeon\n');
+    const bad = await runCli(['config', 'validate', file, '--kind', 'agent', '--json']);
+    expect(bad).toMatchObject({ code: 1, stderr: '' });
+    expect(JSON.parse(bad.stdout)).toEqual({
+      file,
+      kind: 'agent',
+      valid: false,
+      issues: [
+        { file, line: 1, col: 1, field: 'cloud.client_id', rule: 'is required' },
+        { file, line: 3, col: 12, field: 'cloud.channel', rule: 'must be one of: "websocket", "poll"' },
+      ],
+    });
+    const good = await runCli(['config', 'validate', 'config/agent.example.yaml', '--json']);
+    expect(good.code).toBe(0);
+    expect(JSON.parse(good.stdout)).toEqual({
+      file: 'config/agent.example.yaml',
+      kind: 'agent',
+      valid: true,
+      issues: [],
+    });
+  });
+
   it('applies environment overrides of the process', async () => {
     const result = await runCli(['config', 'validate', 'config/agent.example.yaml'], {
       PRINTRELAY_CLOUD__POLL_INTERVAL_S: '0',

@@ -1,24 +1,27 @@
 /**
- * The Debian package, for real: scripts/build-deb.sh builds it, `dpkg -i` installs it on this
- * machine (root needed: CI runs as root; locally the install test skips with its reason unless
- * CI=true), the installed `printrelay` answers --version and validates its config, the installed
- * unit passes systemd-analyze, the installed agent runs as the printrelay user against the
- * emulator and tells the notify socket READY=1, an upgrade keeps the edited config, `dpkg -r`
- * keeps config and state, and `dpkg -P` deletes them.
+ * The Debian package, for real: scripts/build-deb.sh builds it, Debian's lintian finds no error
+ * or warning in it (an override needs a comment saying why), it ships only what runs on Linux,
+ * `dpkg -i` installs it on this machine (root needed: CI runs as root; locally the install test
+ * skips with its reason unless CI=true), the installed `printrelay` answers --version and
+ * validates its config, the installed unit passes systemd-analyze, the installed agent runs as
+ * the printrelay user against the emulator and tells the notify socket READY=1, an upgrade keeps
+ * the edited config, `dpkg -r` keeps config and state, and `dpkg -P` deletes them.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   appendFileSync,
   chmodSync,
   existsSync,
+  lstatSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotifySocket } from '../support/notify-socket.js';
 import { peersAvailable, which } from '../support/peers.js';
 import { CliProcess, startEmulatorProcess } from './cli-process.js';
@@ -84,6 +87,90 @@ describe('scripts/build-deb.sh', () => {
   });
 });
 
+/** The package built once for every test below. */
+let builtDeb: string | undefined;
+function buildOnce(): string {
+  if (!builtDeb) {
+    const out = ok('scripts/build-deb.sh', ['--fast', '--out', dir]).trim().split('\n').at(-1) as string;
+    expect(out).toBe(join(dir, `printrelay_${version}_${hostArch}.deb`));
+    builtDeb = out;
+  }
+  return builtDeb;
+}
+
+/** Paths (relative to /) of every file and link in an unpacked package tree. */
+function packagedPaths(tree: string): string[] {
+  return readdirSync(tree, { recursive: true, encoding: 'utf8' }).filter(
+    (path) => !lstatSync(join(tree, path)).isDirectory(),
+  );
+}
+
+const canLint = peersAvailable('dpkg-deb', 'dpkg-shlibdeps', 'strip', 'lintian');
+
+describe.skipIf(!canLint)('the built .deb', () => {
+  let deb: string;
+  const tree = join(dir, 'unpacked');
+  beforeAll(() => {
+    deb = buildOnce();
+    ok('dpkg-deb', ['-x', deb, tree]);
+  }, 600_000);
+
+  it('passes lintian with no error or warning', () => {
+    const result = run('lintian', ['--tag-display-limit', '0', '--fail-on', 'error,warning', deb]);
+    const tags = result.stdout.split('\n').filter((line) => /^[EW]: /.test(line));
+    expect(tags).toEqual([]);
+    expect(result.code).toBe(0);
+  }, 600_000);
+
+  it('explains every lintian override it carries', () => {
+    const file = join(repo, 'packaging', 'debian', 'lintian-overrides');
+    if (!existsSync(file)) return; // nothing overridden
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines.forEach((line, index) => {
+      if (line.trim() === '' || line.startsWith('#')) return;
+      expect(lines[index - 1], `lintian-overrides line ${index + 1} needs a comment above it`).toMatch(
+        /^# \S/,
+      );
+    });
+  });
+
+  it('ships only what runs on Linux, under /usr/lib/printrelay', () => {
+    const paths = packagedPaths(tree);
+    expect(paths.filter((p) => p.startsWith('opt/'))).toEqual([]);
+    // Windows programs, C/C++ sources, TypeScript, maps, markdown, dotfiles, musl natives, and
+    // prebuilt natives of other platforms (JavaScript for them stays: packages pick it at run time).
+    const foreign =
+      /\.(exe|dll|pdb|bat|cmd|ps1|c|cc|cpp|h|hpp|gyp|gypi|ts|map|md|sh)$|(^|\/)\.[^/]+$|musl|(win32|darwin)[^/]*\.node$/i;
+    const app = paths.filter((p) => p.startsWith('usr/lib/printrelay/'));
+    expect(app.filter((p) => foreign.test(p) && !/\/licen[cs]e\.md$/i.test(p))).toEqual([]);
+    expect(app).toContain('usr/lib/printrelay/dist/cli/main.js');
+    expect(app).toContain('usr/lib/printrelay/drivers/cardreaders/rfideas-pcprox.json');
+    expect(paths).toContain('usr/share/man/man1/printrelay.1.gz');
+    expect(paths).toContain('usr/share/doc/printrelay/copyright');
+    expect(paths).toContain('usr/share/doc/printrelay/examples/agent.example.yaml');
+  });
+
+  it('installs the hidraw udev rule of every shipped HID reader, and an optional environment file', () => {
+    const rules = readFileSync(join(tree, 'lib/udev/rules.d/60-printrelay-card-readers.rules'), 'utf8');
+    expect(rules).toContain(
+      'SUBSYSTEM=="hidraw", ATTRS{idVendor}=="0c27", ATTRS{idProduct}=="3bfa", MODE="0660", GROUP="printrelay"',
+    );
+    expect(rules).toContain('ATTRS{idVendor}=="076b", ATTRS{idProduct}=="5427"');
+    expect(rules).not.toContain('idVendor}=="09d8"'); // the Elatec TWN4 is a serial (CDC) reader
+    const unit = readFileSync(join(tree, 'lib/systemd/system/printrelay-agent.service'), 'utf8');
+    expect(unit).toMatch(/^EnvironmentFile=-\/etc\/default\/printrelay$/m);
+    expect(unit).toMatch(
+      /^ExecStart=\/usr\/bin\/node .* \/usr\/lib\/printrelay\/bin\/printrelay\.js agent /m,
+    );
+    expect(readFileSync(join(tree, 'etc/default/printrelay'), 'utf8')).toMatch(
+      /^#PRINTRELAY_LOG__LEVEL=debug$/m,
+    );
+    const control = ok('dpkg-deb', ['-f', deb, 'Maintainer', 'Depends']);
+    expect(control).not.toMatch(/localhost/);
+    expect(control).toMatch(/^Depends: nodejs \(>= 20\.19\), adduser, .*libc6/m);
+  });
+});
+
 const blocker = installBlocker();
 if (blocker) console.warn(`skipping the .deb install test: ${blocker}`);
 const hasPeers = !blocker && peersAvailable('dpkg-deb', 'systemd-analyze', 'socat', 'setpriv');
@@ -99,8 +186,7 @@ describe.skipIf(blocker !== undefined || !hasPeers)('the .deb on this machine', 
         run('groupdel', ['printrelay']);
       });
     }
-    const built = ok('scripts/build-deb.sh', ['--fast', '--out', dir]).trim().split('\n').at(-1) as string;
-    expect(built).toBe(join(dir, `printrelay_${version}_${hostArch}.deb`));
+    const built = buildOnce();
     ok('dpkg', ['-i', built]);
     cleanups.push(() => run('dpkg', ['-P', 'printrelay']));
 
@@ -114,7 +200,11 @@ describe.skipIf(blocker !== undefined || !hasPeers)('the .deb on this machine', 
     ]);
     expect(ok('stat', ['-c', '%U:%G %a', '/var/lib/printrelay'])).toBe('printrelay:printrelay 700\n');
     expect(ok('stat', ['-c', '%U:%G %a', '/etc/printrelay/agent.yaml'])).toBe('root:printrelay 640\n');
-    expect(dpkgField('Conffiles')).toMatch(/^ \/etc\/printrelay\/agent\.yaml [0-9a-f]{32}$/);
+    expect(dpkgField('Conffiles')).toMatch(
+      /^ \/etc\/printrelay\/agent\.yaml [0-9a-f]{32}\n \/etc\/default\/printrelay [0-9a-f]{32}$/,
+    );
+    expect(ok('stat', ['-c', '%U:%G %a', '/etc/default/printrelay'])).toBe('root:root 600\n');
+    expect(ok('dpkg', ['--verify', 'printrelay'])).toBe('');
     expect(readFileSync('/usr/bin/printrelay').subarray(0, 19).toString()).toBe('#!/usr/bin/env node');
 
     const unit = '/lib/systemd/system/printrelay-agent.service';
@@ -132,7 +222,8 @@ describe.skipIf(blocker !== undefined || !hasPeers)('the .deb on this machine', 
     expect(existsSync('/var/lib/printrelay/tokens.json')).toBe(true);
 
     ok('dpkg', ['-r', 'printrelay']);
-    for (const gone of ['/opt/printrelay', '/usr/bin/printrelay', unit]) expect(existsSync(gone)).toBe(false);
+    for (const gone of ['/usr/lib/printrelay', '/usr/bin/printrelay', unit])
+      expect(existsSync(gone)).toBe(false);
     expect(readFileSync('/etc/printrelay/agent.yaml', 'utf8')).toMatch(/# edited on site\n$/);
     expect(existsSync('/var/lib/printrelay/tokens.json')).toBe(true);
     expect(existsSync('/var/lib/printrelay/agent.db')).toBe(true);
@@ -168,7 +259,7 @@ async function runInstalledAgent(): Promise<void> {
   };
   const agent = new CliProcess(
     [
-      '/opt/printrelay/bin/printrelay.js',
+      '/usr/lib/printrelay/bin/printrelay.js',
       'agent',
       '--config',
       '/etc/printrelay/agent.yaml',

@@ -56,11 +56,21 @@ export class AgentControl implements SwipeObserver {
     private readonly view: AgentView,
   ) {
     this.startedAt = settings.clock.now();
-    this.metrics = new AgentMetrics({
-      outbox: () => this.outbox(),
-      printers: () => view.printers().map((p) => ({ name: p.config.name, state: p.state })),
-      readers: () => view.stations().map((s) => ({ station: s.name, state: s.state })),
-    });
+    this.metrics = new AgentMetrics(
+      {
+        outbox: () => this.outbox(),
+        cloud: () => this.cloudConnection(),
+        printers: () => view.printers().map((p) => ({ name: p.config.name, state: p.state })),
+        readers: () => view.stations().map((s) => ({ station: s.name, state: s.state })),
+      },
+      { build: { version: settings.version } },
+    );
+  }
+
+  /** The channel is up; the last request (or the open channel) reached the cloud. */
+  private cloudConnection(): { connected: boolean; reachable: boolean } {
+    const connected = this.view.channelConnected();
+    return { connected, reachable: this.cloud.reachable || connected };
   }
 
   /** A card read at a station: counted for /status and the metrics. */
@@ -123,8 +133,7 @@ export class AgentControl implements SwipeObserver {
       cloud: {
         url: cloudUrl,
         channel,
-        connected: this.view.channelConnected(),
-        reachable: this.cloud.reachable || this.view.channelConnected(),
+        ...this.cloudConnection(),
         ...iso('lastContactAt', this.cloud.lastContactAt),
         ...(this.cloud.lastError ? { lastError: this.settings.scrub(this.cloud.lastError) } : {}),
       },

@@ -43,6 +43,8 @@ export type SwipeOutcome = 'session' | 'busy' | 'unreadable';
 /** The "now" values read at scrape time. */
 export interface GaugeSource {
   outbox(): { depth: number; oldestAgeS: number };
+  /** The cloud connection: the channel WebSocket is up; the last request reached the cloud. */
+  cloud(): { connected: boolean; reachable: boolean };
   printers(): readonly { name: string; state: string }[];
   readers(): readonly { station: string; state: string }[];
 }
@@ -69,7 +71,14 @@ export class AgentMetrics implements JobObserver, TokenObserver, SyncObserver, S
   private readonly syncWrites: Counter<'kind'>;
   private readonly syncWriteFailures: Counter;
 
-  constructor(source: GaugeSource, options: { processMetrics?: boolean } = {}) {
+  /**
+   * `build` labels printrelay_build_info (the package version; node defaults to this process's
+   * version); `processMetrics: false` leaves out prom-client's process and Node metrics.
+   */
+  constructor(
+    source: GaugeSource,
+    options: { processMetrics?: boolean; build?: { version: string; node?: string } } = {},
+  ) {
     const registers = [this.registry];
     const counter = <L extends string>(name: string, help: string, labelNames: L[] = []) =>
       new Counter<L>({ name, help, labelNames, registers });
@@ -106,6 +115,14 @@ export class AgentMetrics implements JobObserver, TokenObserver, SyncObserver, S
       'Cloud write requests of syncs that failed.',
     );
     this.addGauges(source);
+    if (options.build) {
+      new Gauge({
+        name: 'printrelay_build_info',
+        help: 'Always 1; the labels say which PrintRelay version runs on which Node.js.',
+        labelNames: ['version', 'node'],
+        registers,
+      }).set({ version: options.build.version, node: options.build.node ?? process.version }, 1);
+    }
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }
 
@@ -168,6 +185,22 @@ export class AgentMetrics implements JobObserver, TokenObserver, SyncObserver, S
       registers,
       collect() {
         this.set(source.outbox().oldestAgeS);
+      },
+    });
+    new Gauge({
+      name: 'printrelay_cloud_connected',
+      help: 'Whether the channel WebSocket to the cloud is up (1) or not (0); always 0 with channel: poll.',
+      registers,
+      collect() {
+        this.set(source.cloud().connected ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'printrelay_cloud_reachable',
+      help: 'Whether the last request reached the cloud (1) or failed with a network error, timeout or 5xx (0).',
+      registers,
+      collect() {
+        this.set(source.cloud().reachable ? 1 : 0);
       },
     });
     stateGauge('printrelay_printer_state', 'printer', PRINTER_STATES, () =>

@@ -16,6 +16,7 @@ import { systemClock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
 import { addLogOptions, CliError, createCliLogger, type LogFlags } from '../cli-runtime.js';
 import { agentDataDir, registerAgentSecrets } from '../agent-settings.js';
+import { EXIT_CODES } from '../exit-codes.js';
 
 interface PairFlags extends LogFlags {
   config?: string;
@@ -55,7 +56,7 @@ async function runPair(flags: PairFlags): Promise<void> {
 /** Runs the pairing; SIGINT/SIGTERM end the wait with exit code 130. */
 async function pairUntilDone(config: AgentConfig, file: string, logger: Logger): Promise<void> {
   const abort = new AbortController();
-  const onSignal = () => abort.abort(new CliError('pairing cancelled', 130));
+  const onSignal = () => abort.abort(new CliError('pairing cancelled', EXIT_CODES.interrupted));
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   try {
     await pairConnector({

@@ -3,7 +3,7 @@
  * agent recorded at its release stations, newest first, from the agent database (read while
  * the agent runs: SQLite WAL). One line each: start time, station, card (masked), pages, colour
  * pages, final state, and how far the cloud has it (queued, Pending, single request, continued).
- * `formatCopyJobs` is pure. The database is closed before the command returns.
+ * `--json` prints the same records as a JSON array (copyJobsJson). `formatCopyJobs` is pure. The database is closed before the command returns.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +20,35 @@ export interface CopiesFlags {
   dataDir: string;
   card?: string;
   limit: string;
+  json?: boolean;
+}
+
+/**
+ * The --json document of `card copies`: one object per record, newest first, the card masked
+ * as in the table, times as ISO strings. Pure.
+ */
+export function copyJobsJson(records: readonly LocalJobRecord[]): string {
+  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+  const rows = records.map((r) => ({
+    startedAt: iso(r.startedAt),
+    endedAt: iso(r.endedAt),
+    station: r.station,
+    printer: r.printer,
+    card: maskCardNumber(r.userId),
+    source: r.source,
+    pages: r.fields.TotalPrintedPages ?? 0,
+    colourPages: r.fields.TotalPrintedColorPages ?? null,
+    state: r.status,
+    cloud: r.cloudJobId
+      ? {
+          state: 'sent',
+          jobId: r.cloudJobId,
+          tracking: r.tracking ?? null,
+          status: r.deliveredStatus ?? 'Pending',
+        }
+      : { state: 'queued' },
+  }));
+  return `${JSON.stringify(rows, null, 2)}\n`;
 }
 
 /** Where the cloud has the record, in words. */
@@ -69,7 +98,7 @@ export function runCardCopies(flags: CopiesFlags): void {
   try {
     const store = new LocalJobStore(db, new Outbox(db, systemClock, defaultBackoff), systemClock);
     const records = store.recent({ limit, ...(flags.card ? { userId: flags.card } : {}) });
-    process.stdout.write(`${formatCopyJobs(records).join('\n')}\n`);
+    process.stdout.write(flags.json ? copyJobsJson(records) : `${formatCopyJobs(records).join('\n')}\n`);
   } finally {
     db.close();
   }

@@ -2,7 +2,8 @@
  * `printrelay card probe --reader URI [--transform STEP ...]`: waits for one swipe and prints
  * every conversion of it side by side, so IT can pick the site's chain; `--value RAW` probes a
  * number typed in instead. `printrelay card profiles` lists the shipped reader profiles;
- * `printrelay card copies` the copy jobs the agent recorded (card-copies.ts). The
+ * `printrelay card copies` the copy jobs the agent recorded (card-copies.ts). Each takes `--json`
+ * for a JSON document on standard output instead of the table. The
  * numbers are printed on the terminal on purpose (this is the tool to find them); they are not logged.
  */
 import type { Command } from 'commander';
@@ -18,6 +19,7 @@ interface ProbeFlags extends LogFlags {
   reader?: string;
   value?: string;
   transform: string[];
+  json?: boolean;
 }
 
 /** Registers `card` with its subcommands `probe`, `profiles` and `copies`. */
@@ -28,7 +30,8 @@ export function registerCardCommand(program: Command): void {
     .description('show every conversion of one swipe side by side')
     .option('--reader <uri>', 'serial:///dev/ttyUSB0, hid://0c27:3bfa, keyboard:, socket://127.0.0.1:4711')
     .option('--value <raw>', 'probe this raw number instead of reading a card')
-    .option('--transform <step>', 'also show this chain (repeat the option for more steps)', collect, []);
+    .option('--transform <step>', 'also show this chain (repeat the option for more steps)', collect, [])
+    .option('--json', 'print { raw, conversions: [{ chain, result | error }] } as JSON');
   addLogOptions(probe, 'warn').action(async (flags: ProbeFlags) => runProbe(flags));
   card
     .command('copies')
@@ -36,12 +39,19 @@ export function registerCardCommand(program: Command): void {
     .requiredOption('--data-dir <dir>', "the agent's data directory")
     .option('--card <number>', 'only this card (the converted user id)')
     .option('--limit <n>', 'at most this many', '20')
+    .option('--json', 'print the records as a JSON array')
     .action((flags: CopiesFlags) => runCardCopies(flags));
   card
     .command('profiles')
     .description('list the reader profiles shipped in drivers/cardreaders')
-    .action(async () => {
-      for (const p of await loadReaderProfiles()) {
+    .option('--json', 'print the profiles as a JSON array')
+    .action(async (flags: { json?: boolean }) => {
+      const profiles = await loadReaderProfiles();
+      if (flags.json) {
+        process.stdout.write(`${JSON.stringify(profiles, null, 2)}\n`);
+        return;
+      }
+      for (const p of profiles) {
         const usb = p.usb.map((u) => `${u.vendorId}:${u.productId}`).join(',') || '-';
         process.stdout.write(`${p.id.padEnd(26)} ${p.connection.padEnd(13)} ${usb.padEnd(20)} ${p.name}\n`);
       }
@@ -68,7 +78,12 @@ async function runProbe(flags: ProbeFlags): Promise<void> {
   }
   const extra = flags.transform.length > 0 ? [flags.transform] : [];
   const raw = flags.value ?? (await readOneSwipe(flags.reader!, flags, extra));
-  process.stdout.write(`${formatProbe(raw, probeConversions(raw, extra)).join('\n')}\n`);
+  const conversions = probeConversions(raw, extra);
+  process.stdout.write(
+    flags.json
+      ? `${JSON.stringify({ raw, conversions }, null, 2)}\n`
+      : `${formatProbe(raw, conversions).join('\n')}\n`,
+  );
 }
 
 async function readOneSwipe(uri: string, flags: LogFlags, extra: string[][]): Promise<string> {

@@ -5,12 +5,12 @@
  * Prints `printed: job ID, N page(s)` and below it each option the job's Status says was not
  * applied. Exits non-zero with a clear message when the job fails.
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { DEMO } from '../../config/demo-seed.js';
 import { readCaFile } from '../../client/cloud-trust.js';
 import { CliError, parseIntegerOption } from '../cli-runtime.js';
 import { printFile } from '../print-flow.js';
-import { type PrintFlags, printOptionFields } from '../print-options.js';
+import { type PrintFlags, printFlagNotes, printOptionFields } from '../print-options.js';
 import { createPrintReporter } from '../print-progress.js';
 
 interface PrintCommandFlags extends PrintFlags {
@@ -34,8 +34,9 @@ export function registerPrintCommand(program: Command): void {
     .requiredOption('--printer <name>', 'printer name as the service lists it')
     .option('--copies <n>', 'number of copies (1-999)')
     .option('--duplex <mode>', 'none, long-edge or short-edge')
-    .option('--color', 'print in color')
-    .option('--no-color', 'print in black and white')
+    .option('--color', 'print in colour')
+    .option('--mono', 'print in black and white (monochrome)')
+    .addOption(new Option('--no-color', 'deprecated spelling of --mono').hideHelp())
     .option('--paper <paper>', 'paper name (A4, Letter, ...), PWG keyword or desktop paper id')
     .option('--orientation <o>', 'portrait or landscape')
     .option('--pages <ranges>', 'pages to print, such as 1-3,5')
@@ -66,6 +67,7 @@ function readCa(file: string): string {
 
 async function runPrint(file: string, flags: PrintCommandFlags): Promise<void> {
   const fields = printOptionFields(file, flags);
+  for (const note of printFlagNotes(flags)) process.stderr.write(`note: ${note}\n`);
   const poll = {
     intervalMs: parseIntegerOption('--poll-ms', flags.pollMs, 10, 60_000),
     timeoutMs: parseIntegerOption('--timeout', flags.timeout, 1, 86_400) * 1000,

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { type AgentStatus, readiness } from '../../agent/control/agent-status.js';
 import { CliError } from '../cli-runtime.js';
 import { controlAddress, getControl } from '../control-address.js';
+import { EXIT_CODES } from '../exit-codes.js';
 import { formatStatus } from '../status-report.js';
 
 interface StatusFlags {
@@ -38,5 +39,5 @@ export async function runStatus(flags: StatusFlags, write: (text: string) => voi
   const status = JSON.parse(answer.text) as AgentStatus;
   if (flags.json) write(`${JSON.stringify(status, null, 2)}\n`);
   else write(`${formatStatus(status, address.url).join('\n')}\n`);
-  return readiness(status).ready ? 0 : 2;
+  return readiness(status).ready ? EXIT_CODES.ok : EXIT_CODES.notReady;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type PrintFlags, printOptionFields } from '../../../src/cli/print-options.js';
+import { type PrintFlags, printFlagNotes, printOptionFields } from '../../../src/cli/print-options.js';
 
 describe('printOptionFields', () => {
   it.each<[string, string, PrintFlags, Record<string, unknown>]>([
@@ -13,7 +13,8 @@ describe('printOptionFields', () => {
     ['duplex short-edge', 'a.pdf', { duplex: 'short-edge' }, { duplex: true, duplexmode: 3 }],
     ['duplex none', 'a.pdf', { duplex: 'none' }, { duplex: false, duplexmode: 1 }],
     ['color', 'a.pdf', { color: true }, { color: true }],
-    ['black and white', 'a.pdf', { color: false }, { color: false }],
+    ['black and white', 'a.pdf', { mono: true }, { color: false }],
+    ['black and white, deprecated spelling', 'a.pdf', { color: false }, { color: false }],
     ['paper by name', 'a.pdf', { paper: 'a4' }, { paperid: 9 }],
     ['paper by id', 'a.pdf', { paper: '1' }, { paperid: 1 }],
     ['paper by PWG keyword', 'a.pdf', { paper: 'iso_a5_148x210mm' }, { paperid: 11 }],
@@ -51,7 +52,21 @@ describe('printOptionFields', () => {
     ['pages syntax', 'a.pdf', { pages: '1-' }, /^--pages: must be pages or ranges like 1-3,5 \(got "1-"\)$/],
     ['pages zero', 'a.pdf', { pages: '0-2' }, /^--pages: pages must be positive \(got "0-2"\)$/],
     ['tray blank', 'a.pdf', { tray: ' ' }, /^--tray: must be a tray name or index/],
+    [
+      'mono and color',
+      'a.pdf',
+      { mono: true, color: true },
+      /^--mono and --color contradict each other: give one of them$/,
+    ],
   ])('rejects %s', (_name, file, flags, message) => {
     expect(() => printOptionFields(file, flags)).toThrow(message);
+  });
+
+  it('notes that --no-color is deprecated for --mono, and only then', () => {
+    expect(printFlagNotes({ color: false })).toEqual([
+      '--no-color is deprecated for printing in black and white: use --mono (it still works, for now)',
+    ]);
+    expect(printFlagNotes({ mono: true })).toEqual([]);
+    expect(printFlagNotes({ color: true })).toEqual([]);
   });
 });

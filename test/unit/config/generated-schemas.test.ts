@@ -1,23 +1,86 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { schemaFiles } from '../../../scripts/generate-schemas.js';
+import { schemaFiles, withOptionalDefaults } from '../../../scripts/generate-schemas.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+/** Every YAML file the project ships (tracked outside test/), with the schema it follows. */
+function shippedYamlFiles(): [string, string][] {
+  const files = execFileSync('git', ['ls-files', '*.yaml', '*.yml'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((file) => file !== '' && !file.startsWith('test/'));
+  return files.map((file) => [
+    file,
+    file.includes('emulator') ? 'emulator.schema.json' : 'agent.schema.json',
+  ]);
+}
+
+/** The published schema compiled by a standard draft 2020-12 validator, exactly as written. */
+function validator(schemaName: string) {
+  const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
+  return ajv.compile(JSON.parse(readFileSync(`config/${schemaName}`, 'utf8')) as object);
+}
 
 describe('generated JSON Schemas in config/', () => {
   it.each(Object.entries(schemaFiles()))('%s is up to date (run npm run schemas)', (name, expected) => {
     expect(readFileSync(`config/${name}`, 'utf8')).toBe(expected);
   });
 
-  it.each([
-    ['agent.schema.json', 'config/agent.example.yaml'],
-    ['emulator.schema.json', 'config/emulator.example.yaml'],
-  ])('%s accepts its example file as a plain JSON Schema', (schemaName, example) => {
-    const schema = JSON.parse(readFileSync(`config/${schemaName}`, 'utf8')) as Record<string, unknown>;
-    const { $schema: _ignored, ...rest } = schema;
-    const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, useDefaults: true });
-    const validate = ajv.compile(rest);
-    expect(validate(parse(readFileSync(example, 'utf8')))).toBe(true);
-    expect(validate({ unexpected: true })).toBe(false);
+  it('covers the shipped example files and the Debian package configuration', () => {
+    expect(shippedYamlFiles().map(([file]) => file)).toEqual(
+      expect.arrayContaining([
+        'config/agent.example.yaml',
+        'config/emulator.example.yaml',
+        'packaging/debian/agent.yaml',
+      ]),
+    );
+  });
+
+  it.each(shippedYamlFiles())('%s is valid against the published %s', (file, schemaName) => {
+    const validate = validator(schemaName);
+    validate(parse(readFileSync(file, 'utf8')));
+    expect(validate.errors ?? []).toEqual([]);
+  });
+
+  it.each(['agent.schema.json', 'emulator.schema.json'])('%s still refuses unknown keys', (schemaName) => {
+    expect(validator(schemaName)({ unexpected: true })).toBe(false);
+  });
+
+  it('makes a key with a default optional at every depth, and keeps the others required', () => {
+    const schema = {
+      type: 'object',
+      required: ['url', 'log'],
+      properties: {
+        url: { type: 'string' },
+        log: {
+          type: 'object',
+          default: {},
+          required: ['level', 'file'],
+          properties: { level: { type: 'string', default: 'info' }, file: { type: 'string' } },
+        },
+        items: {
+          type: 'array',
+          items: { type: 'object', required: ['n'], properties: { n: { default: 1 } } },
+        },
+      },
+    };
+    expect(withOptionalDefaults(schema)).toEqual({
+      type: 'object',
+      required: ['url'],
+      properties: {
+        url: { type: 'string' },
+        log: {
+          type: 'object',
+          default: {},
+          required: ['file'],
+          properties: { level: { type: 'string', default: 'info' }, file: { type: 'string' } },
+        },
+        items: { type: 'array', items: { type: 'object', properties: { n: { default: 1 } } } },
+      },
+    });
   });
 });

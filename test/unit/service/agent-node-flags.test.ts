@@ -12,7 +12,7 @@ describe('the node flags of the agent service', () => {
       .split('\n')
       .filter((line) => line.startsWith('ExecStart='));
     expect(execStart).toEqual([
-      `ExecStart=/usr/bin/node ${AGENT_NODE_FLAGS.join(' ')} /opt/printrelay/bin/printrelay.js agent --config /etc/printrelay/agent.yaml --data-dir /var/lib/printrelay`,
+      `ExecStart=/usr/bin/node ${AGENT_NODE_FLAGS.join(' ')} /usr/lib/printrelay/bin/printrelay.js agent --config /etc/printrelay/agent.yaml --data-dir /var/lib/printrelay`,
     ]);
   });
 

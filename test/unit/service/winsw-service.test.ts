@@ -27,6 +27,29 @@ describe('the WinSW service definition', () => {
     expect(xml).toContain('<logpath>D:\\Print &amp; Co &lt;1&gt;\\logs</logpath>');
   });
 
+  it('install makes the data directory private to SYSTEM and Administrators before anything is written in it', () => {
+    const steps = winswPlan('install', { ...settings, home: 'D:\\Print Data' }).steps;
+    const acl = steps.filter((s) => s.kind === 'run' && s.command === 'icacls');
+    expect(acl).toEqual([
+      { kind: 'run', command: 'icacls', args: ['D:\\Print Data', '/reset', '/T', '/C', '/Q'] },
+      {
+        kind: 'run',
+        command: 'icacls',
+        args: [
+          'D:\\Print Data',
+          '/inheritance:r',
+          '/grant:r',
+          '*S-1-5-18:(OI)(CI)F',
+          '*S-1-5-32-544:(OI)(CI)F',
+          '/Q',
+        ],
+      },
+    ]);
+    const firstWrite = steps.findIndex((s) => s.kind === 'copy' || s.kind === 'write');
+    expect(steps.indexOf(acl[1]!)).toBeLessThan(firstWrite);
+    expect(steps.at(-1)).toEqual(expect.objectContaining({ kind: 'run', args: ['start'] }));
+  });
+
   it.each(['install', 'uninstall', 'start', 'stop', 'status'] as const)(
     '%s: the steps match the golden file',
     (action) => {

@@ -8,15 +8,17 @@ describe('AgentMetrics', () => {
   const make = () => {
     const printers = [{ name: 'Front', state: 'processing' }];
     const readers = [{ station: 'Desk', state: 'retrying' }];
+    const cloud = { connected: true, reachable: true };
     metrics = new AgentMetrics(
       {
         outbox: () => ({ depth: 3, oldestAgeS: 42 }),
+        cloud: () => cloud,
         printers: () => printers,
         readers: () => readers,
       },
-      { processMetrics: false },
+      { processMetrics: false, build: { version: '1.2.3', node: 'v22.1.0' } },
     );
-    return { metrics, printers };
+    return { metrics, printers, cloud };
   };
 
   /** The sample lines (no HELP/TYPE) of one metric family. */
@@ -104,6 +106,7 @@ describe('AgentMetrics', () => {
   it('adds the process metrics unless told not to', async () => {
     const with_ = new AgentMetrics({
       outbox: () => ({ depth: 0, oldestAgeS: 0 }),
+      cloud: () => ({ connected: false, reachable: false }),
       printers: () => [],
       readers: () => [],
     });
@@ -114,5 +117,25 @@ describe('AgentMetrics', () => {
     }
     const { metrics: m } = make();
     expect(await m.render()).not.toContain('process_resident_memory_bytes');
+  });
+
+  it('says which version runs on which Node.js, 1 whatever else happens', async () => {
+    const { metrics: m } = make();
+    expect(samples(await m.render(), 'printrelay_build_info')).toEqual([
+      'printrelay_build_info{version="1.2.3",node="v22.1.0"} 1',
+    ]);
+  });
+
+  it('shows the cloud connection as it is at each scrape', async () => {
+    const { metrics: m, cloud } = make();
+    let text = await m.render();
+    expect(samples(text, 'printrelay_cloud_connected')).toEqual(['printrelay_cloud_connected 1']);
+    expect(samples(text, 'printrelay_cloud_reachable')).toEqual(['printrelay_cloud_reachable 1']);
+    cloud.connected = false;
+    text = await m.render();
+    expect(samples(text, 'printrelay_cloud_connected')).toEqual(['printrelay_cloud_connected 0']);
+    expect(samples(text, 'printrelay_cloud_reachable')).toEqual(['printrelay_cloud_reachable 1']);
+    cloud.reachable = false;
+    expect(samples(await m.render(), 'printrelay_cloud_reachable')).toEqual(['printrelay_cloud_reachable 0']);
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { validateConfigFile } from '../../../../src/cli/commands/config.js';
+import { validateConfigFile, validationJson } from '../../../../src/cli/commands/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'printrelay-validate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,11 +15,11 @@ function file(name: string, text: string): string {
 
 describe('validateConfigFile', () => {
   it('says valid for both example files, guessing the kind', () => {
-    expect(validateConfigFile('config/agent.example.yaml', undefined, {})).toEqual({
+    expect(validateConfigFile('config/agent.example.yaml', undefined, {})).toMatchObject({
       lines: ['valid'],
       exitCode: 0,
     });
-    expect(validateConfigFile('config/emulator.example.yaml', undefined, {})).toEqual({
+    expect(validateConfigFile('config/emulator.example.yaml', undefined, {})).toMatchObject({
       lines: ['valid'],
       exitCode: 0,
     });
@@ -27,7 +27,7 @@ describe('validateConfigFile', () => {
 
   it('lists every error as file:line:col: field: rule', () => {
     const path = file('bad-agent.yaml', 'cloud:\n  url: ftp://x/\n  bogus: 1\n');
-    expect(validateConfigFile(path, undefined, {})).toEqual({
+    expect(validateConfigFile(path, undefined, {})).toMatchObject({
       exitCode: 1,
       lines: [
         `${path}:1:1: cloud.client_id: is required`,
@@ -39,7 +39,7 @@ describe('validateConfigFile', () => {
 
   it('shows a YAML syntax error at its line and column without --kind', () => {
     const path = file('broken.yaml', 'version: 1\ncloud:\n  url: a: b\n');
-    expect(validateConfigFile(path, undefined, {})).toEqual({
+    expect(validateConfigFile(path, undefined, {})).toMatchObject({
       exitCode: 1,
       lines: [`${path}:3:8: (yaml): Nested mappings are not allowed in compact mappings`],
     });
@@ -66,7 +66,7 @@ describe('validateConfigFile', () => {
 
   it('asks for --kind when the content does not tell', () => {
     const path = file('unknown.yaml', 'hello: world\n');
-    expect(validateConfigFile(path, undefined, {})).toEqual({
+    expect(validateConfigFile(path, undefined, {})).toMatchObject({
       exitCode: 1,
       lines: [
         `${path}: cannot tell whether this is an agent or an emulator file; pass --kind agent|emulator`,
@@ -78,9 +78,37 @@ describe('validateConfigFile', () => {
     expect(() => validateConfigFile('config/agent.example.yaml', 'printer', {})).toThrow(
       /^--kind: must be one of/,
     );
-    expect(validateConfigFile(join(dir, 'missing.yaml'), 'agent', {})).toEqual({
+    expect(validateConfigFile(join(dir, 'missing.yaml'), 'agent', {})).toMatchObject({
       exitCode: 1,
       lines: [`${join(dir, 'missing.yaml')}: cannot be read (ENOENT)`],
+    });
+  });
+
+  it('gives the problems with their positions and the kind, for --json', () => {
+    const path = file('json-agent.yaml', 'cloud:\n  url: ftp://x/\n');
+    const report = validateConfigFile(path, undefined, {});
+    expect(JSON.parse(validationJson(path, report))).toEqual({
+      file: path,
+      kind: 'agent',
+      valid: false,
+      issues: [
+        { file: path, line: 1, col: 1, field: 'cloud.client_id', rule: 'is required' },
+        { file: path, line: 2, col: 8, field: 'cloud.url', rule: 'must match pattern "^https?://"' },
+      ],
+    });
+    const valid = validateConfigFile('config/emulator.example.yaml', undefined, {});
+    expect(JSON.parse(validationJson('config/emulator.example.yaml', valid))).toEqual({
+      file: 'config/emulator.example.yaml',
+      kind: 'emulator',
+      valid: true,
+      issues: [],
+    });
+    const missing = join(dir, 'missing.yaml');
+    expect(JSON.parse(validationJson(missing, validateConfigFile(missing, undefined, {})))).toEqual({
+      file: missing,
+      kind: null,
+      valid: false,
+      issues: [{ file: missing, line: 0, col: 0, field: '(root)', rule: 'cannot be read (ENOENT)' }],
     });
   });
 });
