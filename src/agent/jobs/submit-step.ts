@@ -1,7 +1,8 @@
 /**
  * The submit step of a job: one try at the printer. `submitting` is recorded before the job goes
  * out, the printer's job id as soon as the printer names it (at Create-Job, before the document),
- * whether the whole document went out, and `submitted` once the printer accepted it. A refusal
+ * when every byte of the document is with the operating system (flushed), when the printer
+ * answered it (sent: docs/agent-jobs.md), and `submitted` once the printer accepted the job. A refusal
  * that certainly printed nothing (busy, refused connection) waits and tries again; any other
  * failure leaves the outcome unknown and the job `submitting`, for reconcile-step.ts.
  */
@@ -51,7 +52,8 @@ export class SubmitStep {
         documentName: job.offer.document.name,
         userName: job.offer.user.email || job.offer.user.name || 'printrelay',
         ticket,
-        onDocumentSent: () => this.markSent(job.jobId, log),
+        onDocumentFlushed: () => this.record(job.jobId, 'flushed', log),
+        onDocumentSent: () => this.record(job.jobId, 'sent', log),
         onPrinterJobCreated: (printerJobId) => this.deps.ledger.recordPrinterJob(job.jobId, printerJobId),
       });
       busy.count = 0;
@@ -78,12 +80,16 @@ export class SubmitStep {
     }
   }
 
-  /** Records the whole document sent; a failure only means a crash now resends the job. */
-  private markSent(jobId: string, log: Logger): void {
+  /**
+   * Records what the printer has of the document: every byte flushed to the operating system, or
+   * sent (flushed and answered by the printer). A failure only means a crash now resends the job.
+   */
+  private record(jobId: string, fact: 'flushed' | 'sent', log: Logger): void {
     try {
-      this.deps.ledger.markDocumentSent(jobId);
+      if (fact === 'sent') this.deps.ledger.markDocumentSent(jobId);
+      else this.deps.ledger.markDocumentFlushed(jobId);
     } catch (error) {
-      log.warn({ error: errorMessage(error) }, 'could not record the document as sent');
+      log.warn({ error: errorMessage(error), fact }, 'could not record the document as sent');
     }
   }
 
