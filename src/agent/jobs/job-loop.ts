@@ -157,7 +157,12 @@ export class JobLoop {
       return;
     }
     const pipeline = this.pipelineOf(printerId);
-    const control = this.controlFor(jobId);
+    const control: JobControl = {
+      ...this.controlFor(jobId),
+      // The printer's previous job: any of this printer's jobs still being watched.
+      previousJobEnded: () =>
+        pipeline.active.size > 0 ? Promise.race(pipeline.active).then(() => undefined) : undefined,
+    };
     const log = this.deps.logger.child({ job: jobId });
     pipeline.queued++;
     const prepared = pipeline.downloads.run(() =>
