@@ -41,9 +41,16 @@ export interface BackendJob {
   userName: string;
   ticket: PrintTicket;
   /**
-   * Called once the whole document went out to the printer, before its answer. A backend whose
-   * `reportsDocumentSent` is true calls it; the agent records it, so a job found at the printer
-   * after a crash can be told apart from one holding only part of the document.
+   * Called once every byte of the document is with the operating system (which delivers it even
+   * if the agent dies the next instant), before the printer's answer. A backend whose
+   * `reportsDocumentSent` is true calls it; after a crash it tells a printer job that may hold the
+   * whole document from one that certainly holds only part of it (docs/agent-jobs.md).
+   */
+  onDocumentFlushed?: () => void;
+  /**
+   * Called once the printer has the document: every byte went to the operating system and the
+   * printer answered the request carrying it with success. Never earlier (docs/agent-jobs.md,
+   * "When a document counts as sent").
    */
   onDocumentSent?: () => void;
   /**
@@ -78,11 +85,16 @@ export interface BackendJobState {
   pagesCompleted?: number;
   /** Pages including copies when the printer knows it. */
   pagesTotal?: number;
+  /**
+   * How much of the document the printer processed, in K octets (1024 bytes, rounded up), once
+   * the job ended, where the printer reports it (IPP `job-k-octets-processed`, else `job-k-octets`).
+   */
+  kOctets?: number;
 }
 
 export interface PrinterBackend {
   readonly uri: string;
-  /** True when submit() calls `onDocumentSent` (IPP); such a backend's found jobs are checked against it. */
+  /** True when submit() calls `onDocumentFlushed` and `onDocumentSent` (IPP); recovery relies on them. */
   readonly reportsDocumentSent?: boolean;
   /** Reads the printer's identity, state and capabilities. */
   describe(signal?: AbortSignal): Promise<PrinterDescription>;

@@ -82,6 +82,17 @@ const MIGRATIONS: readonly string[] = [
   // When a request carrying a copy job's final Status first left for the cloud: a later answer
   // 13 ("no longer updatable") to it is then taken as done, even after a crash.
   `ALTER TABLE local_jobs ADD COLUMN final_sent_at INTEGER;`,
+  // The job path's exactly-once facts (docs/agent-jobs.md): document_sent now means the printer
+  // answered the request carrying the document; document_flushed that every byte of it was with
+  // the operating system (what document_sent recorded before, hence the copy); the printer jobs
+  // of earlier submit attempts (never taken for the current one); and the arrival order a restart
+  // resumes by (a sequence: milliseconds tie).
+  `ALTER TABLE jobs ADD COLUMN document_flushed INTEGER NOT NULL DEFAULT 0;
+   UPDATE jobs SET document_flushed = document_sent;
+   ALTER TABLE jobs ADD COLUMN earlier_printer_jobs TEXT NOT NULL DEFAULT '[]';
+   ALTER TABLE jobs ADD COLUMN arrival INTEGER NOT NULL DEFAULT 0;
+   UPDATE jobs SET arrival = rowid;
+   CREATE INDEX jobs_arrival ON jobs(arrival);`,
 ];
 
 /** The schema version a fully migrated database has. */

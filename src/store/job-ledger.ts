@@ -69,8 +69,17 @@ export interface LedgerJob {
   spoolPath: string | undefined;
   /** Epoch ms of the first submit attempt (for give_up_after_s). */
   firstTryAt: number | undefined;
-  /** False from the start of a submit attempt until the printer got the whole document. */
+  /**
+   * The current submit attempt's document counts as sent: every byte went to the operating system
+   * and the printer answered the request carrying it with success (docs/agent-jobs.md).
+   */
   documentSent: boolean;
+  /** Every byte of the current attempt's document went to the operating system (answer not yet seen). */
+  documentFlushed: boolean;
+  /** Printer job ids of earlier submit attempts: never taken for the current attempt's job. */
+  earlierPrinterJobs: string[];
+  /** Arrival order (a sequence, 1 for the first job ever recorded): what a restart resumes by. */
+  arrival: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -97,6 +106,9 @@ interface JobRow {
   spool_path: string | null;
   first_try_at: number | null;
   document_sent: number;
+  document_flushed: number;
+  earlier_printer_jobs: string;
+  arrival: number;
   created_at: number;
   updated_at: number;
 }
@@ -113,8 +125,8 @@ export class JobLedger {
     const now = this.clock.now();
     const result = this.db
       .prepare(
-        `INSERT OR IGNORE INTO jobs (job_id, printer_id, offer_json, state, created_at, updated_at)
-         VALUES (?, ?, ?, 'offered', ?, ?)`,
+        `INSERT OR IGNORE INTO jobs (job_id, printer_id, offer_json, state, arrival, created_at, updated_at)
+         VALUES (?, ?, ?, 'offered', (SELECT IFNULL(MAX(arrival), 0) + 1 FROM jobs), ?, ?)`,
       )
       .run(offer.job_id, offer.printer_id, JSON.stringify(offer), now, now);
     return result.changes === 1;
@@ -146,12 +158,19 @@ export class JobLedger {
         firstTryAt: job.firstTryAt ?? (details.attempt ? now : undefined),
         // A new attempt has sent nothing yet.
         documentSent: details.attempt ? false : job.documentSent,
+        documentFlushed: details.attempt ? false : job.documentFlushed,
+        // The printer job of the attempt that ends here is never the next attempt's.
+        earlierPrinterJobs:
+          details.attempt && job.printerJobId && !job.earlierPrinterJobs.includes(job.printerJobId)
+            ? [...job.earlierPrinterJobs, job.printerJobId]
+            : job.earlierPrinterJobs,
         updatedAt: now,
       };
       this.db
         .prepare(
           `UPDATE jobs SET state = ?, attempts = ?, next_retry_at = ?, last_error = ?, printer_job_id = ?,
-             spool_path = ?, first_try_at = ?, document_sent = ?, updated_at = ? WHERE job_id = ?`,
+             spool_path = ?, first_try_at = ?, document_sent = ?, document_flushed = ?,
+             earlier_printer_jobs = ?, updated_at = ? WHERE job_id = ?`,
         )
         .run(
           to,
@@ -162,6 +181,8 @@ export class JobLedger {
           moved.spoolPath ?? null,
           moved.firstTryAt ?? null,
           moved.documentSent ? 1 : 0,
+          moved.documentFlushed ? 1 : 0,
+          JSON.stringify(moved.earlierPrinterJobs),
           now,
           jobId,
         );
@@ -174,17 +195,20 @@ export class JobLedger {
     this.db.prepare('UPDATE jobs SET printer_job_id = ? WHERE job_id = ?').run(printerJobId, jobId);
   }
 
-  /** Records that the current submit attempt handed the printer the whole document. */
-  markDocumentSent(jobId: string): void {
-    this.db.prepare('UPDATE jobs SET document_sent = 1 WHERE job_id = ?').run(jobId);
+  /** Records that every byte of the current attempt's document went to the operating system. */
+  markDocumentFlushed(jobId: string): void {
+    this.db.prepare('UPDATE jobs SET document_flushed = 1 WHERE job_id = ?').run(jobId);
   }
 
-  /** Jobs not yet in a final state, oldest first (what a restart resumes). */
+  /** Records that the printer has the current attempt's document (flushed, and it answered). */
+  markDocumentSent(jobId: string): void {
+    this.db.prepare('UPDATE jobs SET document_sent = 1, document_flushed = 1 WHERE job_id = ?').run(jobId);
+  }
+
+  /** Jobs not yet in a final state, in arrival order (what a restart resumes). */
   unfinished(): LedgerJob[] {
     const rows = this.db
-      .prepare(
-        "SELECT * FROM jobs WHERE state NOT IN ('completed', 'failed', 'cancelled') ORDER BY created_at, job_id",
-      )
+      .prepare("SELECT * FROM jobs WHERE state NOT IN ('completed', 'failed', 'cancelled') ORDER BY arrival")
       .all() as JobRow[];
     return rows.map(toJob);
   }
@@ -192,7 +216,7 @@ export class JobLedger {
   /** Jobs in one state. */
   inState(state: JobState): LedgerJob[] {
     const rows = this.db
-      .prepare('SELECT * FROM jobs WHERE state = ? ORDER BY created_at')
+      .prepare('SELECT * FROM jobs WHERE state = ? ORDER BY arrival')
       .all(state) as JobRow[];
     return rows.map(toJob);
   }
@@ -218,6 +242,9 @@ function toJob(row: JobRow): LedgerJob {
     spoolPath: row.spool_path ?? undefined,
     firstTryAt: row.first_try_at ?? undefined,
     documentSent: row.document_sent === 1,
+    documentFlushed: row.document_flushed === 1,
+    earlierPrinterJobs: JSON.parse(row.earlier_printer_jobs) as string[],
+    arrival: row.arrival,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

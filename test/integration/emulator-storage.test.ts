@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,6 +49,19 @@ async function uploadStarted(fileid: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error(`the upload of ${fileid} never started`);
+}
+
+/** Resolves once no temporary file of the file's uploads is left; throws when one stays. */
+async function noUploadLeft(fileid: string): Promise<void> {
+  let left: string[] = [];
+  for (let i = 0; i < 500; i++) {
+    left = (await readdir(join(h.dataDir, 'files'))).filter(
+      (n) => n.startsWith(fileid) && n.endsWith('.tmp'),
+    );
+    if (left.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`the cut upload of ${fileid} was never given up: ${left.join(', ')} left`);
 }
 
 /** Prints the file, proving the upload made it printable. */
@@ -179,6 +193,30 @@ describe('one completed upload per URL; a printed file is immutable', () => {
     const again = await put(sasUri, form(), { 'x-ms-blob-type': 'BlockBlob' });
     expect(again.status).toBe(409);
     expect(again.headers['x-ms-error-code']).toBe('BlobImmutable');
+    expect((await stored(fileid)).equals(content)).toBe(true);
+  });
+
+  it('gives up a multipart upload whose connection is cut half-way: no temporary file left, the URL takes the upload again', async () => {
+    const { fileid, sasUri } = await prepare();
+    const url = new URL(sasUri);
+    const boundary = 'cut-boundary';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="doc.pdf"\r\nContent-Type: application/pdf\r\n\r\n`;
+    const content = randomBytes(200_000);
+    const length = Buffer.byteLength(head) + content.length + Buffer.byteLength(`\r\n--${boundary}--\r\n`);
+    const socket = connect(Number(url.port), url.hostname);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nx-ms-blob-type: BlockBlob\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${length}\r\n\r\n${head}`,
+    );
+    socket.write(content.subarray(0, 100_000));
+    await uploadStarted(fileid);
+    socket.destroy();
+    await noUploadLeft(fileid);
+    expect(h.emulator.app.emulator.store.storedFiles.find(fileid)?.state).toBe('pending');
+    const form = new FormData();
+    form.append('file', new Blob([content]), 'doc.pdf');
+    expect((await put(sasUri, form, { 'x-ms-blob-type': 'BlockBlob' })).status).toBe(201);
     expect((await stored(fileid)).equals(content)).toBe(true);
   });
 

@@ -26,6 +26,7 @@ import { openSqlite } from '../../src/lib/sqlite.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliProcess } from '../integration/cli-process.js';
 import type { Trigger } from '../support/fault-proxy.js';
+import { burnersWanted, type CpuBurners, startCpuBurners } from '../support/cpu-burners.js';
 import { peersAvailable } from '../support/peers.js';
 import {
   agentCopyRecords,
@@ -110,6 +111,9 @@ function triggerFor(point: KillPoint, skip: number, fire: () => void, copyKill: 
 }
 
 const enabled = peersAvailable('ippeveprinter');
+/** Busy processes kept running beside the proof (FAULT_LOAD; test/support/cpu-burners.ts). */
+const LOAD = burnersWanted();
+const underLoad = LOAD > 0 ? ` with ${LOAD} busy processes beside it` : '';
 
 /** The cloud's local jobs once the agent delivered every copy-job operation and `n` exist. */
 async function settledLocalJobs(rig: FaultRig, n: number) {
@@ -149,15 +153,19 @@ function describeJobs(rig: FaultRig, jobIds: string[], logs: string): string {
   }
 }
 
-describe.skipIf(!enabled)(`agent SIGKILLed ${KILLS} times during ${JOBS} jobs`, () => {
+describe.skipIf(!enabled)(`agent SIGKILLed ${KILLS} times during ${JOBS} jobs${underLoad}`, () => {
   let rig: FaultRig;
   let agent: CliProcess | undefined;
+  let burners: CpuBurners | undefined;
 
   beforeAll(async () => {
     rig = await startFaultRig({}, { copyStation: true });
+    // Bounded by the test's own timeout: they end by themselves if this process dies.
+    burners = startCpuBurners(LOAD, 900);
   });
 
   afterAll(async () => {
+    await burners?.stop();
     await agent?.stop();
     await rig?.close();
   });
@@ -224,7 +232,7 @@ describe.skipIf(!enabled)(`agent SIGKILLed ${KILLS} times during ${JOBS} jobs`, 
     const copyPages = (jobs: { fields: { TotalPrintedPages?: number } }[]) =>
       jobs.reduce((total, j) => total + (j.fields.TotalPrintedPages ?? 0), 0);
     console.info(
-      `agent kill proof: jobs=${jobIds.length} kills=${kills.length} (${POINTS.map((p) => `${p}=${count(p)}`).join(' ')}) ` +
+      `agent kill proof: load=${LOAD} jobs=${jobIds.length} kills=${kills.length} (${POINTS.map((p) => `${p}=${count(p)}`).join(' ')}) ` +
         `final-status-0=${jobIds.length - notDone.length} lost=${lost.length} printed-twice=${twice.length} ` +
         `partial=${partial.length} reconciled at the printer: found-watched=${found} absent-resent=${absent} ` +
         `cancelled-resent=${cancelled} printed-cut-resent=${printedCut}; ` +

@@ -7,7 +7,8 @@
  * submitted). A job whose download failed leaves the line while it waits for its next try and
  * joins it again at the end, so one document that cannot be fetched never holds up the printer's
  * later jobs (it fails for good after `jobs.download_attempts`). On start, unfinished ledger jobs
- * are resumed. stop() waits for running jobs: a Print-Job in flight finishes, then every job
+ * are resumed: repairs first (submissions a crash interrupted, which may hold their printer), then
+ * the rest, each group in arrival order. stop() waits for running jobs: a Print-Job in flight finishes, then every job
  * stops in a resumable state.
  */
 import { setMaxListeners } from 'node:events';
@@ -83,7 +84,7 @@ export class JobLoop {
     setMaxListeners(0, this.stopController.signal);
     this.running = true;
     if (this.deps.notifier) this.stopHeartbeat = startHeartbeat(this.deps.notifier);
-    for (const job of this.deps.ledger.unfinished()) {
+    for (const job of resumeOrder(this.deps.ledger.unfinished())) {
       this.deps.logger.info({ job: job.jobId, state: job.state }, 'resuming job');
       this.enqueue(job.printerId, job.jobId);
     }
@@ -156,7 +157,12 @@ export class JobLoop {
       return;
     }
     const pipeline = this.pipelineOf(printerId);
-    const control = this.controlFor(jobId);
+    const control: JobControl = {
+      ...this.controlFor(jobId),
+      // The printer's previous job: any of this printer's jobs still being watched.
+      previousJobEnded: () =>
+        pipeline.active.size > 0 ? Promise.race(pipeline.active).then(() => undefined) : undefined,
+    };
     const log = this.deps.logger.child({ job: jobId });
     pipeline.queued++;
     const prepared = pipeline.downloads.run(() =>
@@ -246,4 +252,13 @@ export class JobLoop {
     this.deps.emit(jobId, { kind: 'failed', error_code: 3011, message });
     this.deps.ledger.move(jobId, 'failed', { lastError: message });
   }
+}
+
+/**
+ * The order a restart queues unfinished jobs in: interrupted submissions first (their repair may
+ * free a printer that holds an empty job and answers everything else busy), then the others;
+ * each group keeps the ledger's arrival order.
+ */
+export function resumeOrder<T extends { state: string }>(jobs: readonly T[]): T[] {
+  return [...jobs.filter((j) => j.state === 'submitting'), ...jobs.filter((j) => j.state !== 'submitting')];
 }

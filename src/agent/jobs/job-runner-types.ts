@@ -38,10 +38,13 @@ export interface JobRunnerDeps {
 /**
  * Per-job controls: `stop` aborts when the agent stops (the job stays resumable); `wake` aborts
  * on stop or on a cancel request, ending waits and downloads early; `cancelled` says whether the
- * job was cancelled.
+ * job was cancelled; `previousJobEnded`, where given, resolves once one of this connector's jobs
+ * still at the same printer (being watched) ends, and is undefined while none is: a job the
+ * printer refused busy waits for that instead of asking again and again.
  */
 export interface JobControl {
   stop: AbortSignal;
   wake: AbortSignal;
   cancelled: () => boolean;
+  previousJobEnded?: () => Promise<void> | undefined;
 }

@@ -88,12 +88,11 @@ export class JobRunner {
 
   /** spooled | submitting -> submitted (or cancelled / failed); the caller sends one at a time per printer. */
   submit(jobId: string, backend: PrinterBackend, control: JobControl): Promise<LedgerJob> {
-    const busy = { count: 0 };
     return this.drive(jobId, control, ['spooled', 'submitting'], async (job, log) => {
       // An interrupted submission is resolved first: the printer may already have the job.
       if (job.state === 'submitting') return this.reconciler.recover(job, backend, control.stop, log);
       if (control.cancelled()) return this.outcomes.cancel(job, log);
-      return this.submits.run(job, backend, control, busy, log);
+      return this.submits.run(job, backend, control, log);
     });
   }
 

@@ -1,10 +1,12 @@
 /**
- * Resolves a submission that a crash (or a lost answer) interrupted, by asking the printer: a
- * printer job recorded at Create-Job, or one found by name that still waits for its document,
- * holds at most part of it unless the whole document was recorded as sent and the printer no
- * longer waits for it: it is cancelled and the job sent again. A job found by name after a Print-Job is watched as the printer has it
- * (docs/ipp.md). Never sends a job the printer may already hold whole.
+ * Resolves a submission that a crash (or a lost answer) interrupted, by asking the printer. The
+ * printer job of this attempt is the one recorded at Create-Job, or else the newest job of the
+ * job's name that is not an earlier attempt's. What the printer holds of the document decides
+ * (judgeDocument): the whole document is watched as the printer has it and never sent again;
+ * anything less is cancelled at the printer and sent again whole. The rules and the policy for
+ * printers that cannot tell are in docs/agent-jobs.md, "After a crash".
  */
+import { statSync } from 'node:fs';
 import type { Logger } from '../../log/logger.js';
 import {
   type BackendJobState,
@@ -15,6 +17,12 @@ import type { LedgerJob } from '../../store/job-ledger.js';
 import type { JobOutcomes } from './job-outcomes.js';
 import { type JobRunnerDeps, printerJobName } from './job-runner-types.js';
 
+/** What the printer holds of an interrupted attempt's document, and why the agent thinks so. */
+export interface DocumentVerdict {
+  whole: boolean;
+  why: string;
+}
+
 export class ReconcileStep {
   constructor(
     private readonly deps: JobRunnerDeps,
@@ -23,47 +31,30 @@ export class ReconcileStep {
 
   /** submitting -> submitted (watch it), spooled (send it again) or failed. */
   async recover(job: LedgerJob, backend: PrinterBackend, stop: AbortSignal, log: Logger): Promise<LedgerJob> {
-    if (job.printerJobId) {
-      const state = await backend.jobState(job.printerJobId, stop);
-      // Whole document handed to the operating system, yet the printer may still wait for it:
-      // the connection broke before the bytes arrived (a printer restarting, a reset).
-      if (job.documentSent && !waitsForDocument(state)) {
-        log.info(
-          { printerJobId: job.printerJobId },
-          'found the interrupted job at the printer (whole document sent); watching it',
+    let printerJobId = job.printerJobId;
+    if (!printerJobId) {
+      if (!backend.findJobByName) {
+        return this.outcomes.fail(
+          job,
+          'interrupted while submitting and the printer cannot be asked; restart the job',
+          log,
         );
-        return this.outcomes.submittedAs(job, job.printerJobId, log);
       }
-      return this.cancelAndResend(job, job.printerJobId, state, backend, stop, log);
+      const found = await backend.findJobByName(printerJobName(job.jobId), stop);
+      // An earlier attempt's job (printers keep ended jobs a while) is never this attempt's.
+      if (!found || job.earlierPrinterJobs.includes(found.printerJobId)) {
+        log.info('interrupted job never reached the printer; submitting again');
+        return this.deps.ledger.move(job.jobId, 'spooled', { nextRetryAt: this.deps.clock.now() });
+      }
+      printerJobId = found.printerJobId;
     }
-    if (!backend.findJobByName) {
-      return this.outcomes.fail(
-        job,
-        'interrupted while submitting and the printer cannot be asked; restart the job',
-        log,
-      );
+    const state = await backend.jobState(printerJobId, stop);
+    const verdict = judgeDocument(job, state, backend.reportsDocumentSent === true, spooledKOctets(job));
+    if (verdict.whole) {
+      log.info({ printerJobId, why: verdict.why }, 'found the interrupted job at the printer; watching it');
+      return this.outcomes.submittedAs(job, printerJobId, log);
     }
-    const found = await backend.findJobByName(printerJobName(job.jobId), stop);
-    if (!found) {
-      log.info('interrupted job never reached the printer; submitting again');
-      return this.deps.ledger.move(job.jobId, 'spooled', { nextRetryAt: this.deps.clock.now() });
-    }
-    const state = await backend.jobState(found.printerJobId, stop);
-    if (waitsForDocument(state)) {
-      // Created (Create-Job) but no document arrived: nothing printed, the job only holds the printer.
-      return this.cancelAndResend(job, found.printerJobId, state, backend, stop, log);
-    }
-    if (backend.reportsDocumentSent && !job.documentSent) {
-      // After a Print-Job the crash may have cut the document short, or come in the instant after
-      // its last bytes went out: the two cannot be told apart here, and sending again could print
-      // it twice. The job is watched as the printer has it; the log says it may be partial.
-      log.warn(
-        { printerJobId: found.printerJobId },
-        'the printer may hold only part of the interrupted document; watching it, not sending it again',
-      );
-    }
-    log.info({ printerJobId: found.printerJobId }, 'found the interrupted job at the printer; watching it');
-    return this.outcomes.submittedAs(job, found.printerJobId, log);
+    return this.cancelAndResend(job, printerJobId, state, verdict.why, backend, stop, log);
   }
 
   /** Cancels a printer job that holds at most part of the document, then queues the job again. */
@@ -71,6 +62,7 @@ export class ReconcileStep {
     job: LedgerJob,
     printerJobId: string,
     before: BackendJobState,
+    why: string,
     backend: PrinterBackend,
     stop: AbortSignal,
     log: Logger,
@@ -80,16 +72,54 @@ export class ReconcileStep {
       // A printer that treats a cut connection as the end of the document (ippeveprinter does)
       // has already printed what arrived; the user gets the whole document on the next attempt.
       log.warn(
-        { printerJobId },
+        { printerJobId, why },
         'the printer completed the interrupted job with only part of the document; sending it again whole',
       );
     } else {
       log.info(
-        { printerJobId, printerState: before.state },
+        { printerJobId, printerState: before.state, why },
         'cancelled the interrupted job at the printer (document incomplete); sending it again',
       );
     }
-    return this.deps.ledger.move(job.jobId, 'spooled', { nextRetryAt: this.deps.clock.now() });
+    // Recorded, so the next attempt counts this printer job among the earlier ones.
+    return this.deps.ledger.move(job.jobId, 'spooled', { nextRetryAt: this.deps.clock.now(), printerJobId });
+  }
+}
+
+/**
+ * Whether the printer job of an interrupted attempt holds the whole document. Pure. In order:
+ * a job still waiting for its document holds none of it; the printer's answer to the document
+ * (recorded as sent) says it has it; K octets the printer reports are compared with the spooled
+ * document's; otherwise (a printer that cannot tell) the whole document counts as there when every
+ * byte of it was with the operating system before the crash, which delivers it. A backend that
+ * hands a document over in one step (no flush record: CUPS, Windows) creates its job with the
+ * whole document, so a job found there is whole.
+ */
+export function judgeDocument(
+  job: Pick<LedgerJob, 'documentSent' | 'documentFlushed'>,
+  state: BackendJobState,
+  reportsFlush: boolean,
+  expectedKOctets: number | undefined,
+): DocumentVerdict {
+  if (waitsForDocument(state)) return { whole: false, why: 'the printer still waits for the document' };
+  if (job.documentSent) return { whole: true, why: 'the printer answered the document' };
+  if (state.kOctets !== undefined && expectedKOctets !== undefined) {
+    const whole = state.kOctets >= expectedKOctets;
+    return { whole, why: `the printer holds ${state.kOctets} of ${expectedKOctets} K octets` };
+  }
+  if (!reportsFlush) return { whole: true, why: 'the printer takes a document whole or not at all' };
+  return job.documentFlushed
+    ? { whole: true, why: 'every byte was with the operating system before the crash' }
+    : { whole: false, why: 'the agent stopped before every byte left it' };
+}
+
+/** The spooled document's size in K octets (rounded up), or undefined when it cannot be read. */
+function spooledKOctets(job: LedgerJob): number | undefined {
+  if (!job.spoolPath) return undefined;
+  try {
+    return Math.ceil(statSync(job.spoolPath).size / 1024);
+  } catch {
+    return undefined;
   }
 }
 

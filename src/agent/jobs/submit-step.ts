@@ -1,7 +1,8 @@
 /**
  * The submit step of a job: one try at the printer. `submitting` is recorded before the job goes
  * out, the printer's job id as soon as the printer names it (at Create-Job, before the document),
- * whether the whole document went out, and `submitted` once the printer accepted it. A refusal
+ * when every byte of the document is with the operating system (flushed), when the printer
+ * answered it (sent: docs/agent-jobs.md), and `submitted` once the printer accepted the job. A refusal
  * that certainly printed nothing (busy, refused connection) waits and tries again; any other
  * failure leaves the outcome unknown and the job `submitting`, for reconcile-step.ts.
  */
@@ -16,22 +17,19 @@ import type { JobOutcomes } from './job-outcomes.js';
 import { type JobControl, type JobRunnerDeps, printerJobName } from './job-runner-types.js';
 
 export class SubmitStep {
+  /** Consecutive busy answers per printer (its retry schedule), cleared by an accepted job. */
+  private readonly busyAnswers = new Map<string, number>();
+
   constructor(
     private readonly deps: JobRunnerDeps,
     private readonly outcomes: JobOutcomes,
   ) {}
 
-  /** One Print-Job; `busy.count` counts consecutive busy answers for the retry schedule. */
-  async run(
-    job: LedgerJob,
-    backend: PrinterBackend,
-    control: JobControl,
-    busy: { count: number },
-    log: Logger,
-  ): Promise<LedgerJob> {
+  /** One Print-Job (or Create-Job + Send-Document). */
+  async run(job: LedgerJob, backend: PrinterBackend, control: JobControl, log: Logger): Promise<LedgerJob> {
     const { ledger, clock, jobs } = this.deps;
     if (job.nextRetryAt && job.nextRetryAt > clock.now()) {
-      await sleep(job.nextRetryAt - clock.now(), control.wake).catch(() => {});
+      await waitToRetry(job.nextRetryAt - clock.now(), control);
       if (control.wake.aborted) return this.outcomes.require(job.jobId);
     }
     if (job.firstTryAt !== undefined && clock.now() - job.firstTryAt > jobs.give_up_after_s * 1000) {
@@ -51,10 +49,11 @@ export class SubmitStep {
         documentName: job.offer.document.name,
         userName: job.offer.user.email || job.offer.user.name || 'printrelay',
         ticket,
-        onDocumentSent: () => this.markSent(job.jobId, log),
+        onDocumentFlushed: () => this.record(job.jobId, 'flushed', log),
+        onDocumentSent: () => this.record(job.jobId, 'sent', log),
         onPrinterJobCreated: (printerJobId) => this.deps.ledger.recordPrinterJob(job.jobId, printerJobId),
       });
-      busy.count = 0;
+      this.busyAnswers.delete(job.printerId);
       const notes = [...warnings, ...(submitted.notApplied ?? [])];
       return this.outcomes.submittedAs(job, submitted.printerJobId, log, notes, submitted.state);
     } catch (error) {
@@ -67,7 +66,7 @@ export class SubmitStep {
       }
       const delay =
         error.code === 'printer_busy'
-          ? busyDelay(busy.count++, jobs.retry_max_ms)
+          ? this.busyRetryDelay(job.printerId, control)
           : Math.max(
               error.retryAfterMs ?? 0,
               backoffDelay(this.outcomes.backoff(), job.attempts, this.deps.random),
@@ -78,12 +77,29 @@ export class SubmitStep {
     }
   }
 
-  /** Records the whole document sent; a failure only means a crash now resends the job. */
-  private markSent(jobId: string, log: Logger): void {
+  /**
+   * How long a job the printer refused busy waits before it asks again. While one of this
+   * connector's jobs is still at that printer (its previous job), the wait ends when that job
+   * ends (waitToRetry) and the delay is only the ceiling, `jobs.retry_max_ms`; otherwise the
+   * printer is busy with work of others and the per-printer back-off applies (busyDelay).
+   */
+  private busyRetryDelay(printerId: string, control: JobControl): number {
+    const answers = this.busyAnswers.get(printerId) ?? 0;
+    this.busyAnswers.set(printerId, answers + 1);
+    if (control.previousJobEnded?.()) return this.deps.jobs.retry_max_ms;
+    return busyDelay(answers, this.deps.jobs.retry_max_ms);
+  }
+
+  /**
+   * Records what the printer has of the document: every byte flushed to the operating system, or
+   * sent (flushed and answered by the printer). A failure only means a crash now resends the job.
+   */
+  private record(jobId: string, fact: 'flushed' | 'sent', log: Logger): void {
     try {
-      this.deps.ledger.markDocumentSent(jobId);
+      if (fact === 'sent') this.deps.ledger.markDocumentSent(jobId);
+      else this.deps.ledger.markDocumentFlushed(jobId);
     } catch (error) {
-      log.warn({ error: errorMessage(error) }, 'could not record the document as sent');
+      log.warn({ error: errorMessage(error), fact }, 'could not record the document as sent');
     }
   }
 
@@ -112,4 +128,14 @@ const REFUSED_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'E
 /** Delay before the next try at a busy printer: 2 ms doubling per consecutive busy answer, capped. */
 export function busyDelay(consecutiveBusy: number, maxMs: number): number {
   return Math.min(maxMs, 2 * 2 ** Math.min(consecutiveBusy, 20));
+}
+
+/** Waits `ms`, or less: until the job is woken (stop, cancel) or the printer's previous job ends. */
+async function waitToRetry(ms: number, control: JobControl): Promise<void> {
+  const previous = control.previousJobEnded?.();
+  const done = new AbortController();
+  const waits = [sleep(ms, AbortSignal.any([control.wake, done.signal])).catch(() => {})];
+  if (previous) waits.push(previous.catch(() => {}));
+  await Promise.race(waits);
+  done.abort();
 }

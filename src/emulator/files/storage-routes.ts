@@ -11,6 +11,7 @@
  * DRAIN_LIMIT bytes, so the keep-alive connection goes on; a longer rest gets the answer with
  * `Connection: close` instead (request-body.ts).
  */
+import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PrintRelayError, ValidationError, errorMessage } from '../../lib/errors.js';
@@ -132,11 +133,13 @@ function putMultipart(request: FastifyRequest, files: FileStore, file: StoredFil
       reject(new ValidationError('content-type', multipartHeaderRule(error)));
       return;
     }
+    let part: Readable | undefined;
     parser.on('file', (name, stream) => {
       if (name !== 'file' || written) {
         stream.resume();
         return;
       }
+      part = stream;
       written = files.writeDocument(file, stream);
       // A refused upload (already uploaded, 409) never reads its part: read it to the end, or the
       // parser waits on it forever and the request is never answered.
@@ -151,6 +154,17 @@ function putMultipart(request: FastifyRequest, files: FileStore, file: StoredFil
       else written.then(resolve, reject);
     });
     request.raw.on('error', reject);
+    // A connection cut before the whole body arrived ends neither the parser nor the part it was
+    // streaming (a pipe does not pass an abort on): fail both, so the store drops its temporary file
+    // and the URL takes the upload again.
+    request.raw.on('close', () => {
+      if (request.raw.complete) return;
+      const cut = new ValidationError('file', 'the upload connection closed before the body was complete');
+      part?.destroy(cut);
+      request.raw.unpipe(parser);
+      parser.destroy(cut);
+      reject(cut);
+    });
     request.raw.pipe(parser);
   });
 }

@@ -59,6 +59,8 @@ export const JOB_STATE_ATTRIBUTES = [
   'job-impressions-completed',
   'job-media-sheets-completed',
   'job-impressions',
+  'job-k-octets',
+  'job-k-octets-processed',
 ];
 
 /** Maps Get-Job-Attributes to a BackendJobState. Pure. */
@@ -70,7 +72,20 @@ export function jobStateOf(attrs: PrinterAttributes): BackendJobState {
     reasons: textList(attrs, 'job-state-reasons'),
     pagesCompleted: impressions ?? sheets,
     pagesTotal: firstNumber(attrs, 'job-impressions') ?? undefined,
+    ...kOctetsOf(attrs),
   };
+}
+
+/**
+ * How much of the document the printer reports having processed, once the job ended
+ * (job-k-octets-processed, else job-k-octets); nothing before that (a size announced for a job
+ * still receiving proves nothing) or when it reports neither (ippeveprinter).
+ */
+function kOctetsOf(attrs: PrinterAttributes): { kOctets?: number } {
+  const state = JOB_STATES[firstNumber(attrs, 'job-state') ?? 3];
+  if (state !== 'completed' && state !== 'aborted' && state !== 'cancelled') return {};
+  const kOctets = firstNumber(attrs, 'job-k-octets-processed') ?? firstNumber(attrs, 'job-k-octets');
+  return kOctets === undefined ? {} : { kOctets };
 }
 
 /** True when the printer lists the operation in operations-supported. Pure. */
@@ -135,6 +150,7 @@ export class IppBackend implements PrinterBackend {
       ...(job.documentName ? { documentName: job.documentName } : {}),
       userName: job.userName,
       jobAttributes: attributes,
+      onDocumentFlushed: job.onDocumentFlushed,
       onDocumentSent: job.onDocumentSent,
     };
     const created = supportsOperation(printer, OPERATION.CREATE_JOB)

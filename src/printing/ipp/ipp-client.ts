@@ -37,7 +37,12 @@ export interface IppJobRequest {
   userName?: string;
   /** Job template attributes (see translate/ticket-to-ipp.ts). */
   jobAttributes: IppAttribute[];
-  /** Called once the whole document went to the printer's connection (see BackendJob). */
+  /** Called once every byte of the document is with the operating system (see BackendJob). */
+  onDocumentFlushed?: () => void;
+  /**
+   * Called once the printer answered the request carrying the document with success, every byte
+   * of it having gone to the operating system first: the printer has it (see BackendJob).
+   */
   onDocumentSent?: () => void;
 }
 
@@ -115,6 +120,7 @@ export class IppClient {
       signal,
       job: job.jobAttributes,
       documentPath: job.documentPath,
+      onDocumentFlushed: job.onDocumentFlushed,
       onDocumentSent: job.onDocumentSent,
     });
     return createdJob(response, 'Print-Job');
@@ -144,7 +150,12 @@ export class IppClient {
         ...(job.documentName ? [attr(TAG.NAME, 'document-name', job.documentName.slice(0, 255))] : []),
         attr(TAG.BOOLEAN, 'last-document', true),
       ],
-      { signal, documentPath: job.documentPath, onDocumentSent: job.onDocumentSent },
+      {
+        signal,
+        documentPath: job.documentPath,
+        onDocumentFlushed: job.onDocumentFlushed,
+        onDocumentSent: job.onDocumentSent,
+      },
     );
     return createdJob(response, 'Send-Document', jobId);
   }
@@ -245,7 +256,13 @@ export class IppClient {
     name: string,
     operationId: number,
     operation: IppAttribute[],
-    extra: { signal?: AbortSignal; job?: IppAttribute[]; documentPath?: string; onDocumentSent?: () => void },
+    extra: {
+      signal?: AbortSignal;
+      job?: IppAttribute[];
+      documentPath?: string;
+      onDocumentFlushed?: () => void;
+      onDocumentSent?: () => void;
+    },
   ): Promise<IppMessage> {
     this.requestId = (this.requestId % 0x7fffffff) + 1;
     const groups = [
@@ -262,10 +279,14 @@ export class IppClient {
       ? (this.options.documentTimeoutMs ?? 600_000)
       : (this.options.timeoutMs ?? 15_000);
     this.options.logger.debug({ operation: name, requestId: this.requestId }, 'ipp request');
+    let flushed = false;
     const response = await exchange(this.target, header, {
       operation: name,
       documentPath: extra.documentPath,
-      onDocumentSent: extra.onDocumentSent,
+      onDocumentFlushed: () => {
+        flushed = true;
+        extra.onDocumentFlushed?.();
+      },
       signal: extra.signal,
       timeoutMs: timeout,
       agent: this.agent,
@@ -274,6 +295,8 @@ export class IppClient {
     const message = groupRecord(response, TAG.OPERATION)['status-message'];
     const error = errorForStatus(response.code, name, typeof message === 'string' ? message : undefined);
     if (error) throw error;
+    // "Sent": every byte with the operating system and the printer's successful answer received.
+    if (flushed) extra.onDocumentSent?.();
     return response;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The document of an IPP request, sent from its file: opened once (size, last bytes and body from
- * one handle), written chunk by chunk with its last bytes on their own, and reported sent as soon
- * as those are with the operating system. See docs/ipp.md for why the last bytes go apart.
+ * one handle), written chunk by chunk with its last bytes on their own, and reported flushed once
+ * every byte is with the operating system. "Sent" is more than that: see docs/agent-jobs.md.
  */
 import type { ClientRequest } from 'node:http';
 import { type FileHandle, open } from 'node:fs/promises';
@@ -22,15 +22,17 @@ export interface DocumentSource {
 const TAIL_BYTES = 1024;
 
 /**
- * Writes the document to the request and calls `onSent` as soon as its last bytes are with the
+ * Writes the document to the request and calls `onFlushed` once every byte of it is with the
  * operating system (which delivers them even if this process dies right after). The body goes
- * chunk by chunk (pausing while the connection is full) up to its last TAIL_BYTES; once the
- * write callback says all of that left the process, the tail is written on its own. A tail the
- * socket took at once (the usual case) is recorded sent in the same synchronous step; otherwise
- * from its write callback. This keeps the gap in which a crash leaves a whole document recorded
- * as cut (and sent again after the restart) to a few instructions; see docs/ipp.md.
+ * chunk by chunk (pausing while the connection is full) up to its last TAIL_BYTES; once the write
+ * callback says all of that left the process, the tail goes out with `req.end()`, which uncorks
+ * the socket. When nothing is left in the socket's own buffer nor in libuv's queue right after
+ * that call, the tail went to the kernel in that synchronous step and is recorded at once;
+ * otherwise from the end callback (the request's `finish`). A write still corked or queued in
+ * this process is never reported: a crash then would cut the document. Resolves once the request
+ * finished.
  */
-export async function streamDocument(document: DocumentSource, req: ClientRequest, onSent?: () => void) {
+export async function streamDocument(document: DocumentSource, req: ClientRequest, onFlushed?: () => void) {
   const { file, size } = document;
   const tailStart = Math.max(0, size - TAIL_BYTES);
   const tail = await readTail(file, tailStart, size);
@@ -68,13 +70,26 @@ export async function streamDocument(document: DocumentSource, req: ClientReques
   const record = () => {
     if (recorded) return;
     recorded = true;
-    onSent?.();
+    onFlushed?.();
   };
-  req.write(tail, (error?: Error | null) => {
-    if (!error) record();
+  const finished = new Promise<void>((resolve) => {
+    req.end(tail, () => {
+      if (!req.destroyed) record();
+      resolve();
+    });
   });
-  if (writeQueueSize(req) === 0) record();
-  await new Promise<void>((resolve) => req.end(() => resolve()));
+  if (!req.destroyed && nothingHeldBack(req)) record();
+  await finished;
+}
+
+/**
+ * True when the request's socket holds no byte in this process: none buffered by the stream (a
+ * corked or pending write) and none queued in libuv. Anything written so far is then with the OS.
+ */
+function nothingHeldBack(req: ClientRequest): boolean {
+  const socket = req.socket;
+  if (!socket || req.writableLength > 0 || socket.writableLength > 0) return false;
+  return writeQueueSize(req) === 0;
 }
 
 /** Bytes libuv still holds for the request's socket (0: everything written went to the OS). */

@@ -90,8 +90,12 @@ export interface ExchangeOptions {
    * are never repeated here; their callers reconcile at the printer instead.
    */
   repeatable?: boolean;
-  /** Called once the whole document went to the connection (before the answer, if it comes). */
-  onDocumentSent?: () => void;
+  /**
+   * Called once every byte of the document is with the operating system (before the answer, if
+   * it comes). An exchange carrying a document resolves only after the request finished, so
+   * by then this was called unless the connection broke first.
+   */
+  onDocumentFlushed?: () => void;
 }
 
 /** Sends `header` (and the document) to the target; resolves with the decoded response. */
@@ -179,10 +183,14 @@ function exchangeOnce(
     req.on('error', (error) => {
       if (!responded) failRequest(error);
     });
+    /** Settles once the document was written out or the request is gone (undefined: no document). */
+    let documentDone: Promise<void> | undefined;
     req.on('response', (res) => {
       responded = true;
       readResponse(res, options.operation).then(
-        (message) => {
+        async (message) => {
+          // The answer to a document is reported once the request finished on this side too.
+          if (documentDone) await documentDone;
           if (settled) return;
           settle();
           resolve(message);
@@ -206,7 +214,10 @@ function exchangeOnce(
       document.file.close().catch(() => undefined);
     };
     req.once('close', closeFile);
-    streamDocument(document, req, options.onDocumentSent)
+    const closed = new Promise<void>((resolve) => req.once('close', () => resolve()));
+    const streamed = streamDocument(document, req, options.onDocumentFlushed);
+    documentDone = Promise.race([streamed.catch(() => undefined), closed]);
+    streamed
       .catch((error) => {
         // The printer may answer (busy, format not supported) and close before taking the whole
         // document; then the response wins and this write error is noise.

@@ -117,6 +117,35 @@ describe('JobLedger', () => {
     expect(ledger.inState('failed').map((j) => j.lastError)).toEqual(['x']);
   });
 
+  it('resumes by arrival, also for jobs of the same millisecond whose ids sort the other way', () => {
+    for (const id of ['f3c1', '0b7e', 'a9d2', '07aa']) ledger.add(offer(id));
+    ledger.move('a9d2', 'failed');
+    // Even after the newest row is pruned, a later job still comes after every earlier one.
+    ledger.add(offer('ee01'));
+    ledger.move('ee01', 'cancelled');
+    expect(ledger.prune(clock.now() + 1)).toBe(2);
+    ledger.add(offer('0000'));
+    expect(ledger.unfinished().map((j) => j.jobId)).toEqual(['f3c1', '0b7e', '07aa', '0000']);
+  });
+
+  it('keeps the printer jobs of earlier attempts apart from the current attempt', () => {
+    ledger.add(offer('j1'));
+    ledger.move('j1', 'downloading');
+    ledger.move('j1', 'spooled', { spoolPath: '/spool/j1.pdf' });
+    ledger.move('j1', 'submitting', { attempt: true });
+    ledger.recordPrinterJob('j1', '7');
+    ledger.markDocumentFlushed('j1');
+    expect(ledger.get('j1')).toMatchObject({ printerJobId: '7', documentFlushed: true, documentSent: false });
+    ledger.move('j1', 'spooled', { nextRetryAt: clock.now() });
+    const again = ledger.move('j1', 'submitting', { attempt: true });
+    expect(again).toMatchObject({
+      printerJobId: undefined,
+      earlierPrinterJobs: ['7'],
+      documentFlushed: false,
+    });
+    expect(ledger.get('j1')).toEqual(again);
+  });
+
   it('prunes final jobs older than a cut-off', () => {
     ledger.add(offer('a'));
     ledger.move('a', 'failed');

@@ -1,7 +1,9 @@
 /**
  * How the job runner reconciles a submission a crash interrupted, with a printer fake that
- * creates jobs before their document (as IPP Create-Job does): the recorded printer job id and
- * whether the whole document went out decide between watching and cancel-and-resend.
+ * creates jobs before their document (as IPP Create-Job does): the recorded printer job id, the
+ * printer jobs of earlier attempts, what the ledger knows of the document (flushed to the OS,
+ * sent: the printer answered) and what the printer reports of it (K octets) decide between
+ * watching and cancel-and-resend.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +27,7 @@ import { quietControl } from '../../../support/job-control.js';
 /** A two-step printer: jobs exist (with a name) before their document; the hardware boundary here. */
 class TwoStepPrinter implements PrinterBackend {
   readonly uri = 'fake://two-step';
-  readonly reportsDocumentSent = true;
+  reportsDocumentSent = true;
   jobs = new Map<string, { name: string; state: BackendJobState }>();
   sent: string[] = [];
   cancelled: string[] = [];
@@ -41,6 +43,7 @@ class TwoStepPrinter implements PrinterBackend {
   async submit(job: BackendJob): Promise<SubmittedJob> {
     const id = this.hold(job.jobName, { state: 'held', reasons: ['job-data-insufficient'] });
     job.onPrinterJobCreated?.(id);
+    job.onDocumentFlushed?.();
     job.onDocumentSent?.();
     this.sent.push(job.jobName);
     this.jobs.set(id, { name: job.jobName, state: { state: 'completed', reasons: [], pagesCompleted: 1 } });
@@ -96,16 +99,26 @@ describe('JobRunner recovery of an interrupted submission', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A job left in `submitting` by a crash: spool file there, optionally a printer job recorded. */
-  function interrupted(id: string, printerJobId?: string, documentSent = false): void {
+  /**
+   * A job left in `submitting` by a crash: spool file of `bytes` there, optionally a printer job
+   * recorded, and what the ledger knew of the document: nothing, every byte flushed to the OS, or
+   * sent (the printer answered).
+   */
+  function interrupted(
+    id: string,
+    printerJobId?: string,
+    document: 'none' | 'flushed' | 'sent' = 'none',
+    bytes = 5,
+  ): void {
     const spoolPath = join(dir, `${id}.pdf`);
-    writeFileSync(spoolPath, '%PDF-');
+    writeFileSync(spoolPath, '%PDF-'.padEnd(bytes, '.'));
     ledger.add(jobOffer(id));
     ledger.move(id, 'downloading');
     ledger.move(id, 'spooled', { spoolPath });
     ledger.move(id, 'submitting', { attempt: true });
     if (printerJobId) ledger.recordPrinterJob(id, printerJobId);
-    if (documentSent) ledger.markDocumentSent(id);
+    if (document === 'flushed') ledger.markDocumentFlushed(id);
+    if (document === 'sent') ledger.markDocumentSent(id);
   }
 
   async function finish(id: string) {
@@ -124,9 +137,9 @@ describe('JobRunner recovery of an interrupted submission', () => {
     expect(job).toMatchObject({ state: 'completed', printerJobId: '2', documentSent: true });
   });
 
-  it('recorded job, whole document sent: watches it and never sends it again', async () => {
+  it('recorded job, whole document flushed: watches it and never sends it again', async () => {
     const whole = printer.hold(printerJobName('r2'), { state: 'completed', reasons: [], pagesCompleted: 1 });
-    interrupted('r2', whole, true);
+    interrupted('r2', whole, 'flushed');
     const job = await finish('r2');
     expect([printer.sent, printer.cancelled]).toEqual([[], []]);
     expect(job).toMatchObject({ state: 'completed', printerJobId: whole });
@@ -134,7 +147,7 @@ describe('JobRunner recovery of an interrupted submission', () => {
 
   it('recorded job, whole document sent but it never arrived: cancels it and sends the job again', async () => {
     const waiting = printer.hold(printerJobName('r6'), { state: 'held', reasons: ['job-data-insufficient'] });
-    interrupted('r6', waiting, true);
+    interrupted('r6', waiting, 'flushed');
     const job = await finish('r6');
     expect(printer.cancelled).toEqual([waiting]);
     expect(printer.sent).toEqual([printerJobName('r6')]);
@@ -159,12 +172,60 @@ describe('JobRunner recovery of an interrupted submission', () => {
     expect(job?.state).toBe('completed');
   });
 
-  it('no id recorded, the printer has the job with a document (Print-Job): watches it', async () => {
+  it('no id recorded, a Print-Job found whose document was flushed whole: watches it', async () => {
     const found = printer.hold(printerJobName('r5'), { state: 'completed', reasons: [], pagesCompleted: 1 });
-    interrupted('r5');
+    interrupted('r5', undefined, 'flushed');
     const job = await finish('r5');
     expect([printer.sent, printer.cancelled]).toEqual([[], []]);
     expect(job).toMatchObject({ state: 'completed', printerJobId: found });
     expect(events.map((e) => e.kind)).toEqual(['printing', 'completed']);
+  });
+
+  it('no id recorded, a Print-Job found whose document may be cut: cancels it and sends it again whole', async () => {
+    const cut = printer.hold(printerJobName('r7'), { state: 'completed', reasons: [] });
+    interrupted('r7');
+    const job = await finish('r7');
+    expect(printer.cancelled).toEqual([cut]);
+    expect(printer.sent).toEqual([printerJobName('r7')]);
+    expect(job).toMatchObject({ state: 'completed', printerJobId: '2', earlierPrinterJobs: [cut] });
+  });
+
+  it("an earlier attempt's printer job is never taken for the current attempt", async () => {
+    // Attempt 1 created printer job `earlier` (it printed part of the document, then was
+    // cancelled); attempt 2 crashed before its Create-Job reached the printer.
+    const earlier = printer.hold(printerJobName('r8'), { state: 'completed', reasons: [] });
+    interrupted('r8', earlier);
+    ledger.move('r8', 'spooled', { nextRetryAt: 0 });
+    ledger.move('r8', 'submitting', { attempt: true });
+    const job = await finish('r8');
+    expect(printer.cancelled).toEqual([]);
+    expect(printer.sent).toEqual([printerJobName('r8')]);
+    expect(job).toMatchObject({ state: 'completed', printerJobId: '2', earlierPrinterJobs: [earlier] });
+  });
+
+  it('a printer that reports fewer K octets than the document holds it cut, even when it was flushed', async () => {
+    const short = printer.hold(printerJobName('r9'), { state: 'completed', reasons: [], kOctets: 2 });
+    interrupted('r9', short, 'flushed', 3000);
+    const job = await finish('r9');
+    expect(printer.cancelled).toEqual([short]);
+    expect(printer.sent).toEqual([printerJobName('r9')]);
+    expect(job?.state).toBe('completed');
+  });
+
+  it('a printer that reports every K octet of the document holds it whole, even when not recorded flushed', async () => {
+    const whole = printer.hold(printerJobName('r10'), { state: 'completed', reasons: [], kOctets: 3 });
+    interrupted('r10', whole, 'none', 3000);
+    const job = await finish('r10');
+    expect([printer.sent, printer.cancelled]).toEqual([[], []]);
+    expect(job).toMatchObject({ state: 'completed', printerJobId: whole });
+  });
+
+  it('a backend that hands the document over in one step (no flush record): a job found by name is watched', async () => {
+    printer.reportsDocumentSent = false;
+    const found = printer.hold(printerJobName('r11'), { state: 'completed', reasons: [] });
+    interrupted('r11');
+    const job = await finish('r11');
+    expect([printer.sent, printer.cancelled]).toEqual([[], []]);
+    expect(job).toMatchObject({ state: 'completed', printerJobId: found });
   });
 });

@@ -177,7 +177,7 @@ describe('JobRunner and JobLoop', () => {
     expect(ledger.get('j4')?.state).toBe('completed');
   });
 
-  it('records when the whole document went out; a new attempt starts unsent', async () => {
+  it('records when the printer has the whole document; a new attempt starts unsent', async () => {
     printer.reportDocumentSent();
     ledger.add(offer('j5'));
     await runner.run('j5', printer, quietControl());
@@ -201,11 +201,12 @@ describe('JobRunner and JobLoop', () => {
     expect(ledger.get('j7')).toMatchObject({ state: 'completed', printerJobId: '1' });
   });
 
-  it('after a crash that may have cut the document, watches the printer job and never sends it twice', async () => {
+  it('after a crash with every byte flushed but no answer seen, watches the printer job and never sends it twice', async () => {
     printer.reportDocumentSent();
     ledger.add(offer('j8'));
     await runner.run('j8', printer, quietControl());
-    // The crash window: the printer has a job of that name, the agent had not recorded the whole document sent.
+    // The crash window: the printer has a job of that name and every byte of the document was with
+    // the operating system, but the printer's answer was never seen (document_flushed stays 1).
     db.prepare(
       "UPDATE jobs SET state = 'submitting', printer_job_id = NULL, document_sent = 0 WHERE job_id = 'j8'",
     ).run();

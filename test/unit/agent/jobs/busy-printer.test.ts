@@ -1,0 +1,119 @@
+/**
+ * A printer that takes one job at a time answers the next job busy while the previous one prints.
+ * The agent then waits for that previous job (which it watches anyway) to end, instead of asking
+ * the printer again and again: one busy answer, then the job goes as soon as the printer is free,
+ * well before the back-off ceiling (`jobs.retry_max_ms`, a minute here).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { JobLoop } from '../../../../src/agent/jobs/job-loop.js';
+import { JobRunner, printerJobName } from '../../../../src/agent/jobs/job-runner.js';
+import { systemClock } from '../../../../src/lib/clock.js';
+import { RetryableError } from '../../../../src/lib/errors.js';
+import { silentLogger } from '../../../../src/log/logger.js';
+import type {
+  BackendJob,
+  BackendJobState,
+  PrinterBackend,
+  SubmittedJob,
+} from '../../../../src/printing/printer-backend.js';
+import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/agent-db.js';
+import { JobLedger } from '../../../../src/store/job-ledger.js';
+import { jobOffer } from '../../../support/job-offers.js';
+
+/** One job at a time; a job prints until the test ends it. The hardware boundary of this test. */
+class SlowPrinter implements PrinterBackend {
+  readonly uri = 'fake://slow';
+  jobs = new Map<string, { name: string; state: BackendJobState }>();
+  printed: string[] = [];
+  busyAnswers = 0;
+  private firstBusy: () => void = () => {};
+  readonly refusedBusy = new Promise<void>((resolve) => {
+    this.firstBusy = resolve;
+  });
+  async describe(): Promise<never> {
+    throw new Error('not used');
+  }
+  async submit(job: BackendJob): Promise<SubmittedJob> {
+    if ([...this.jobs.values()].some((j) => j.state.state === 'processing')) {
+      this.busyAnswers++;
+      this.firstBusy();
+      throw new RetryableError('printer_busy', 'server-error-busy');
+    }
+    const id = String(this.jobs.size + 1);
+    this.jobs.set(id, { name: job.jobName, state: { state: 'processing', reasons: [] } });
+    this.printed.push(job.jobName);
+    return { printerJobId: id };
+  }
+  /** The printer finishes the job it is printing. */
+  finishPrinting(): void {
+    for (const job of this.jobs.values()) {
+      if (job.state.state === 'processing')
+        job.state = { state: 'completed', reasons: [], pagesCompleted: 1 };
+    }
+  }
+  async jobState(id: string): Promise<BackendJobState> {
+    return this.jobs.get(id)?.state ?? { state: 'aborted', reasons: [] };
+  }
+  async cancel(): Promise<void> {}
+  async close(): Promise<void> {}
+}
+
+let dir: string;
+let db: AgentDatabase;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'busy-printer-'));
+  db = openAgentDatabase(':memory:');
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it('a job refused busy waits for the printer’s previous job instead of polling the printer', async () => {
+  const ledger = new JobLedger(db, systemClock);
+  const printer = new SlowPrinter();
+  const runner = new JobRunner({
+    ledger,
+    emit: () => {},
+    download: async (_offer, target) => writeFileSync(target, '%PDF-'),
+    jobs: {
+      retry_initial_ms: 5,
+      retry_max_ms: 60_000,
+      give_up_after_s: 600,
+      download_attempts: 3,
+      status_poll_ms: 5,
+    },
+    spoolDir: dir,
+    clock: systemClock,
+    logger: silentLogger(),
+  });
+  const loop = new JobLoop({
+    ledger,
+    runner,
+    emit: () => {},
+    backendFor: () => printer,
+    spoolDir: dir,
+    logger: silentLogger(),
+  });
+  loop.start();
+  loop.offer(jobOffer('first'));
+  loop.offer(jobOffer('second'));
+  await printer.refusedBusy;
+  // The window in which a polling agent would ask the busy printer again and again.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  printer.finishPrinting();
+  const reached = async (id: string, states: string[]) => {
+    for (let i = 0; i < 500 && !states.includes(ledger.get(id)?.state ?? ''); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  await reached('second', ['submitted', 'completed']);
+  printer.finishPrinting();
+  await reached('second', ['completed']);
+  await loop.stop();
+  expect(printer.printed).toEqual([printerJobName('first'), printerJobName('second')]);
+  expect(printer.busyAnswers).toBe(1);
+});
