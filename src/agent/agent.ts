@@ -5,7 +5,6 @@
  * between phases; stop() takes them down in reverse, letting in-flight jobs finish their
  * Print-Job and leaving the rest resumable in the ledger. The parts are typed in agent-parts.ts.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentConfig } from '../config/agent-schema.js';
 import { type ConfigChanges, configChanges } from '../config/config-changes.js';
@@ -23,6 +22,7 @@ import type { RegisteredPrinter } from './connector/registration.js';
 import { agentControl, startControl } from './control-view.js';
 import type { AgentStatus } from './control/agent-status.js';
 import type { StationStatus } from './release/release-stations.js';
+import { ensurePrivateDir, makePrivateDir } from '../lib/private-paths.js';
 
 export type { AgentDeps } from './agent-parts.js';
 
@@ -99,7 +99,9 @@ export class Agent {
   async start(signal?: AbortSignal): Promise<void> {
     if (this.running) throw new Error('agent already started');
     const { dataDir, logger } = this.deps;
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(dataDir);
+    // the spool holds the documents: made private here, before the job loop uses it
+    makePrivateDir(join(dataDir, 'spool'));
     const lock = await acquireDataDirLock(dataDir);
     let db: AgentDatabase;
     try {

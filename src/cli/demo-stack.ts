@@ -10,7 +10,6 @@
  * in that order and waits until the printer is visible to apps; stop() takes them down in
  * reverse. The caller calls stop().
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Writable } from 'node:stream';
 import { join, resolve } from 'node:path';
@@ -29,6 +28,8 @@ import type { DemoInfo, DemoReleaseInfo } from './demo-banner.js';
 import type { EmulatorContext } from '../emulator/context.js';
 import { findDemoNameClash, nameClashError, removeClashingPrinter } from './demo-name-clash.js';
 import type { TlsMaterial } from './tls-files.js';
+import { writeFileAtomic } from '../lib/atomic-file.js';
+import { makePrivateDir } from '../lib/private-paths.js';
 
 /** Where the demo runs. */
 export interface DemoStackOptions {
@@ -94,7 +95,7 @@ export class DemoStack {
     const dataDir = resolve(this.options.dataDir);
     const printedDir = join(dataDir, 'printed');
     for (const dir of [dataDir, printedDir, join(dataDir, 'emulator'), join(dataDir, 'agent')]) {
-      mkdirSync(dir, { recursive: true });
+      makePrivateDir(dir);
     }
     const url = await this.startEmulator(dataDir);
     this.listenUrl = url;
@@ -109,7 +110,8 @@ export class DemoStack {
       { reader, env: this.options.env ?? process.env },
       tls?.certFile,
     );
-    writeFileSync(join(dataDir, 'agent.yaml'), stringify(config));
+    // agent.yaml holds the client secret and the device password
+    writeFileAtomic(join(dataDir, 'agent.yaml'), stringify(config));
     await this.pairAgent(config, join(dataDir, 'agent'), signal);
     let agent = await this.startAgent(config, join(dataDir, 'agent'), signal);
     const clash = this.emulatorContext && findDemoNameClash(this.emulatorContext, agent.connectorId);
