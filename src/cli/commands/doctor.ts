@@ -68,7 +68,7 @@ export async function runDoctor(flags: DoctorFlags, options: DoctorOptions = {})
   const first = configCheck(file, text, env);
   const config = first.status === 'ok' && text !== undefined ? load(text, file, env) : undefined;
   if (!config) {
-    const rest = ['data dir', 'agent', 'dns', 'tls', 'clock', 'token', 'cups', 'printers', 'readers'];
+    const rest = ['data dir', 'agent', 'dns', 'cloud', 'tls', 'clock', 'token', 'cups', 'printers', 'readers'];
     return [first, ...rest.map((name) => skip(name, 'needs a valid configuration file'))];
   }
   const dataDir = agentDataDir(flags.dataDir, config);
