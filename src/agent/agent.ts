@@ -12,7 +12,7 @@ import { systemClock } from '../lib/clock.js';
 import { errorMessage } from '../lib/errors.js';
 import { absentServiceManager, startHeartbeat } from '../service/service-notifier.js';
 import { type AgentDatabase, openAgentDatabase } from '../store/agent-db.js';
-import { acquireDataDirLock } from '../store/data-dir-lock.js';
+import { acquireDataDirLock, type ControlNote } from '../store/data-dir-lock.js';
 import type { LocalJobRecord } from '../store/local-job-store.js';
 import type { OutboxStats } from '../store/outbox.js';
 import type { AgentContext, AgentDeps, Running, StartingParts } from './agent-parts.js';
@@ -118,8 +118,10 @@ export class Agent {
     };
     this.starting = partial;
     const stopStartupHeartbeat = startHeartbeat(this.ctx.notifier);
+    let controlNote: ControlNote | undefined;
     try {
-      await startControl(this.ctx, partial.control);
+      controlNote = await startControl(this.ctx, partial.control);
+      if (controlNote) await lock.noteControl(controlNote);
       this.running = await bringUp(this.ctx, partial, signal);
     } catch (error) {
       await tearDown(partial);
@@ -129,8 +131,9 @@ export class Agent {
       this.starting = undefined;
     }
     const printers = partial.printers?.size ?? 0;
+    const controlProblem = controlNote?.error ? `; ${controlNote.error}` : '';
     this.ctx.notifier.ready(
-      `connected as connector ${partial.connectorId}; ${printers} printer(s) registered`,
+      `connected as connector ${partial.connectorId}; ${printers} printer(s) registered${controlProblem}`,
     );
     logger.info({ connector: partial.connectorId, printers }, 'agent started');
   }
