@@ -5,7 +5,6 @@
  * between phases; stop() takes them down in reverse, letting in-flight jobs finish their
  * Print-Job and leaving the rest resumable in the ledger. The parts are typed in agent-parts.ts.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentConfig } from '../config/agent-schema.js';
 import { type ConfigChanges, configChanges } from '../config/config-changes.js';
@@ -13,7 +12,7 @@ import { systemClock } from '../lib/clock.js';
 import { errorMessage } from '../lib/errors.js';
 import { absentServiceManager, startHeartbeat } from '../service/service-notifier.js';
 import { type AgentDatabase, openAgentDatabase } from '../store/agent-db.js';
-import { acquireDataDirLock } from '../store/data-dir-lock.js';
+import { acquireDataDirLock, type ControlNote } from '../store/data-dir-lock.js';
 import type { LocalJobRecord } from '../store/local-job-store.js';
 import type { OutboxStats } from '../store/outbox.js';
 import type { AgentContext, AgentDeps, Running, StartingParts } from './agent-parts.js';
@@ -23,6 +22,7 @@ import type { RegisteredPrinter } from './connector/registration.js';
 import { agentControl, startControl } from './control-view.js';
 import type { AgentStatus } from './control/agent-status.js';
 import type { StationStatus } from './release/release-stations.js';
+import { ensurePrivateDir, makePrivateDir } from '../lib/private-paths.js';
 
 export type { AgentDeps } from './agent-parts.js';
 
@@ -99,7 +99,9 @@ export class Agent {
   async start(signal?: AbortSignal): Promise<void> {
     if (this.running) throw new Error('agent already started');
     const { dataDir, logger } = this.deps;
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(dataDir);
+    // the spool holds the documents: made private here, before the job loop uses it
+    makePrivateDir(join(dataDir, 'spool'));
     const lock = await acquireDataDirLock(dataDir);
     let db: AgentDatabase;
     try {
@@ -116,8 +118,10 @@ export class Agent {
     };
     this.starting = partial;
     const stopStartupHeartbeat = startHeartbeat(this.ctx.notifier);
+    let controlNote: ControlNote | undefined;
     try {
-      await startControl(this.ctx, partial.control);
+      controlNote = await startControl(this.ctx, partial.control);
+      if (controlNote) await lock.noteControl(controlNote);
       this.running = await bringUp(this.ctx, partial, signal);
     } catch (error) {
       await tearDown(partial);
@@ -127,8 +131,9 @@ export class Agent {
       this.starting = undefined;
     }
     const printers = partial.printers?.size ?? 0;
+    const controlProblem = controlNote?.error ? `; ${controlNote.error}` : '';
     this.ctx.notifier.ready(
-      `connected as connector ${partial.connectorId}; ${printers} printer(s) registered`,
+      `connected as connector ${partial.connectorId}; ${printers} printer(s) registered${controlProblem}`,
     );
     logger.info({ connector: partial.connectorId, printers }, 'agent started');
   }

@@ -1,11 +1,14 @@
 /**
  * The agent's control API and metrics over a view of its parts: the view is read when asked, so
  * /status follows start-up as the parts appear. A control port that cannot be bound is logged,
- * never fatal: printing matters more than status.
+ * never fatal: printing matters more than status; the outcome is noted in the data directory's
+ * lock file, where `status` and `doctor` find it.
  */
+import { resolve } from 'node:path';
 import { errorMessage } from '../lib/errors.js';
 import { packageVersion } from '../lib/package-version.js';
 import type { AgentContext, Running } from './agent-parts.js';
+import type { ControlNote } from '../store/data-dir-lock.js';
 import { AgentControl } from './control/agent-control.js';
 
 /** The control API of an agent whose parts `parts()` returns (at the time of each question). */
@@ -15,6 +18,7 @@ export function agentControl(ctx: AgentContext, parts: () => Partial<Running>): 
     {
       config: config.control,
       cloudUrl: config.cloud.url,
+      dataDir: resolve(ctx.deps.dataDir),
       channel: config.cloud.channel,
       version: packageVersion(),
       clock: ctx.clock,
@@ -29,18 +33,27 @@ export function agentControl(ctx: AgentContext, parts: () => Partial<Running>): 
       outbox: () => parts().outbox?.stats() ?? { depth: 0, oldestCreatedAt: undefined },
       stations: () => parts().stations?.status() ?? [],
       tokenExpiresAt: () => parts().tokens?.current()?.access_expires_at,
+      instance: () => parts().lock?.token,
     },
   );
 }
 
-/** Starts the control API; a failure is logged and shown as a control error, never thrown. */
-export async function startControl(ctx: AgentContext, control: AgentControl): Promise<void> {
+/**
+ * Starts the control API; a failure is logged and shown as a control error, never thrown.
+ * Returns the outcome (nothing when the API is disabled).
+ */
+export async function startControl(
+  ctx: AgentContext,
+  control: AgentControl,
+): Promise<ControlNote | undefined> {
   try {
-    await control.start();
+    const url = await control.start();
+    return url === undefined ? undefined : { url };
   } catch (error) {
     const { bind, port } = ctx.deps.config.control;
     const message = `control API not started on ${bind}:${port}: ${errorMessage(error)}`;
     ctx.deps.logger.error({ bind, port }, message);
     control.error('control', message);
+    return { error: message };
   }
 }

@@ -17,6 +17,16 @@ export interface DemoInfo {
   release?: DemoReleaseInfo;
   /** The certificate of an HTTPS demo (--tls): clients trust `certFile`. */
   tls?: DemoTlsInfo;
+  /** The agent's control API. */
+  control?: DemoControlInfo;
+}
+
+/** The demo agent's control API: where it listens, or why it does not. */
+export interface DemoControlInfo {
+  url?: string;
+  problem?: string;
+  /** The agent.yaml that `printrelay status --config` reads. */
+  configFile: string;
 }
 
 /** The certificate an HTTPS demo serves. */
@@ -47,6 +57,14 @@ export const SAMPLE_DOCUMENT = 'docs/sample.pdf';
 /** The line that tells scripts and tests the demo accepts jobs. */
 export const READY_LINE = 'ready: the demo accepts print jobs (Ctrl+C stops it)';
 
+function controlLines(control: DemoControlInfo): string[] {
+  if (!control.url)
+    return [`  Agent status       NOT available: ${control.problem ?? 'the control API is not listening'}`];
+  return [
+    `  Agent status       ${control.url}   (node bin/printrelay.js status --config ${control.configFile})`,
+  ];
+}
+
 /** The whole banner, ending with READY_LINE. */
 export function demoBanner(info: DemoInfo): string {
   return [
@@ -57,6 +75,7 @@ export function demoBanner(info: DemoInfo): string {
     `  Virtual printer    ${info.printerUri}  ("${DEMO.printer.name}", cloud id ${info.printerId})`,
     `  Printed documents  ${info.printedDir}`,
     `  Data directory     ${info.dataDir}`,
+    ...(info.control ? controlLines(info.control) : []),
     ...(info.tls ? tlsLines(info.tls) : []),
     '',
     'Demo credentials',

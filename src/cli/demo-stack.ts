@@ -10,7 +10,6 @@
  * in that order and waits until the printer is visible to apps; stop() takes them down in
  * reverse. The caller calls stop().
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Writable } from 'node:stream';
 import { join, resolve } from 'node:path';
@@ -25,10 +24,13 @@ import { errorMessage } from '../lib/errors.js';
 import type { Logger } from '../log/logger.js';
 import type { Redactor } from '../log/redaction.js';
 import { CliError } from './cli-runtime.js';
-import type { DemoInfo, DemoReleaseInfo } from './demo-banner.js';
+import type { DemoControlInfo, DemoInfo, DemoReleaseInfo } from './demo-banner.js';
+import type { AgentStatus } from '../agent/control/agent-status.js';
 import type { EmulatorContext } from '../emulator/context.js';
 import { findDemoNameClash, nameClashError, removeClashingPrinter } from './demo-name-clash.js';
 import type { TlsMaterial } from './tls-files.js';
+import { writeFileAtomic } from '../lib/atomic-file.js';
+import { makePrivateDir } from '../lib/private-paths.js';
 
 /** Where the demo runs. */
 export interface DemoStackOptions {
@@ -94,22 +96,25 @@ export class DemoStack {
     const dataDir = resolve(this.options.dataDir);
     const printedDir = join(dataDir, 'printed');
     for (const dir of [dataDir, printedDir, join(dataDir, 'emulator'), join(dataDir, 'agent')]) {
-      mkdirSync(dir, { recursive: true });
+      makePrivateDir(dir);
     }
     const url = await this.startEmulator(dataDir);
     this.listenUrl = url;
     throwIfAborted(signal);
     const printerUri = await this.startPrinter(printedDir);
     throwIfAborted(signal);
-    const reader = this.options.reader ?? (await freeSocketReader());
+    const reader = this.options.reader ?? `socket://127.0.0.1:${await freeLoopbackPort()}`;
     const tls = this.options.tls;
+    // each demo's control API on a port of its own, so `status --config` finds this one
     const config = demoAgentConfig(
       url,
       printerUri,
       { reader, env: this.options.env ?? process.env },
       tls?.certFile,
+      { controlPort: await freeLoopbackPort(), dataDir: join(dataDir, 'agent') },
     );
-    writeFileSync(join(dataDir, 'agent.yaml'), stringify(config));
+    // agent.yaml holds the client secret and the device password
+    writeFileAtomic(join(dataDir, 'agent.yaml'), stringify(config));
     await this.pairAgent(config, join(dataDir, 'agent'), signal);
     let agent = await this.startAgent(config, join(dataDir, 'agent'), signal);
     const clash = this.emulatorContext && findDemoNameClash(this.emulatorContext, agent.connectorId);
@@ -137,6 +142,7 @@ export class DemoStack {
       printedDir,
       dataDir,
       release: releaseInfo(agent.releaseStations()),
+      control: controlInfo(agent, join(dataDir, 'agent.yaml')),
     };
   }
 
@@ -239,8 +245,19 @@ export class DemoStack {
   }
 }
 
-/** socket://127.0.0.1 on a port free right now: one reader per demo. */
-async function freeSocketReader(): Promise<string> {
+/** The banner's view of the agent's control API: its URL, or why it does not listen. */
+function controlInfo(
+  agent: { controlUrl(): string | undefined; status(): AgentStatus | undefined },
+  configFile: string,
+): DemoControlInfo {
+  const url = agent.controlUrl();
+  if (url) return { url, configFile };
+  const problem = agent.status()?.lastErrors.findLast((e) => e.part === 'control')?.message;
+  return { configFile, problem: problem ?? 'the control API is not listening' };
+}
+
+/** A port on 127.0.0.1 free right now: one reader and one control API per demo. */
+async function freeLoopbackPort(): Promise<number> {
   const port = await new Promise<number>((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -249,7 +266,7 @@ async function freeSocketReader(): Promise<string> {
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
-  return `socket://127.0.0.1:${port}`;
+  return port;
 }
 
 /** The banner's view of the demo station (the first configured one). */
@@ -283,9 +300,12 @@ export function demoAgentConfig(
   printerUri: string,
   release?: DemoReleaseOptions,
   caFile?: string,
+  local: { controlPort?: number; dataDir?: string } = {},
 ): AgentConfig {
   const raw = {
     version: 1,
+    ...(local.dataDir ? { data_dir: local.dataDir } : {}),
+    ...(local.controlPort ? { control: { port: local.controlPort } } : {}),
     cloud: {
       url,
       client_id: DEMO.client.id,

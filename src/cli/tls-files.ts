@@ -60,7 +60,7 @@ export async function selfSignedTls(dataDir: string): Promise<TlsMaterial> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
   await writeFile(keyFile, made.private, { mode: 0o600, flag: 'wx' });
-  await writeFile(certFile, made.cert, { mode: 0o644, flag: 'wx' });
+  await writeFile(certFile, made.cert, { mode: 0o600, flag: 'wx' });
   return {
     key: made.private,
     cert: made.cert,

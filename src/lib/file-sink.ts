@@ -6,6 +6,7 @@
  */
 import { type FileHandle, open } from 'node:fs/promises';
 import { type Readable, Writable, finished } from 'node:stream';
+import { PRIVATE_FILE_MODE } from './private-paths.js';
 
 /** Bytes buffered by a sink, and read at once by the readers of large documents: 1 MiB. */
 export const FILE_CHUNK = 1024 * 1024;
@@ -29,7 +30,7 @@ export function fileSink(path: string, options: FileSinkOptions = {}): Writable 
   return new Writable({
     highWaterMark: FILE_CHUNK,
     construct(done) {
-      open(path, options.append ? 'a' : 'w').then((opened) => {
+      open(path, options.append ? 'a' : 'w', PRIVATE_FILE_MODE).then((opened) => {
         handle = opened;
         done();
       }, done);

@@ -2,7 +2,10 @@
  * The agent's SQLite database: opening (WAL for files), and the numbered migrations that build
  * the identity, printer, job ledger and outbox tables. One database per data directory.
  */
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { openingDatabase } from '../lib/database-unreadable.js';
+import { makePrivateFile } from '../lib/private-paths.js';
 import { openSqlite, type SqliteDatabase } from '../lib/sqlite.js';
 import { reuseStatements } from '../lib/sqlite-statements.js';
 
@@ -103,6 +106,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * pending migrations in one transaction each. The caller closes it with `db.close()`.
  */
 export function openAgentDatabase(path: string): AgentDatabase {
+  if (path !== ':memory:' && existsSync(dirname(path))) makePrivateDatabase(path);
   return openingDatabase(path, 'agent', () => {
     const db = reuseStatements(openSqlite(path));
     try {
@@ -116,6 +120,16 @@ export function openAgentDatabase(path: string): AgentDatabase {
       throw error;
     }
   });
+}
+
+/**
+ * The database holds user names, e-mail addresses and document names: the file is 0600 before
+ * SQLite opens it (its -wal and -shm take the main file's mode), and a database or journal left
+ * looser by an older version is tightened.
+ */
+function makePrivateDatabase(path: string): void {
+  makePrivateFile(path);
+  for (const journal of [`${path}-wal`, `${path}-shm`]) if (existsSync(journal)) makePrivateFile(journal);
 }
 
 /** Applies every migration newer than the database's user_version. */

@@ -4,9 +4,12 @@
  * with DataDirLockedError naming the pid and the path. A lock whose pid is dead (a crash, a
  * SIGKILL) is stale and taken over; so is one carrying this process's pid but a token this
  * process never wrote (a pid reused by a container restart). The caller releases the lock.
+ * The holder may note how its control API came up (its URL, or why it could not listen) in the
+ * record, replaced atomically, so `status` and `doctor` can tell which agent a configuration's
+ * data directory belongs to even when that agent's control address is taken by another.
  */
 import { randomBytes } from 'node:crypto';
-import { link, open, readFile, rename, unlink } from 'node:fs/promises';
+import { link, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PrintRelayError } from '../lib/errors.js';
 
@@ -27,11 +30,18 @@ export class DataDirLockedError extends PrintRelayError {
   }
 }
 
+/** How the holder's control API came up: listening at `url`, or not, with the `error`. */
+export interface ControlNote {
+  url?: string;
+  error?: string;
+}
+
 /** What the lock file holds. */
-interface LockRecord {
+export interface LockRecord {
   pid: number;
   token: string;
   started: string;
+  control?: ControlNote;
 }
 
 /** Tokens of the locks this process holds, so a same-pid lock can be told apart from a stale one. */
@@ -43,8 +53,19 @@ export class DataDirLock {
 
   constructor(
     readonly path: string,
-    private readonly token: string,
+    /** This start's random token, also shown on the control API's /status as `instance`. */
+    readonly token: string,
+    private readonly started: string,
   ) {}
+
+  /** Records how the control API came up (temp file, then rename: never seen half written). */
+  async noteControl(control: ControlNote): Promise<void> {
+    if (this.released) return;
+    const record: LockRecord = { pid: process.pid, token: this.token, started: this.started, control };
+    const temp = `${this.path}.${process.pid}-${this.token}.note`;
+    await writeFile(temp, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+    await rename(temp, this.path);
+  }
 
   /** Removes the lock file when it still carries our token; safe to call twice. */
   async release(): Promise<void> {
@@ -74,9 +95,10 @@ export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> 
   const path = join(dataDir, LOCK_FILE_NAME);
   const token = randomBytes(12).toString('hex');
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (await tryCreate(path, token)) {
+    const started = new Date().toISOString();
+    if (await tryCreate(path, token, started)) {
       heldTokens.add(token);
-      return new DataDirLock(path, token);
+      return new DataDirLock(path, token, started);
     }
     const record = await readRecord(path);
     if (record && isLive(record)) throw new DataDirLockedError(record.pid, path);
@@ -94,8 +116,8 @@ function isLive(record: LockRecord): boolean {
  * Creates the lock file exclusively; false when it already exists. The record is written to a
  * temp file first and hard-linked into place, so a lock file is never seen half written.
  */
-async function tryCreate(path: string, token: string): Promise<boolean> {
-  const record: LockRecord = { pid: process.pid, token, started: new Date().toISOString() };
+async function tryCreate(path: string, token: string, started: string): Promise<boolean> {
+  const record: LockRecord = { pid: process.pid, token, started };
   const temp = `${path}.${process.pid}-${token}.tmp`;
   const handle = await open(temp, 'wx', 0o600);
   try {
@@ -115,12 +137,34 @@ async function tryCreate(path: string, token: string): Promise<boolean> {
   }
 }
 
+/**
+ * The record of the live agent holding `dataDir`, or undefined when none holds it (no lock file,
+ * an unreadable one, or one whose process is gone).
+ */
+export async function readLiveLock(dataDir: string): Promise<LockRecord | undefined> {
+  const record = await readRecord(join(dataDir, LOCK_FILE_NAME));
+  return record && processAlive(record.pid) ? record : undefined;
+}
+
 /** The lock file's record, or undefined when it is gone or unreadable (a crash mid-write). */
 async function readRecord(path: string): Promise<LockRecord | undefined> {
   try {
     const parsed = JSON.parse(await readFile(path, 'utf8')) as Partial<LockRecord>;
     if (!Number.isInteger(parsed.pid) || typeof parsed.token !== 'string') return undefined;
-    return { pid: parsed.pid as number, token: parsed.token, started: String(parsed.started) };
+    const control = parsed.control;
+    return {
+      pid: parsed.pid as number,
+      token: parsed.token,
+      started: String(parsed.started),
+      ...(control && typeof control === 'object'
+        ? {
+            control: {
+              ...(typeof control.url === 'string' ? { url: control.url } : {}),
+              ...(typeof control.error === 'string' ? { error: control.error } : {}),
+            },
+          }
+        : {}),
+    };
   } catch {
     return undefined;
   }

@@ -292,7 +292,8 @@ export class Outbox {
 
   /**
    * Removes the undelivered events of a job the cloud refused this connector (another connector
-   * holds it, or it ended before this one claimed it): the cloud would refuse them forever. The
+   * holds it, or it ended before this one claimed it) or that the cloud answers 404/410 for (the
+   * job is gone for this connector): the cloud would refuse them forever. The
    * only rows that ever leave the outbox unacknowledged. Returns how many were removed.
    */
   discardJob(jobId: string): number {

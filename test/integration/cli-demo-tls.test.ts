@@ -75,6 +75,7 @@ describe('printrelay demo --tls', () => {
       );
       expect(statSync(join(dataDir, 'tls')).mode & 0o777).toBe(0o700);
       expect(statSync(join(dataDir, 'tls', 'key.pem')).mode & 0o777).toBe(0o600);
+      expect(statSync(certFile).mode & 0o777).toBe(0o600);
       // the demo's agent trusts the certificate through its configuration, not by a switch
       const agentYaml = readFileSync(join(dataDir, 'agent.yaml'), 'utf8');
       expect(agentYaml).toContain(`ca_file: ${certFile}\n`);

@@ -24,12 +24,16 @@ export interface AgentView {
   stations(): StationStatus[];
   /** Expiry (epoch ms) of the stored access token, if any. */
   tokenExpiresAt(): number | undefined;
+  /** This start's token from the data directory's lock file. */
+  instance(): string | undefined;
 }
 
 /** Fixed facts about this agent. */
 export interface AgentControlSettings {
   config: AgentControlConfig;
   cloudUrl: string;
+  /** The agent's data directory (absolute): tells `status` which agent answered. */
+  dataDir: string;
   channel: 'websocket' | 'poll';
   version: string;
   clock: Clock;
@@ -128,6 +132,8 @@ export class AgentControl implements SwipeObserver {
     return {
       version,
       pid: process.pid,
+      dataDir: this.settings.dataDir,
+      ...optional('instance', this.view.instance()),
       startedAt: new Date(this.startedAt).toISOString(),
       uptimeS: Math.round((now - this.startedAt) / 1000),
       cloud: {

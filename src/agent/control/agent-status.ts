@@ -44,6 +44,10 @@ export interface RecentError {
 export interface AgentStatus {
   version: string;
   pid: number;
+  /** The agent's data directory (absolute), so a client can tell which agent answered (older agents: absent). */
+  dataDir?: string;
+  /** This start's token (also in the data directory's lock file). */
+  instance?: string;
   startedAt: string;
   uptimeS: number;
   cloud: {

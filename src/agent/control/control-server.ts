@@ -2,10 +2,13 @@
  * The agent's local control API on node:http (the agent never loads fastify): GET /healthz
  * (the process answers), /readyz (200 or 503 with reasons), /metrics (Prometheus text) and
  * /status (what the agent is doing, JSON). Read-only; anything else is 404, other methods 405.
- * start() listens, stop() closes the server and its keep-alive connections.
+ * Only requests naming this server in their Host header are answered: its listening address with
+ * the port, or `localhost` (with or without the port); on a wildcard bind any IP address with the
+ * port. Any other name gets 421, so a web page whose DNS name was rebound to 127.0.0.1 cannot read
+ * /status. start() listens, stop() closes the server and its keep-alive connections.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
 import { errorMessage } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import { type AgentStatus, readiness } from './agent-status.js';
@@ -60,6 +63,17 @@ export class ControlServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0]?.replace(/\/+$/, '') || '/';
+    const address = this.server?.address() as AddressInfo | null | undefined;
+    if (address && !hostAllowed(req.headers.host, address)) {
+      this.deps.logger.debug(
+        { host: req.headers.host, path },
+        'control API request for another host refused',
+      );
+      return send(res, 421, {
+        error: 'misdirected_request',
+        message: `Host must be this control API's address (${this.url()}) or localhost:${address.port}`,
+      });
+    }
     try {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.setHeader('allow', 'GET, HEAD');
@@ -91,6 +105,25 @@ export class ControlServer {
       send(res, 500, { error: 'internal', message: errorMessage(error) });
     }
   }
+}
+
+/**
+ * Whether a Host header names this server: `localhost[:port]`, the bound address with its port,
+ * or (bound to a wildcard) any IP address with the port. A request without Host (HTTP/1.0)
+ * passes: browsers always send one. Pure.
+ */
+export function hostAllowed(
+  host: string | undefined,
+  address: Pick<AddressInfo, 'address' | 'port'>,
+): boolean {
+  if (host === undefined) return true;
+  const value = host.trim().toLowerCase();
+  if (value === 'localhost' || value === `localhost:${address.port}`) return true;
+  const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(value);
+  if (!match || Number(match[2]) !== address.port) return false;
+  const name = (match[1] as string).replace(/^\[|\]$/g, '');
+  if (address.address === '0.0.0.0' || address.address === '::') return isIP(name) !== 0;
+  return name === address.address.toLowerCase();
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

@@ -2,9 +2,12 @@
  * The download step of a job: the document goes to the spool (claiming the job), or the job
  * records when to try again. A download the cloud never answered or the spool could not take
  * waits without counting as an attempt; after `jobs.download_attempts` counted failures the job
- * fails; a claim the cloud refused drops the job as another connector's.
+ * fails; a claim the cloud refused drops the job as another connector's; a document the cloud
+ * refuses for good (any other 4xx: 404 no such job for this connector, 410 document deleted,
+ * 403) fails the job at once with that reason, reported to the cloud once, never retried.
  */
 import { join } from 'node:path';
+import { HttpError } from '../../client/http-base.js';
 import { backoffDelay } from '../../lib/backoff.js';
 import { errorMessage, isRetryable, PermanentError, RetryableError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
@@ -37,6 +40,8 @@ export class DownloadStep {
       await this.deps.download(job.offer, target, stop);
     } catch (error) {
       if (error instanceof ClaimRefusedError) return this.refused(job, error.message, log);
+      if (isRefusedForGood(error) && !stop.aborted)
+        return this.outcomes.fail(job, `the cloud refused the document for good: ${error.message}`, log);
       // The cloud's certificate stopped verifying (replaced, expired): the document is not at
       // fault and the job must not fail; it waits, and the log names the URL and the fix.
       if (isUntrustedCloud(error) && !stop.aborted) return this.waiting(job, error, log);
@@ -106,6 +111,11 @@ export class DownloadStep {
 
 function safeName(value: string): string {
   return value.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120) || 'job';
+}
+
+/** A 4xx answer to the download other than 408 (timeout) and 429 (retryable already): retrying cannot help. */
+function isRefusedForGood(error: unknown): error is HttpError {
+  return error instanceof HttpError && error.status >= 400 && error.status < 500 && error.status !== 408;
 }
 
 /** An untrusted certificate of the cloud (`tls_untrusted`, client/cloud-trust.ts). */

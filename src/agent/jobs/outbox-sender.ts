@@ -2,8 +2,10 @@
  * Delivers the outbox to the cloud in batches (POST /connector/v1/events): each batch carries
  * every pending event of the jobs whose head is due, in seq order, so a job's later events ride
  * along with its head. A row leaves the outbox only once the cloud acknowledged it; refused and
- * unsent events are retried with backoff. start() runs the loop; notify() wakes it after an add;
- * stop() ends it.
+ * unsent events are retried with backoff, except when the cloud answers that the job is gone for
+ * this connector (404: no such job for it, 410: gone): retrying could never succeed, so all of
+ * that job's undelivered events leave the outbox, logged once. start() runs the loop; notify()
+ * wakes it after an add; stop() ends it.
  */
 import type { Clock } from '../../lib/clock.js';
 import { errorMessage, isRetryable } from '../../lib/errors.js';
@@ -15,6 +17,9 @@ import {
   type JobEventItemResult,
 } from '../../protocol/connector-channel.js';
 import type { Outbox, PendingEvent } from '../../store/outbox.js';
+
+/** Per-event answers that say the job is gone for this connector: its events can never be delivered. */
+const JOB_GONE_STATUSES = new Set([404, 410]);
 
 /** Batches posted at once (disjoint jobs); more would only queue at the cloud. */
 const MAX_IN_FLIGHT = 2;
@@ -144,6 +149,7 @@ export class OutboxSender {
   private record(batch: PendingEvent[], results: JobEventItemResult[]): number {
     const acknowledged: number[] = [];
     const refusedJobs = new Set<string>();
+    const goneJobs = new Map<string, string>();
     batch.forEach((item, i) => {
       const result = results[i] as JobEventItemResult;
       if (result.status >= 200 && result.status < 300) {
@@ -153,6 +159,13 @@ export class OutboxSender {
       // A skip without a refused predecessor in this batch would never clear: count it as a failure.
       if (result.error === EVENT_SKIPPED && refusedJobs.has(item.jobId)) return;
       refusedJobs.add(item.jobId);
+      if (JOB_GONE_STATUSES.has(result.status)) {
+        goneJobs.set(
+          item.jobId,
+          `${result.status} ${result.error ?? 'error'}: ${result.message ?? ''}`.trim(),
+        );
+        return;
+      }
       const reason = `${result.status} ${result.error ?? 'error'}: ${result.message ?? ''}`.trim();
       this.outbox.failed(item.id, reason);
       this.logger.warn(
@@ -167,6 +180,13 @@ export class OutboxSender {
       );
     });
     this.outbox.deliveredMany(acknowledged);
+    for (const [jobId, reason] of goneJobs) {
+      const dropped = this.outbox.discardJob(jobId);
+      this.logger.warn(
+        { job: jobId, droppedEvents: dropped, reason },
+        'the cloud no longer knows this job for this connector; its undelivered events are dropped',
+      );
+    }
     return acknowledged.length;
   }
 

@@ -68,13 +68,24 @@ export async function runDoctor(flags: DoctorFlags, options: DoctorOptions = {})
   const first = configCheck(file, text, env);
   const config = first.status === 'ok' && text !== undefined ? load(text, file, env) : undefined;
   if (!config) {
-    const rest = ['data dir', 'agent', 'dns', 'tls', 'clock', 'token', 'cups', 'printers', 'readers'];
+    const rest = [
+      'data dir',
+      'agent',
+      'dns',
+      'cloud',
+      'tls',
+      'clock',
+      'token',
+      'cups',
+      'printers',
+      'readers',
+    ];
     return [first, ...rest.map((name) => skip(name, 'needs a valid configuration file'))];
   }
   const dataDir = agentDataDir(flags.dataDir, config);
   const checks: Check[] = [
     { name: 'data dir', run: async () => dataDirCheck(dataDir) },
-    agentCheck(config.control.enabled ? { url: urlOf(config.control), source: file } : undefined),
+    agentCheck(config.control.enabled ? { url: urlOf(config.control), source: file, dataDir } : undefined),
     ...cloudChecks({
       cloudUrl: config.cloud.url,
       clock: options.clock ?? systemClock,

@@ -9,7 +9,8 @@
  * --cors-origin ORIGIN (browser origins allowed besides registered redirect URLs). Prints
  * `listening on <url>`; a signal closes it.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { ensurePrivateDir } from '../../lib/private-paths.js';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { defaultEmulatorSeed, loadEmulatorSeed } from '../../config/load-config.js';
@@ -71,7 +72,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
   const { logger, redactor } = createCliLogger(flags);
   registerSeedSecrets(seed, redactor);
   const dataDir = resolve(flags.dataDir);
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   const db = flags.db ?? join(dataDir, 'emulator.db');
   const tls = await tlsOf(flags, dataDir);
   const outboundAllow = await outboundAllowOf(flags);

@@ -1,11 +1,12 @@
 /**
- * Doctor checks of the way to the cloud: the name resolves (DNS), TLS holds up (and when it does
+ * Doctor checks of the way to the cloud: the name resolves (DNS), the cloud's host and port accept
+ * a connection (over http as over https: an unreachable cloud fails), TLS holds up (and when it does
  * not, which certificate problem it is: self-signed, expired, not yet valid, hostname mismatch,
  * unknown CA), the clock agrees with the cloud's Date header, and the stored access token is
  * accepted. Nothing here spends the refresh token: a running agent would lose its tokens.
  */
 import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { connect as connectTcp, isIP } from 'node:net';
 import { checkServerIdentity, connect, type PeerCertificate, rootCertificates } from 'node:tls';
 import { Agent as UndiciAgent, request } from 'undici';
 import { readStoredTokens } from '../../client/token-store.js';
@@ -28,11 +29,12 @@ export interface CloudCheckDeps {
   ca?: string[];
 }
 
-/** The checks in order: DNS, TLS, clock, token. */
+/** The checks in order: DNS, reachability, TLS, clock, token. */
 export function cloudChecks(deps: CloudCheckDeps): Check[] {
   const url = new URL(deps.cloudUrl);
   return [
     { name: 'dns', run: () => checkDns(url.hostname) },
+    { name: 'cloud', run: (signal) => checkReachable(url, signal) },
     { name: 'tls', run: (signal) => checkTls(url, deps.ca, signal) },
     { name: 'clock', run: (signal) => checkClock(deps, signal) },
     { name: 'token', run: (signal) => checkToken(deps, signal) },
@@ -51,6 +53,37 @@ async function checkDns(hostname: string): Promise<CheckResult> {
       'dns',
       `${host} does not resolve (${code})`,
       'check the spelling of cloud.url and the DNS servers of this machine (/etc/resolv.conf, or the proxy)',
+    );
+  }
+}
+
+/** The cloud's host and port accept a TCP connection (a refused or silent one fails). */
+async function checkReachable(url: URL, signal: AbortSignal): Promise<CheckResult> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const where = `${url.protocol}//${url.host}`;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const socket = connectTcp({ host, port });
+      const abort = () => socket.destroy(new Error('no answer'));
+      signal.addEventListener('abort', abort, { once: true });
+      socket.once('connect', () => {
+        signal.removeEventListener('abort', abort);
+        socket.end();
+        resolve();
+      });
+      socket.once('error', (error) => {
+        signal.removeEventListener('abort', abort);
+        reject(error);
+      });
+    });
+    return ok('cloud', `${where} accepts connections`);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? errorMessage(error);
+    return fail(
+      'cloud',
+      `${where} does not answer (${code}): the agent can neither fetch jobs nor report them`,
+      'start the cloud service, or correct cloud.url (host and port); check the firewall and any proxy between this machine and the cloud',
     );
   }
 }

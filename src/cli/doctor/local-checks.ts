@@ -12,7 +12,8 @@ import { checkConfig, formatIssue } from '../../config/load-config.js';
 import { errorMessage } from '../../lib/errors.js';
 import { cupsGetPrinters } from '../../printing/cups/cups-printers.js';
 import { parseCupsUri } from '../../printing/cups/cups-uri.js';
-import { type ControlAddress, getControl } from '../control-address.js';
+import { readLiveLock } from '../../store/data-dir-lock.js';
+import { type ControlAddress, getControl, verifyAgent } from '../control-address.js';
 import { type Check, type CheckResult, fail, ok, skip, warn } from './doctor-check.js';
 
 /** The config check: every issue with its line, or valid (noting a pending migration). */
@@ -135,28 +136,49 @@ export function cupsCheck(servers: string[]): Check {
   };
 }
 
-/** Whether an agent already runs with this file's control address, and if so whether it is ready. */
+/**
+ * Whether an agent already runs with this file's control address, and if so whether it is the
+ * agent of this data directory (not another one on the same port) and ready. When nothing
+ * answers but the data directory's agent runs, its lock file says why its control API is not
+ * listening: a failure.
+ */
 export function agentCheck(address: ControlAddress | undefined): Check {
   return {
     name: 'agent',
     async run() {
       if (!address) return skip('agent', 'the control API is disabled in the file (control.enabled: false)');
+      let status: AgentStatus;
       try {
-        const answer = await getControl(address, '/status', 2000);
-        const status = JSON.parse(answer.text) as AgentStatus;
-        const ready = readiness(status);
-        if (ready.ready) return ok('agent', `running (pid ${status.pid}) and ready at ${address.url}`);
-        return warn(
-          'agent',
-          `running (pid ${status.pid}) but not ready: ${ready.reasons.join('; ')}`,
-          'see printrelay status and the checks below',
-        );
-      } catch {
+        status = JSON.parse((await getControl(address, '/status', 2000)).text) as AgentStatus;
+      } catch (error) {
+        const lock = address.dataDir ? await readLiveLock(address.dataDir).catch(() => undefined) : undefined;
+        if (lock?.control?.error)
+          return fail(
+            'agent',
+            `the agent of ${address.dataDir} (pid ${lock.pid}) runs but its control API does not: ${lock.control.error}`,
+            'free the port or set another control.port in the file, then restart the agent',
+          );
         return skip(
           'agent',
-          `no agent answers at ${address.url} (fine before the install; after it: systemctl status printrelay-agent)`,
+          `no agent answers at ${address.url} (fine before the install; after it: systemctl status printrelay-agent)${lock ? `; the agent of ${address.dataDir} runs as pid ${lock.pid}: ${errorMessage(error)}` : ''}`,
         );
       }
+      try {
+        await verifyAgent(address, status);
+      } catch (error) {
+        return fail(
+          'agent',
+          errorMessage(error),
+          'give each agent on this machine its own control.port (and data directory)',
+        );
+      }
+      const ready = readiness(status);
+      if (ready.ready) return ok('agent', `running (pid ${status.pid}) and ready at ${address.url}`);
+      return warn(
+        'agent',
+        `running (pid ${status.pid}) but not ready: ${ready.reasons.join('; ')}`,
+        'see printrelay status and the checks below',
+      );
     },
   };
 }

@@ -11,7 +11,7 @@
  */
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -153,7 +153,7 @@ export class FileStore {
   async writeBlock(file: StoredFile, blockId: string, body: Readable): Promise<void> {
     this.assertWritable(file);
     const blockDir = this.blockDir(file.fileId);
-    await mkdir(blockDir, { recursive: true });
+    await ensurePrivateDir(blockDir);
     await this.streamTo(body, join(blockDir, blockKey(blockId)));
   }
 

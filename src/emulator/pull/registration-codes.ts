@@ -11,12 +11,13 @@
  * removed by JobService, as they are print-and-delete jobs).
  */
 import { createHash, randomInt } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../lib/clock.js';
 import { ConflictError, NotFoundError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import { defaultTicket } from '../../protocol/print-ticket.js';
+import { ensurePrivateDir } from '../store/data-files.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import type { PrinterRecord } from '../printers/printer-repo.js';
 import { type RegistrationCodeRecord, RegistrationCodeRepo } from './registration-code-repo.js';
@@ -51,7 +52,7 @@ export class RegistrationCodeService {
 
   /** Creates the folder of generated sheets. */
   async start(): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await ensurePrivateDir(this.dir);
   }
 
   /**
@@ -72,7 +73,7 @@ export class RegistrationCodeService {
     }
     const pdf = registrationSheetPdf({ code: record.code, claimAt, printerName: printer.name });
     const path = join(this.dir, `${organizationId}-${record.code}-${now}.pdf`);
-    await writeFile(path, pdf);
+    await writeFile(path, pdf, { mode: 0o600 });
     const { jobId } = this.jobs.create({
       organizationId,
       userId: REGISTRATION_JOB_USER,

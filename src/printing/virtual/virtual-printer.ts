@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -23,6 +23,7 @@ import { JOB_STATE, OPERATION, STATUS } from '../ipp/ipp-constants.js';
 import { PdfPageCounter } from './pdf-page-counter.js';
 import { printedFileName, TextPageCounter, type VirtualJob, VirtualJobTable } from './virtual-jobs.js';
 import { type IppReply, type JobDraft, VirtualOperations } from './virtual-operations.js';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../../lib/private-paths.js';
 
 /** One document the virtual printer has written. */
 export interface PrintedDocument {
@@ -71,7 +72,7 @@ export class VirtualPrinter extends EventEmitter {
 
   /** Listens; resolves with the printer's ipp:// URI. */
   async start(): Promise<{ uri: string }> {
-    await mkdir(this.options.outputDir, { recursive: true });
+    ensurePrivateDir(this.options.outputDir);
     this.startedAt = this.clock.now();
     this.operations = new VirtualOperations({
       name: this.options.name,
@@ -212,7 +213,7 @@ export class VirtualPrinter extends EventEmitter {
     });
     job.processingAt = this.upTime();
     tap.write(first);
-    await pipeline(req, tap, createWriteStream(job.path));
+    await pipeline(req, tap, createWriteStream(job.path, { mode: PRIVATE_FILE_MODE }));
     if (counter) job.pages = counter.finish();
     if (text) job.pages = text.finish();
   }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { controlAddress, getControl, urlOf } from '../../../src/cli/control-address.js';
+import { defaultDataDir } from '../../../src/config/paths.js';
 import { freePort } from '../../support/peers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'control-address-'));
@@ -27,7 +28,15 @@ describe('control address', () => {
     expect(controlAddress({ config: file }, {})).toEqual({
       url: 'http://127.0.0.1:7777',
       source: `control.bind/control.port of ${file}`,
+      // the agent that must answer: the file's data_dir, else the default
+      dataDir: defaultDataDir(),
     });
+    const withDir = join(dir, 'with-dir.yaml');
+    writeFileSync(withDir, `data_dir: ${join(dir, 'agent')}\ncloud:\n  url: http://x\n  client_id: a\n`);
+    expect(controlAddress({ config: withDir }, {}).dataDir).toBe(join(dir, 'agent'));
+    expect(controlAddress({ config: withDir, dataDir: join(dir, 'flag') }, {}).dataDir).toBe(
+      join(dir, 'flag'),
+    );
   });
 
   it('says which address it tried, where it came from and how to configure it when nobody answers', async () => {

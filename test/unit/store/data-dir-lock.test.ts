@@ -3,7 +3,13 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireDataDirLock, DataDirLockedError, processAlive } from '../../../src/store/data-dir-lock.js';
+import {
+  acquireDataDirLock,
+  DataDirLockedError,
+  processAlive,
+  readLiveLock,
+} from '../../../src/store/data-dir-lock.js';
+import { statSync } from 'node:fs';
 
 let dir: string;
 beforeEach(() => {
@@ -24,6 +30,21 @@ function lockRecord(): { pid: number; token: string } {
 }
 
 describe('data directory lock', () => {
+  it('notes how the control API came up in the record, keeping pid and token, still 0600 and still held', async () => {
+    const lock = await acquireDataDirLock(dir);
+    await lock.noteControl({ error: 'control API not started on 127.0.0.1:9631: EADDRINUSE' });
+    expect(await readLiveLock(dir)).toMatchObject({
+      pid: process.pid,
+      token: lock.token,
+      control: { error: 'control API not started on 127.0.0.1:9631: EADDRINUSE' },
+    });
+    expect(statSync(join(dir, 'agent.lock')).mode & 0o777).toBe(0o600);
+    await expect(acquireDataDirLock(dir)).rejects.toBeInstanceOf(DataDirLockedError);
+    expect(readdirSync(dir)).toEqual(['agent.lock']);
+    await lock.release();
+    expect(await readLiveLock(dir)).toBeUndefined();
+  });
+
   it('writes the pid in a 0600 file and removes it on release', async () => {
     const lock = await acquireDataDirLock(dir);
     expect(lock.path).toBe(join(dir, 'agent.lock'));

@@ -128,6 +128,29 @@ describe('OutboxSender', () => {
     expect(outbox.size()).toBe(0);
   });
 
+  it('a job the cloud answers 404 or 410 for loses its undelivered events, logged once, and is never re-sent', async () => {
+    for (const kind of ['received', 'downloading', 'failed'] as const) outbox.add('gone', { kind });
+    outbox.add('deleted', { kind: 'received' });
+    outbox.add('kept', { kind: 'received' });
+    cloud.refuse.set('gone:1', { status: 404, error: 'not_found', message: 'job gone not found' });
+    cloud.refuse.set('deleted:1', { status: 410, error: 'gone', message: 'job deleted' });
+    const warnings: string[] = [];
+    const logger = silentLogger();
+    logger.warn = ((_fields: unknown, message: string) => {
+      warnings.push(message);
+    }) as unknown as typeof logger.warn;
+    sender = new OutboxSender(outbox, cloud.post, clock, logger);
+    expect(await flush()).toBe(1);
+    expect(cloud.applied).toEqual(['kept:1']);
+    expect(outbox.pendingFor('gone')).toEqual([]);
+    expect(outbox.pendingFor('deleted')).toEqual([]);
+    expect(warnings.filter((w) => w.includes('no longer knows this job'))).toHaveLength(2);
+    const posts = cloud.batches.length;
+    clock.advance(60_000);
+    expect(await flush()).toBe(0);
+    expect(cloud.batches).toHaveLength(posts);
+  });
+
   it('a whole-batch failure counts an attempt for every event and retries with backoff, dropping nothing', async () => {
     cloud.up = false;
     outbox.add('a', { kind: 'received' });
