@@ -16,9 +16,17 @@
  *                             BENCH_CONCURRENCY=4, BENCH_ROUNDS=9)
  * Rounds of 10000 events (about half a second per side): with 3000 the rounds' ratios on a
  * two-core machine ranged over 0.67-0.99 within one run.
- * Prints each round, the medians, and last a line `ratio <ours/bare>`. Goal: ratio >= 0.8.
+ * Prints each round, the medians, and a line `ratio <ours/bare>`. Goal: ratio >= 0.8.
+ *
+ * Then the stuck-receiver case: BENCH_STUCK_EVENTS (default 2000) events for the same healthy
+ * endpoint, timed from queuing until all are delivered, alone and then with 20 endpoints of
+ * another organization on a receiver that accepts connections and never answers (each holding
+ * deliveries in flight), three times each. Prints the medians and last a line
+ * `stuck-ratio <with / alone>` (1.0: the stuck endpoints do not slow the healthy one).
  */
 import { spawn } from 'node:child_process';
+import { createServer, type Socket } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,6 +50,8 @@ const events = Number(process.env.BENCH_EVENTS ?? 10000);
 const warmup = Number(process.env.BENCH_WARMUP_EVENTS ?? events);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 9);
+const stuckEvents = Number(process.env.BENCH_STUCK_EVENTS ?? 2000);
+const STUCK_ENDPOINTS = 20;
 
 /** A receiver process answering 204 to every POST; prints its URL. */
 const RECEIVER = `
@@ -220,6 +230,7 @@ async function main(): Promise<void> {
       `ours    dispatcher from the SQLite queue (${concurrency} per endpoint), ${events} events a round: median ${median(results.map((r) => r.ours)).toFixed(0)} events/s, ${median(results.map((r) => r.oursCpu)).toFixed(0)} µs CPU/event`,
     );
     console.log(`ratio ${median(results.map((r) => r.ours / r.bare)).toFixed(3)}`);
+    await stuckCase(parts, store, endpointId);
   } finally {
     await parts.stop();
     await agent.close();
@@ -227,6 +238,70 @@ async function main(): Promise<void> {
     await receiver.stop();
     await certs.remove();
     rmSync(work, { recursive: true, force: true });
+  }
+}
+
+type Parts = Awaited<ReturnType<typeof startWebhookParts>>;
+type Store = ReturnType<typeof openEmulatorStore>;
+
+/** Seconds from queuing `count` events for the endpoint until none of them is left in the queue. */
+async function healthyBatch(parts: Parts, store: Store, endpointId: string, count: number): Promise<number> {
+  const bodies = Array.from({ length: count }, (_, i) => eventBody(i));
+  store.transaction(() => {
+    for (const { eventId, body } of bodies)
+      store.webhookDeliveries.enqueue(
+        { eventId, topic: 'printjob_succeeded', createdAt: Date.now(), body },
+        [endpointId],
+        Date.now(),
+      );
+  });
+  const left = store.db.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ?');
+  const t0 = performance.now();
+  parts.dispatcher.kick();
+  while ((left.get(endpointId) as { n: number }).n > 0) await delay(2);
+  return (performance.now() - t0) / 1000;
+}
+
+/** The stuck-receiver case (see the file comment). */
+async function stuckCase(parts: Parts, store: Store, endpointId: string): Promise<void> {
+  const sockets = new Set<Socket>();
+  const stuck = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => stuck.listen(0, '127.0.0.1', resolve));
+  try {
+    const alone: number[] = [];
+    for (let i = 0; i < 3; i += 1) alone.push(await healthyBatch(parts, store, endpointId, stuckEvents));
+    const port = (stuck.address() as { port: number }).port;
+    const otherOrg = store.organizations.findByName('Other Org')!.id;
+    const stuckIds = Array.from(
+      { length: STUCK_ENDPOINTS },
+      (_, i) =>
+        parts.service.create(otherOrg, { name: `Stuck ${i}`, url: `https://127.0.0.1:${port}/${i}` })
+          .endpoint_id,
+    );
+    store.transaction(() => {
+      for (let i = 0; i < 5; i += 1) {
+        const { eventId, body } = eventBody(i);
+        store.webhookDeliveries.enqueue(
+          { eventId, topic: 'printjob_succeeded', createdAt: Date.now(), body },
+          stuckIds,
+          Date.now(),
+        );
+      }
+    });
+    parts.dispatcher.kick();
+    while (sockets.size < STUCK_ENDPOINTS) await delay(5);
+    const beside: number[] = [];
+    for (let i = 0; i < 3; i += 1) beside.push(await healthyBatch(parts, store, endpointId, stuckEvents));
+    console.log(
+      `stuck   ${stuckEvents} events to a healthy endpoint: alone median ${median(alone).toFixed(3)} s, beside ${STUCK_ENDPOINTS} never-answering endpoints (${sockets.size} connections held) median ${median(beside).toFixed(3)} s`,
+    );
+    console.log(`stuck-ratio ${(median(beside) / median(alone)).toFixed(3)}`);
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    stuck.close();
   }
 }
 

@@ -4,6 +4,7 @@
  * tokens of the demo admin, alice (a plain user), the other organization's admin and the partner
  * admin. `close()` stops the emulator.
  */
+import { request } from 'undici';
 import { DEMO, type Harness, call, passwordToken, startHarness, tokenRequest } from './emulator-harness.js';
 import { OTHER_CLIENT, seedWithOtherClient } from './emulator-sfapi-harness.js';
 
@@ -68,4 +69,44 @@ export async function latestMail(
   const mail = res.body.results[0];
   if (!mail) throw new Error(`no mail to ${to}`);
   return mail;
+}
+
+/** The acceptance form of an invitation link as a browser gets it: its CSRF cookie and field. */
+export interface InvitationForm {
+  /** `name=value` of the form's signed CSRF cookie, for a Cookie header. */
+  cookie: string;
+  /** The hidden csrf_token field. */
+  csrfToken: string;
+}
+
+/** GETs the acceptance form of `link` and reads its CSRF cookie and hidden field. */
+export async function openInvitationForm(link: string): Promise<InvitationForm> {
+  const res = await request(link, { headers: { accept: 'text/html' } });
+  const html = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`the invitation form answered ${res.statusCode}`);
+  const setCookie = [res.headers['set-cookie'] ?? []].flat();
+  const cookie = setCookie.map((c) => c.split(';')[0] ?? '').find((c) => c.startsWith('printrelay_form='));
+  const field = /name="csrf_token" value="([^"]+)"/.exec(html)?.[1];
+  if (!cookie || !field) throw new Error('the invitation form carries no CSRF cookie and field');
+  return { cookie, csrfToken: field };
+}
+
+/** POSTs the acceptance form (fields as typed, plus what `form` carries unless left out). */
+export async function postInvitationForm(
+  baseUrl: string,
+  fields: Record<string, string>,
+  form: Partial<InvitationForm> = {},
+): Promise<{ status: number; text: string }> {
+  const res = await request(`${baseUrl}/accounts/invitation`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(form.cookie ? { cookie: form.cookie } : {}),
+    },
+    body: new URLSearchParams({
+      ...fields,
+      ...(form.csrfToken ? { csrf_token: form.csrfToken } : {}),
+    }).toString(),
+  });
+  return { status: res.statusCode, text: await res.body.text() };
 }

@@ -149,3 +149,50 @@ describe('/TPFM/ device passwords', () => {
     expect(locked.headers['x-fmp-return']).toBeUndefined();
   });
 });
+
+describe('/TPFM/ card numbers presented with the right device password', () => {
+  let t: TpfmHarness;
+  beforeEach(async () => {
+    t = await startTpfmHarness({
+      credentialLimits: {
+        ...limits(100, 100),
+        unknownNamesPerDevice: { maxFailures: 3, windowMs: minutes(5), lockMs: minutes(5), maxKeys: 1000 },
+      },
+    });
+  });
+  afterEach(async () => t.close());
+  const list = (user: string, password: string = DEVICE_PASSWORD) =>
+    tpfm(t, 'GetJobList', { Printer: DEMO.printer.name }, { user, password });
+
+  it('answers unknown cards, a card in another case and a wrong device password alike', async () => {
+    const answers = [
+      await list('DEADBEEF00'),
+      await list(DEMO.user.card.toLowerCase()),
+      await list(DEMO.user.card, 'not-the-device-password'),
+    ];
+    const seen = answers.map((a) => [a.status, a.headers['www-authenticate'], a.code, a.body]);
+    expect(seen).toEqual(answers.map(() => seen[0]));
+    expect(seen[0]?.[0]).toBe(401);
+  });
+
+  it('locks the card look-ups of a device after 3 unknown cards: 429 with Retry-After for every card', async () => {
+    await expect(list('GUESS-1')).resolves.toMatchObject({ status: 401 });
+    await expect(list('GUESS-2')).resolves.toMatchObject({ status: 401 });
+    // A card the guesser owns does not reset the count.
+    await expect(list(DEMO.user.card)).resolves.toMatchObject({ status: 200, code: 0 });
+    await expect(list('GUESS-3')).resolves.toMatchObject({ status: 401 });
+    for (const card of ['GUESS-4', DEMO.user.card]) {
+      const locked = await list(card);
+      expect([locked.status, locked.headers['retry-after'], locked.headers['x-fmp-return']]).toEqual([
+        429,
+        '300',
+        undefined,
+      ]);
+    }
+    // Another device of the organization is not locked.
+    const other = await tpfm(t, 'GetJobList', {}, { user: DEMO.user.card, password: FUTURE.password });
+    expect([other.status, other.code]).toEqual([200, 0]);
+    t.clock.advance(minutes(5));
+    await expect(list(DEMO.user.card)).resolves.toMatchObject({ status: 200, code: 0 });
+  });
+});

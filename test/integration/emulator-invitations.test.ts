@@ -10,7 +10,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { launchChromium } from '../support/chromium.js';
 import { OTHER_CLIENT } from './emulator-sfapi-harness.js';
 import { peersAvailable } from '../support/peers.js';
-import { type AccountsRig, clientToken, latestMail, startAccountsRig } from './emulator-accounts-support.js';
+import {
+  type AccountsRig,
+  clientToken,
+  latestMail,
+  openInvitationForm,
+  postInvitationForm,
+  startAccountsRig,
+} from './emulator-accounts-support.js';
 import { DEMO, call, passwordToken } from './emulator-harness.js';
 
 const DAY = 24 * 3600 * 1000;
@@ -153,6 +160,35 @@ describe('PATCH /v1/userinvitations/<id>/ (resend)', () => {
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ error: 'not_found', message: `invitation ${created.body.id} not found` });
     expect((await call(rig.h.baseUrl, 'GET', '/v1/userinvitations/', other)).body.count).toBe(0);
+  });
+});
+
+describe('the acceptance form and CSRF', () => {
+  it('accepts a POST only with the CSRF token of a form this browser was shown', async () => {
+    await invite('csrf@demo.test');
+    const { link } = await latestMail(rig.h.baseUrl, 'csrf@demo.test');
+    const token = new URL(link).searchParams.get('token')!;
+    const fields = { token, first_name: 'Cy', last_name: 'Surf', password: 'cy-password' };
+    const form = await openInvitationForm(link);
+    const other = await openInvitationForm(link);
+    const refused = [
+      await postInvitationForm(rig.h.baseUrl, fields),
+      await postInvitationForm(rig.h.baseUrl, fields, { csrfToken: form.csrfToken }),
+      await postInvitationForm(rig.h.baseUrl, fields, { cookie: form.cookie }),
+      await postInvitationForm(rig.h.baseUrl, fields, { cookie: form.cookie, csrfToken: other.csrfToken }),
+      await postInvitationForm(rig.h.baseUrl, fields, {
+        cookie: form.cookie.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')),
+        csrfToken: form.csrfToken,
+      }),
+    ];
+    for (const answer of refused) {
+      expect(answer.status).toBe(403);
+      expect(answer.text).toContain('The form was not sent from this page or has expired.');
+    }
+    const list = await call(rig.h.baseUrl, 'GET', '/v1/userinvitations/', rig.admin);
+    expect(list.body.results[0].invitation_status).toBe('OPEN');
+    const accepted = await postInvitationForm(rig.h.baseUrl, fields, form);
+    expect([accepted.status, accepted.text]).toEqual([200, expect.stringContaining('You joined')]);
   });
 });
 

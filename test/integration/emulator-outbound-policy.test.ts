@@ -72,10 +72,18 @@ describe('fileurl and the outbound address rule', () => {
     expect(hop.seen).toEqual([]);
   });
 
-  it('refuses the link-local metadata address and an IPv4-mapped loopback', async () => {
+  it('refuses the link-local metadata address and the IPv4-mapped, NAT64 and 6to4 forms of refused ones', async () => {
     for (const [url, rule] of [
       ['http://169.254.169.254/latest/meta-data/', `169.254.169.254 is a link-local address; ${RULE}`],
       ['http://[::ffff:127.0.0.1]:9/a.pdf', `::ffff:7f00:1 is a loopback address; ${RULE}`],
+      [
+        'http://[64:ff9b::a9fe:a9fe]/latest/meta-data/',
+        `64:ff9b::a9fe:a9fe is the NAT64 form of 169.254.169.254, a link-local address; ${RULE}`,
+      ],
+      [
+        'http://[2002:7f00:1::]:9/a.pdf',
+        `2002:7f00:1:: is the 6to4 form of 127.0.0.1, a loopback address; ${RULE}`,
+      ],
     ] as const) {
       const answer = await sfapiCall(strict, '/sfapi/Print/', {
         method: 'POST',
@@ -144,6 +152,20 @@ describe('webhook URLs and the outbound address rule', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body).toEqual(refusedBody(`127.0.0.1 is a loopback address; ${RULE}`));
+  });
+
+  it('refuses endpoints on the NAT64 and 6to4 forms of private addresses', async () => {
+    for (const [url, rule] of [
+      [
+        'https://[64:ff9b::c0a8:101]/hook',
+        `64:ff9b::c0a8:101 is the NAT64 form of 192.168.1.1, a private address`,
+      ],
+      ['https://[2002:a00:1::1]/hook', `2002:a00:1::1 is the 6to4 form of 10.0.0.1, a private address`],
+    ] as const) {
+      const res = await call(h.baseUrl, 'POST', '/webhooks/endpoints', token, { name: 'inside', url });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(refusedBody(`${rule}; ${RULE}`));
+    }
   });
 
   it('refuses moving an endpoint to a link-local address', async () => {

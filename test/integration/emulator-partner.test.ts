@@ -7,9 +7,15 @@
  * manage answers 404 exactly as an unknown id does.
  */
 import { randomUUID } from 'node:crypto';
-import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type AccountsRig, clientToken, latestMail, startAccountsRig } from './emulator-accounts-support.js';
+import {
+  type AccountsRig,
+  clientToken,
+  latestMail,
+  openInvitationForm,
+  postInvitationForm,
+  startAccountsRig,
+} from './emulator-accounts-support.js';
 import { DEMO, call, passwordToken, registration, tokenRequest } from './emulator-harness.js';
 import { OTHER_CLIENT } from './emulator-sfapi-harness.js';
 
@@ -101,13 +107,10 @@ describe('organizations', () => {
     const mail = await latestMail(rig.h.baseUrl, 'boss@invited.test');
     expect(mail.subject).toBe('You are invited to Invited Org on PrintRelay');
     const token = new URL(mail.link).searchParams.get('token')!;
-    const accepted = await request(`${rig.h.baseUrl}/accounts/invitation`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token, password: 'boss-password' }).toString(),
-    });
-    expect(accepted.statusCode).toBe(200);
-    expect(await accepted.body.text()).toContain('You joined <strong>Invited Org</strong>.');
+    const form = await openInvitationForm(mail.link);
+    const accepted = await postInvitationForm(rig.h.baseUrl, { token, password: 'boss-password' }, form);
+    expect(accepted.status).toBe(200);
+    expect(accepted.text).toContain('You joined <strong>Invited Org</strong>.');
     const members = await p('GET', `${ORGS}/${created.body.id}/members/?expand=user`);
     expect(members.body.results).toEqual([
       {

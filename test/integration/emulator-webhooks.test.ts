@@ -62,6 +62,40 @@ describe.runIf(haveOpenssl)('webhook interface', () => {
     expect([write.status, write.body.error]).toEqual([403, 'insufficient_scope']);
   });
 
+  it("leaves the organization's webhooks to its admins: an ordinary user gets 403 on every route", async () => {
+    const admins = await create({ name: 'Admin hook', url: 'https://127.0.0.1:9/admin' });
+    expect(admins.status).toBe(201);
+    const id = admins.body.endpoint_id as string;
+    const alice = await passwordToken(h.baseUrl, 'webhooks', DEMO.user);
+    const aliceReader = await passwordToken(h.baseUrl, 'webhooks.readonly', DEMO.user);
+    const tries: Array<[Parameters<typeof call>[1], string, string, unknown?]> = [
+      ['POST', '/webhooks/endpoints', alice, { name: 'Spy', url: 'https://127.0.0.1:9/spy' }],
+      ['GET', '/webhooks/endpoints', alice],
+      ['GET', '/webhooks/endpoints', aliceReader],
+      ['GET', `/webhooks/endpoints/${id}`, alice],
+      ['PATCH', `/webhooks/endpoints/${id}`, alice, { disabled: true }],
+      ['DELETE', `/webhooks/endpoints/${id}`, alice],
+      [
+        'PUT',
+        '/webhooks/endpoints/test',
+        alice,
+        { url: 'https://127.0.0.1:9/t', topic: 'printjob_succeeded' },
+      ],
+      ['GET', `/webhooks/endpoints/${id}/events`, aliceReader],
+      ['DELETE', `/webhooks/endpoints/${id}/events`, alice],
+      ['PUT', `/webhooks/endpoints/${id}/events/retry`, alice],
+      ['GET', '/webhooks/settings', aliceReader],
+      ['PATCH', '/webhooks/settings', alice, { file_name_obfuscated: false }],
+    ];
+    for (const [method, path, bearer, body] of tries) {
+      const res = await call(h.baseUrl, method, path, bearer, body, method === 'PATCH' ? MERGE : {});
+      expect([method, path, res.status, res.body.error]).toEqual([method, path, 403, 'forbidden']);
+      expect(res.body.message).toMatch(/organization admin/);
+    }
+    const still = await call(h.baseUrl, 'GET', `/webhooks/endpoints/${id}`, token);
+    expect([still.status, still.body.disabled]).toEqual([200, false]);
+  });
+
   it('creates an endpoint: defaults, the password sealed and never returned', async () => {
     const res = await create({
       name: 'Billing',

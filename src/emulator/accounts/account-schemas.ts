@@ -132,6 +132,7 @@ export const invitationPageSchema = {
     200: otherContent('text/html', 'the acceptance form, or the page saying the user joined'),
     400: pageOrError('the form again with what is wrong'),
     401: otherContent('text/html', 'the form again: wrong password of the existing account'),
+    403: otherContent('text/html', 'the form was not sent from the page (CSRF token missing or wrong)'),
     404: otherContent('text/html', 'unknown or replaced link'),
     410: otherContent('text/html', 'the invitation has expired or was used'),
     429: pageOrError('too many wrong passwords'),

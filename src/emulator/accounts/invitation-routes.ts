@@ -5,14 +5,18 @@
  *   PATCH /v1/userinvitations/<id>/   optional email, expire_date -> resent with a fresh link
  * and the browser page of the mailed link:
  *   GET  /accounts/invitation?token=  the acceptance form (404/410 page when not usable)
- *   POST /accounts/invitation         form fields token, first_name, last_name, password
+ *   POST /accounts/invitation         form fields token, csrf_token, first_name, last_name, password
+ * The form carries a CSRF token matched against a signed cookie (http/form-csrf.ts); a POST
+ * without it gets a 403 page and changes nothing.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GoneError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
 import type { EmulatorRoutePlugin } from '../context.js';
 import { requireScopes } from '../http/bearer-auth.js';
+import { CSRF_FIELD, checkFormCsrf, issueFormCsrf } from '../http/form-csrf.js';
 import { envelope, parsePage, requestBaseUrl } from '../http/pagination.js';
+import { renderErrorPage } from '../web/error-page.js';
 import {
   renderInvitationAccepted,
   renderInvitationForm,
@@ -63,12 +67,13 @@ export const invitationRoutes: EmulatorRoutePlugin = async (app, { context }) =>
 
   app.get(INVITATION_PAGE_PATH, { schema: invitationPageSchema }, async (request, reply) => {
     const token = (request.query as Record<string, unknown>)['token'];
-    return showForm(reply, invitations, typeof token === 'string' ? token : '', undefined);
+    return showForm(request, reply, invitations, typeof token === 'string' ? token : '', undefined);
   });
 
   app.post(INVITATION_PAGE_PATH, { schema: invitationPageSchema }, async (request, reply) => {
     const form = (request.body ?? {}) as Record<string, string | undefined>;
     const token = form['token'] ?? '';
+    if (!checkFormCsrf(request, form[CSRF_FIELD])) return formExpired(reply);
     const input: AcceptanceForm = {
       firstName: form['first_name'],
       lastName: form['last_name'],
@@ -80,15 +85,16 @@ export const invitationRoutes: EmulatorRoutePlugin = async (app, { context }) =>
       return page(reply, 200, renderInvitationAccepted(view.organizationName, user.email));
     } catch (error) {
       if (error instanceof ValidationError)
-        return showForm(reply.status(400), invitations, token, error.message, input);
+        return showForm(request, reply.status(400), invitations, token, error.message, input);
       if (error instanceof GoneError || error instanceof NotFoundError)
-        return showForm(reply, invitations, token, undefined);
+        return showForm(request, reply, invitations, token, undefined);
       throw error;
     }
   });
 };
 
 function showForm(
+  request: FastifyRequest,
   reply: FastifyReply,
   invitations: InvitationService,
   token: string,
@@ -102,6 +108,7 @@ function showForm(
     const html = renderInvitationForm({
       action: INVITATION_PAGE_PATH,
       token,
+      csrfToken: issueFormCsrf(request, reply, INVITATION_PAGE_PATH),
       organizationName,
       email: invitation.email,
       existingAccount: existingUser !== undefined,
@@ -121,6 +128,16 @@ function showForm(
     if (failure instanceof GoneError) return page(reply, 410, renderInvitationUnusable(failure.message));
     throw failure;
   }
+}
+
+/** The answer to a POST whose CSRF token is missing or does not match the form's cookie. */
+function formExpired(reply: FastifyReply) {
+  const html = renderErrorPage({
+    title: 'Form expired',
+    message: 'The form was not sent from this page or has expired. Open the invitation link again.',
+    error: 'invalid_request',
+  });
+  return page(reply, 403, html);
 }
 
 function page(reply: FastifyReply, status: number, body: string) {

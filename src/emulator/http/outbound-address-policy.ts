@@ -2,7 +2,8 @@
  * Which addresses the emulator itself may connect to: `fileurl` fetches and webhook deliveries
  * (the endpoint test too). By default only public addresses: loopback, private, link-local,
  * carrier-grade NAT, unique-local, multicast and reserved ranges are refused, IPv4-mapped IPv6
- * forms (`::ffff:127.0.0.1`) included. A lab lists ranges it wants reachable anyway (CIDRs, or
+ * forms (`::ffff:127.0.0.1`) included, and so are the NAT64 (`64:ff9b::/96`) and 6to4
+ * (`2002::/16`) forms of a refused IPv4 address (judged by the IPv4 address they carry). A lab lists ranges it wants reachable anyway (CIDRs, or
  * single addresses) in the allow-list.
  *
  * The rule is applied to the address actually connected to: `connector()` gives undici a
@@ -15,6 +16,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import { buildConnector } from 'undici';
+import { embeddedIpv4 } from './embedded-ipv4.js';
 
 interface NamedRange {
   kind: string;
@@ -74,9 +76,15 @@ export class OutboundAddressPolicy {
     if (family === 0) return `${address} is not an IP address`;
     const type = family === 4 ? 'ipv4' : 'ipv6';
     if (this.allowed.check(bare, type)) return undefined;
+    const rule =
+      'the emulator connects only to public addresses unless the allow-list (--allow-outbound) names the range';
     const hit = this.refused.find((range) => range.list.check(bare, type));
-    if (!hit) return undefined;
-    return `${bare} is ${hit.kind}; the emulator connects only to public addresses unless the allow-list (--allow-outbound) names the range`;
+    if (hit) return `${bare} is ${hit.kind}; ${rule}`;
+    const inner = embeddedIpv4(bare);
+    if (!inner || this.allowed.check(inner.ipv4, 'ipv4')) return undefined;
+    const innerHit = this.refused.find((range) => range.list.check(inner.ipv4, 'ipv4'));
+    if (!innerHit) return undefined;
+    return `${bare} is the ${inner.form} form of ${inner.ipv4}, ${innerHit.kind}; ${rule}`;
   }
 
   /**

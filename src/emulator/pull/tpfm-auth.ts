@@ -5,7 +5,11 @@
  * `Printer` parameter, when it names a pull printer (by name or id), is the only one checked.
  * Checks go through the CredentialGuard (throttled, scrypt off the event loop, successes
  * remembered by the SecretHasher); the printer a password matched last is tried first when no
- * Printer is named. No resources to clean up.
+ * Printer is named. The card number (or user id) of a device that authenticated is looked up
+ * through the guard's per-device throttle: an unknown one counts against the device and is
+ * answered after the same delay as a wrong password, so neither the answer nor its timing tells
+ * an unknown card from a wrong password, and guessing cards locks the device's look-ups.
+ * No resources to clean up.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { EmulatorStore } from '../store/emulator-store.js';
@@ -74,7 +78,11 @@ export class TpfmAuthenticator {
       printerName: row.printerName,
       printer: this.store.printers.findByName(row.organizationId, row.printerName),
     };
-    return { kind: 'device', device, userName: basic.user, user: this.findUser(device, basic.user) };
+    const deviceKey = `device-cards:${rowKey(row)}`;
+    await this.guard.beginNameLookup(deviceKey);
+    const user = this.findUser(device, basic.user);
+    if (!user) await this.guard.nameUnknown(deviceKey);
+    return { kind: 'device', device, userName: basic.user, user };
   }
 
   /** A printer of the device's organization by id or name. */

@@ -20,12 +20,26 @@ export interface CredentialLimits {
   perSubject: FailureLimits;
   perSource: FailureLimits;
   failureDelayMs: number;
+  /**
+   * Unknown names (card numbers, user ids) presented with a correct device secret, per device
+   * (default: defaultUnknownNameLimits).
+   */
+  unknownNamesPerDevice?: FailureLimits;
 }
+
+/** 10 unknown card numbers at one device in 5 minutes lock its card look-ups for 5 minutes. */
+export const defaultUnknownNameLimits: FailureLimits = {
+  maxFailures: 10,
+  windowMs: 5 * 60_000,
+  lockMs: 5 * 60_000,
+  maxKeys: 10_000,
+};
 
 export const defaultCredentialLimits: CredentialLimits = {
   perSubject: { maxFailures: 5, windowMs: 5 * 60_000, lockMs: 5 * 60_000, maxKeys: 10_000 },
   perSource: { maxFailures: 20, windowMs: 5 * 60_000, lockMs: 5 * 60_000, maxKeys: 10_000 },
   failureDelayMs: 500,
+  unknownNamesPerDevice: defaultUnknownNameLimits,
 };
 
 /** One presented secret: who it claims to be, where it came from, and the stored hash (if any). */
@@ -43,6 +57,7 @@ export interface CredentialAttempt {
 export class CredentialGuard {
   private readonly subjects: FailureThrottle;
   private readonly sources: FailureThrottle;
+  private readonly names: FailureThrottle;
 
   constructor(
     readonly hasher: SecretHasher,
@@ -53,6 +68,35 @@ export class CredentialGuard {
   ) {
     this.subjects = new FailureThrottle(clock, limits.perSubject, 'sign-in attempts for this account');
     this.sources = new FailureThrottle(clock, limits.perSource, 'sign-in attempts from this address');
+    this.names = new FailureThrottle(
+      clock,
+      limits.unknownNamesPerDevice ?? defaultUnknownNameLimits,
+      'card numbers at this device',
+    );
+  }
+
+  /**
+   * Before a name (card number, user id) presented by an authenticated device is looked up:
+   * throws TooManyRequestsError (after the failure delay) while the device's look-ups are locked,
+   * whether or not the name exists, so a locked device learns nothing about any card.
+   */
+  async beginNameLookup(device: string): Promise<void> {
+    try {
+      this.names.check(device);
+    } catch (error) {
+      await this.wait(this.limits.failureDelayMs);
+      throw error;
+    }
+  }
+
+  /**
+   * Counts a name the device presented that names no user, and answers after the failure
+   * delay, as a wrong secret is. A known name never clears the count (a guesser who knows one
+   * card cannot reset it); failures leave the window with time.
+   */
+  async nameUnknown(device: string): Promise<void> {
+    this.names.fail(device);
+    await this.wait(this.limits.failureDelayMs);
   }
 
   /**

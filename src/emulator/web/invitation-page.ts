@@ -10,6 +10,8 @@ import { errorNotice, renderPage } from './page-layout.js';
 export interface InvitationFormData {
   action: string;
   token: string;
+  /** The form's CSRF token (http/form-csrf.ts). */
+  csrfToken: string;
   organizationName: string;
   email: string;
   /** True when an account of this address exists: only its password is asked. */
@@ -32,6 +34,7 @@ export function renderInvitationForm(data: InvitationFormData): string {
 ${errorNotice(data.error)}
 <form method="post" action="${data.action}">
 <input type="hidden" name="token" value="${data.token}">
+<input type="hidden" name="csrf_token" value="${data.csrfToken}">
 ${fields}
 <div class="actions"><button type="submit">Join ${data.organizationName}</button></div>
 </form>`;

@@ -50,6 +50,12 @@ const QUEUED_AFTER_SQL = `SELECT event_id, body_json, next_attempt_at FROM webho
   ORDER BY event_id LIMIT ?`;
 const ATTEMPTED = `status IN ('pending', 'failed')`;
 
+/** An endpoint with deliveries due, and its organization (for fair turns across tenants). */
+export interface DueEndpoint {
+  id: string;
+  organizationId: string;
+}
+
 /** Reads and writes webhook deliveries (with their events) and retry-all runs. */
 export class WebhookDeliveryRepo {
   /** Bodies of the events queued last, so reads of queued deliveries seldom touch the rows. */
@@ -73,10 +79,10 @@ export class WebhookDeliveryRepo {
   }
 
   /** Enabled endpoints with a delivery due at `now` or in a retry-all run (key or index lookups per endpoint). */
-  dueEndpoints(now: number): string[] {
+  dueEndpoints(now: number): DueEndpoint[] {
     const rows = this.db
       .prepare(
-        `SELECT p.id FROM webhook_endpoints p WHERE p.disabled = 0 AND (
+        `SELECT p.id, p.organization_id FROM webhook_endpoints p WHERE p.disabled = 0 AND (
            EXISTS (SELECT 1 FROM webhook_deliveries d
              WHERE d.endpoint_id = p.id AND d.status = 'queued' AND d.next_attempt_at <= ?)
            OR EXISTS (SELECT 1 FROM webhook_deliveries d INDEXED BY webhook_deliveries_retry_due
@@ -84,8 +90,8 @@ export class WebhookDeliveryRepo {
            OR EXISTS (SELECT 1 FROM webhook_deliveries d INDEXED BY webhook_deliveries_retry_all
              WHERE d.endpoint_id = p.id AND d.in_retry_all = 1))`,
       )
-      .all(now, now) as { id: string }[];
-    return rows.map((r) => r.id);
+      .all(now, now) as { id: string; organization_id: string }[];
+    return rows.map((r) => ({ id: r.id, organizationId: r.organization_id }));
   }
 
   /**

@@ -1,7 +1,13 @@
 /**
  * The webhook delivery worker. It reads due deliveries from the SQLite queue and sends them in
- * the background, at most `perEndpoint` at a time to one endpoint (so a slow receiver holds up
- * only itself) and `maxInFlight` in all. A failed attempt is rescheduled with jittered
+ * the background, at most `perEndpoint` at a time to one endpoint, each endpoint over its own
+ * connections (webhook-sender.ts), so a slow receiver holds up only itself. `maxInFlight` bounds
+ * the deliveries in all, except that an endpoint below its fair share (`maxInFlight` divided by
+ * the endpoints with work, at least one) may always start another: stuck receivers of one
+ * tenant, however many, cannot keep another endpoint from its turn. Turns
+ * go round-robin across organizations, then across their endpoints (webhook-fair-order.ts); when
+ * the limit was reached, a freed place goes to the next endpoint in turn, not back to the one
+ * that freed it. A failed attempt is rescheduled with jittered
  * exponential backoff for three days after the first attempt, then marked failed; failed
  * events are dropped 30 days after their first attempt (webhook-retry-rules.ts). Time comes from
  * the injected clock; a real timer only wakes the worker (every `pollMs` at most). Due
@@ -18,6 +24,7 @@ import { randomInt } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { AttemptOutcome, DueDelivery, WebhookDeliveryRepo } from './webhook-delivery-repo.js';
+import { fairOrder } from './webhook-fair-order.js';
 import { DueReadAhead } from './webhook-read-ahead.js';
 import { FAILED_EVENT_STORAGE_MS, nextAfterFailure } from './webhook-retry-rules.js';
 import type { DeliveryTranscript, WebhookSender } from './webhook-sender.js';
@@ -35,7 +42,7 @@ const STOP_GRACE_MS = 1000;
 export interface DispatcherOptions {
   /** Concurrent deliveries to one endpoint (default 4). */
   perEndpoint?: number;
-  /** Concurrent deliveries in all (default 64). */
+  /** Concurrent deliveries in all, beyond which only endpoints below their fair share start more (default 256). */
   maxInFlight?: number;
   /** Longest sleep between looks at the queue, in real ms (default 1000). */
   pollMs?: number;
@@ -64,6 +71,8 @@ export class WebhookDispatcher {
   private kicked = false;
   private running = false;
   private lastPurge = Number.NEGATIVE_INFINITY;
+  /** Counts looks at the queue; rotates whose turn comes first. */
+  private turn = 0;
   private readonly perEndpoint: number;
   private readonly maxInFlight: number;
   private readonly pollMs: number;
@@ -78,7 +87,7 @@ export class WebhookDispatcher {
     options: DispatcherOptions = {},
   ) {
     this.perEndpoint = options.perEndpoint ?? 4;
-    this.maxInFlight = options.maxInFlight ?? 64;
+    this.maxInFlight = options.maxInFlight ?? 256;
     this.pollMs = options.pollMs ?? 1000;
     this.random = options.random ?? (() => randomInt(0, 1 << 30) / (1 << 30));
     this.readAhead = new DueReadAhead(deliveries, clock, READ_AHEAD + this.perEndpoint, this.perEndpoint);
@@ -152,6 +161,7 @@ export class WebhookDispatcher {
   endpointChanged(endpointId: string): void {
     this.readAhead.forget(endpointId);
     this.targets.forget(endpointId);
+    this.sender.release(endpointId);
     this.kick();
   }
 
@@ -178,21 +188,39 @@ export class WebhookDispatcher {
     if (!this.running) return;
     clearTimeout(this.timer);
     const now = this.clock.now();
+    this.sender.abortOverdue();
     this.purge(now);
-    for (const endpointId of this.deliveries.dueEndpoints(now)) this.fill(endpointId);
+    this.turn += 1;
+    // Rounds of one start per endpoint, in fair order, until no endpoint can start another.
+    let order = fairOrder(this.deliveries.dueEndpoints(now), this.turn);
+    while (order.length > 0) order = order.filter((endpointId) => this.startNext(endpointId));
+    for (const [endpointId, work] of this.work) this.dropIfIdle(endpointId, work);
     this.timer = setTimeout(() => this.pump(), this.pollMs);
     this.timer.unref();
   }
 
   /** Starts the endpoint's next due deliveries up to its limit. */
   private fill(endpointId: string): void {
+    while (this.startNext(endpointId));
+    const work = this.work.get(endpointId);
+    if (work) this.dropIfIdle(endpointId, work);
+  }
+
+  /**
+   * Starts the endpoint's next due delivery if it may have one more in flight: below
+   * `perEndpoint`, and below `maxInFlight` in all unless it is below its fair share. True if started.
+   */
+  private startNext(endpointId: string): boolean {
     const work = this.workOf(endpointId);
-    while (work.inFlight.size < this.perEndpoint && this.inFlightCount < this.maxInFlight) {
-      const next = this.readAhead.next(endpointId, this.busy, this.writeOutcomes);
-      if (!next) break;
-      this.startDelivery(work, next);
-    }
-    this.dropIfIdle(endpointId, work);
+    const share = Math.max(1, Math.floor(this.maxInFlight / this.work.size));
+    const mayStart =
+      work.inFlight.size < this.perEndpoint &&
+      (work.inFlight.size < share || this.inFlightCount < this.maxInFlight);
+    if (!mayStart) return false;
+    const next = this.readAhead.next(endpointId, this.busy, this.writeOutcomes);
+    if (!next) return false;
+    this.startDelivery(work, next);
+    return true;
   }
 
   private workOf(endpointId: string): EndpointWork {
@@ -251,11 +279,11 @@ export class WebhookDispatcher {
   private settled(work: EndpointWork, { endpointId, eventId }: DueDelivery): void {
     const wasFull = this.inFlightCount >= this.maxInFlight;
     if (work.inFlight.delete(eventId)) this.inFlightCount -= 1;
-    if (this.running) this.fill(endpointId);
+    // A place freed under the global limit goes to whoever's turn is next (the kick below).
+    if (this.running && !wasFull) this.fill(endpointId);
     else this.dropIfIdle(endpointId, work);
     if (this.inFlightCount === 0) this.wakeIdleWaiters();
     if (!this.running) return;
-    // Other endpoints wait only when the global limit was reached.
     if (wasFull || work.inFlight.size === 0) this.kick();
   }
 

@@ -35,7 +35,9 @@ export async function startWebhookParts(
 ): Promise<WebhookParts> {
   const log = logger.child({ part: 'webhooks' });
   const secrets = await SecretBox.open(dataDir);
-  const sender = new WebhookSender(options);
+  // Each endpoint's pool has as many connections as it may have deliveries in flight.
+  const connectionsPerOrigin = options.connectionsPerOrigin ?? options.perEndpoint ?? 4;
+  const sender = new WebhookSender({ ...options, connectionsPerOrigin, clock });
   const targets = new WebhookTargets(store.webhookEndpoints, secrets);
   const dispatcher = new WebhookDispatcher(store.webhookDeliveries, targets, sender, clock, log, options);
   const publisher = new WebhookPublisher(store, clock, (endpointIds) => dispatcher.queued(endpointIds));

@@ -15,14 +15,17 @@
  *   GET    /webhooks/endpoints/<id>/events/retry         {created}; 404 when none runs
  *   DELETE /webhooks/endpoints/<id>/events/retry         204; 404 when none runs
  *   GET    /webhooks/settings, PATCH /webhooks/settings  data protection settings
- * GET needs `webhooks.readonly` or `webhooks`; every other method `webhooks`. Ids of another
- * organization: 404. Route schemas (TypeBox) validate input and describe every answer.
+ * Endpoints, failed events and data protection settings are organization configuration: every
+ * route needs an organization admin (the emulator's reading of the spec; an ordinary user or a
+ * client_credentials token gets 403). GET needs `webhooks.readonly` or `webhooks`; every other
+ * method `webhooks`. Ids of another organization: 404. Route schemas (TypeBox) validate input and describe every answer.
  */
 import type { Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { EmulatorRoutePlugin } from '../context.js';
 import { requireAnyScope, requireScopes } from '../http/bearer-auth.js';
 import type { BaseUrlPolicy } from '../http/base-url.js';
+import { forbidden } from '../http/http-errors.js';
 import { envelope } from '../http/pagination.js';
 import { schemaErrorsToValidation } from '../http/schema-errors.js';
 import { parseEventOrder } from './webhook-endpoint-rules.js';
@@ -34,8 +37,14 @@ type EventQuery = Static<typeof S.EventListQuery>;
 type IdParams = { Params: Static<typeof S.EndpointParams> };
 type EventParams = { Params: Static<typeof S.EventParams> };
 
-const read = { preHandler: requireAnyScope('webhooks', 'webhooks.readonly') };
-const write = { preHandler: requireScopes('webhooks') };
+/** Refuses a caller without the organization's admin role (runs after the scope check). */
+const requireOrganizationAdmin: preHandlerAsyncHookHandler = async (request) => {
+  if (!request.auth.roles.includes('admin'))
+    throw forbidden("the organization's webhooks and their settings need an organization admin");
+};
+
+const read = { preHandler: [requireAnyScope('webhooks', 'webhooks.readonly'), requireOrganizationAdmin] };
+const write = { preHandler: [requireScopes('webhooks'), requireOrganizationAdmin] };
 
 /** Registers the webhook routes. */
 export const webhookRoutes: EmulatorRoutePlugin = async (app, { context }) => {

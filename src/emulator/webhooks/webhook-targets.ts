@@ -10,6 +10,8 @@ import type { SecretBox } from './webhook-secret-box.js';
 /** URL (parsed once) and credentials of one endpoint. */
 export interface DeliveryTarget {
   url: URL;
+  /** The endpoint (its deliveries go through its own connection pool). */
+  endpointId: string;
   basic?: { username: string; password: string };
 }
 
@@ -28,7 +30,7 @@ export class WebhookTargets {
     if (cached) return cached;
     const e = this.endpoints.findById(endpointId);
     if (!e) return undefined;
-    const target: DeliveryTarget = { url: new URL(e.url) };
+    const target: DeliveryTarget = { url: new URL(e.url), endpointId };
     if (e.authenticationScheme === 'basic') {
       const password = e.basicPasswordSealed ? this.secrets.open(e.basicPasswordSealed) : '';
       target.basic = { username: e.basicUsername, password };

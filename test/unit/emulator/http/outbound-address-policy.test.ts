@@ -35,6 +35,29 @@ describe('OutboundAddressPolicy', () => {
     expect(strict.refusal(address)).toBe(`${bare} is ${kind}; ${RULE}`);
   });
 
+  it.each([
+    ['64:ff9b::7f00:1', 'NAT64', '127.0.0.1', 'a loopback address'],
+    ['64:ff9b::127.0.0.1', 'NAT64', '127.0.0.1', 'a loopback address'],
+    ['64:ff9b::a9fe:a9fe', 'NAT64', '169.254.169.254', 'a link-local address'],
+    ['64:ff9b::c0a8:101', 'NAT64', '192.168.1.1', 'a private address'],
+    ['2002:7f00:1::', '6to4', '127.0.0.1', 'a loopback address'],
+    ['2002:a00:1:5::9', '6to4', '10.0.0.1', 'a private address'],
+    ['2002:c0a8:101::1', '6to4', '192.168.1.1', 'a private address'],
+    ['2002:6440:1::1', '6to4', '100.64.0.1', 'a shared (carrier-grade NAT) address'],
+  ])('refuses %s, the %s form of %s, as %s', (address, form, ipv4, kind) => {
+    expect(strict.refusal(address)).toBe(`${address} is the ${form} form of ${ipv4}, ${kind}; ${RULE}`);
+  });
+
+  it('allows the NAT64 and 6to4 forms of public and allowed IPv4 addresses', () => {
+    expect(strict.refusal('64:ff9b::808:808')).toBeUndefined();
+    expect(strict.refusal('2002:808:808::1')).toBeUndefined();
+    const lab = new OutboundAddressPolicy(['192.168.10.0/24']);
+    expect(lab.refusal('64:ff9b::c0a8:a4d')).toBeUndefined();
+    expect(lab.refusal('2002:c0a8:a4d::1')).toBeUndefined();
+    expect(lab.refusal('64:ff9b::c0a8:b4d')).toMatch(/NAT64 form of 192\.168\.11\.77, a private address/);
+    expect(strict.urlRefusal('https://[64:ff9b::7f00:1]/hook')).toMatch(/NAT64 form of 127\.0\.0\.1/);
+  });
+
   it.each(['8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])(
     'allows the public address %s',
     (address) => {
