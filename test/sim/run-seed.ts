@@ -92,6 +92,7 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
       else agent?.loop.offer(cloud.job(jobId).offer);
     };
     const boot = () => {
+      if (process.env.SIM_TRACE) console.log(`--- agent starts at ${world.elapsed()} ms`);
       agent = startAgent({ db, network, backends, spoolDir, rng: agentRng });
       for (const open of cloud.openOffers()) offer(open.job_id);
     };
@@ -118,8 +119,11 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
       agent.outbox.size() === 0;
     let crashes = 0;
     let steps = 0;
+    let before = world.now();
     for (;;) {
       await settle();
+      if (world.now() < before) throw new Error(`simulation: virtual time went back (seed ${seed})`);
+      before = world.now();
       if (drained() || world.elapsed() > lastFault + DRAIN_LIMIT_MS) break;
       const crashNow =
         agent !== undefined &&

@@ -65,7 +65,10 @@ export class SimWorld {
     const cuts = [...this.transfers.values()];
     this.transfers.clear();
     for (const cut of cuts) cut();
+    // Clearing the timers also resets the fake clock to where the run began: time must go on.
+    const now = Date.now();
     vi.clearAllTimers();
+    vi.setSystemTime(now);
     for (const [id, event] of this.events) this.arm(id, event);
   }
 
