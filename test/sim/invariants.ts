@@ -1,0 +1,99 @@
+/**
+ * What must hold after a run has drained, whatever the faults: each job printed exactly once and
+ * whole (as the printers recorded it) and reported completed, or failed with a reason; no job
+ * left unfinished at the cloud or in the ledger; each job's events at the cloud complete (seq
+ * 1..n, nothing missing), never two different events for one seq, exactly one final event and
+ * it is the last; the outbox empty; the ledger's final state the cloud's, its printer job the
+ * one that printed. Each violation says which known defect explains it, when one does
+ * (known-defects.ts).
+ */
+import type { JobLedger } from '../../src/store/job-ledger.js';
+import type { Outbox } from '../../src/store/outbox.js';
+import { diagnose, type KnownDefect } from './known-defects.js';
+import type { SimCloud } from './sim-cloud.js';
+import type { SimPrinter } from './sim-printer.js';
+
+const FINAL = new Set(['completed', 'failed', 'cancelled']);
+
+export interface Violation {
+  jobId: string;
+  /** Short name of the broken rule. */
+  rule: string;
+  detail: string;
+  /** The known defect that explains it, if any. */
+  known?: KnownDefect;
+}
+
+export interface WorldRecord {
+  cloud: SimCloud;
+  printers: readonly SimPrinter[];
+  ledger: JobLedger;
+  outbox: Outbox;
+}
+
+/** The broken invariants (empty: the run kept every promise). */
+export function checkInvariants(world: WorldRecord): Violation[] {
+  const { cloud, printers, ledger, outbox } = world;
+  const violations: Violation[] = [];
+  const prints = printers.flatMap((p) => p.prints);
+  for (const [jobId, job] of cloud.jobs) {
+    const say = (rule: string, detail: string) => violations.push({ jobId, rule, detail });
+    const mine = prints.filter((p) => p.jobName === `printrelay-${jobId}`);
+    const whole = mine.filter((p) => p.bytes.equals(job.document));
+    const partial = mine.length - whole.length;
+    const row = ledger.get(jobId);
+    if (!FINAL.has(job.state))
+      say('unfinished', `not finished at the cloud (${job.state}; ledger ${row?.state ?? 'none'})`);
+    if (!row) say('unrecorded', 'not in the ledger');
+    else if (!FINAL.has(row.state)) say('stuck', `stuck in the ledger as ${row.state}`);
+    else if (FINAL.has(job.state) && row.state !== job.state)
+      say('ledger-disagrees', `ledger says ${row.state}, the cloud ${job.state}`);
+    if (whole.length > 1) say('printed-twice', `printed whole ${whole.length} times`);
+    if (job.state === 'completed') {
+      if (whole.length === 0)
+        say(
+          'completed-not-printed',
+          `reported completed but never printed whole (${partial} partial prints)`,
+        );
+      else if (
+        row?.printerJobId !== undefined &&
+        !whole.some((p) => String(p.printerJobId) === row.printerJobId)
+      )
+        say(
+          'wrong-printer-job',
+          `ledger names printer job ${row.printerJobId}, which did not print it whole`,
+        );
+    }
+    if (job.state === 'failed' && !job.message) say('failed-without-reason', 'failed without a reason');
+    if (job.state === 'cancelled') say('cancelled-unasked', 'cancelled although nobody cancelled it');
+    eventViolations([...job.events.values()], say);
+  }
+  const left = outbox.size();
+  if (left > 0)
+    violations.push({ jobId: '-', rule: 'outbox-not-empty', detail: `outbox still holds ${left} events` });
+  return violations.map((v) => ({ ...v, ...diagnose(v, world) }));
+}
+
+function eventViolations(
+  events: { seq: number; kind: string }[],
+  say: (rule: string, detail: string) => void,
+): void {
+  const bySeq = new Map<number, number>();
+  for (const e of events) bySeq.set(e.seq, (bySeq.get(e.seq) ?? 0) + 1);
+  const max = Math.max(0, ...bySeq.keys());
+  for (let seq = 1; seq <= max; seq++) {
+    const n = bySeq.get(seq) ?? 0;
+    if (n === 0) say('event-lost', `event seq ${seq} never reached the cloud`);
+    if (n > 1) say('event-doubled', `${n} different events with seq ${seq}`);
+  }
+  const finals = events.filter((e) => FINAL.has(e.kind));
+  if (events.length > 0 && finals.length !== 1) say('final-events', `${finals.length} final events`);
+  const last = finals[0];
+  if (finals.length === 1 && last && last.seq !== max) say('after-final', 'events after the final one');
+}
+
+/** One line for a violation, as the test prints it. */
+export function describeViolation(v: Violation): string {
+  const known = v.known ? ` [known: ${v.known.id}, ${v.known.note}]` : '';
+  return `${v.jobId}: ${v.rule}: ${v.detail}${known}`;
+}

@@ -1,0 +1,168 @@
+/**
+ * What one seed decides before the run starts: the printers (whether they know Create-Job, how
+ * many jobs they hold before answering busy, what a cut connection does to a job, when they
+ * restart or stall), the jobs (printer, size, arrival), the cloud's outages and the rates of the
+ * faults drawn during the run (crashes, lost / duplicated / delayed event posts, lost answers,
+ * cut downloads and transfers).
+ */
+import type { Prng } from './prng.js';
+
+/** Switches that change the system under test, for proving the simulator finds known defects. */
+export interface SimVariant {
+  /**
+   * When the printer backend reports the whole document sent: `arrived` once the printer has the
+   * last byte (the backend's contract), `handed` as the last bytes are handed over, before they
+   * arrive (a document recorded as sent that the printer never got whole).
+   */
+  sentRule: 'arrived' | 'handed';
+  /** Draw printers without Create-Job too (only Print-Job: the printer names the job in its answer). */
+  printJobOnlyPrinters: boolean;
+  /**
+   * Printers abort a job that waits for its document longer than their operation timeout (IPP
+   * multiple-operation-time-out). Without it an empty job the agent leaves behind holds the
+   * printer for ever.
+   */
+  operationTimeout: boolean;
+}
+
+export const DEFAULT_VARIANT: SimVariant = {
+  sentRule: 'arrived',
+  printJobOnlyPrinters: false,
+  operationTimeout: true,
+};
+
+/** What a printer does with a job whose connection broke before the document ended. */
+export type CutPolicy = 'complete' | 'abort' | 'wait';
+
+export interface Window {
+  at: number;
+  until: number;
+}
+
+export interface PrinterPlan {
+  id: string;
+  createJob: boolean;
+  /** Unfinished jobs the printer holds before it answers busy. */
+  capacity: number;
+  onCut: CutPolicy;
+  /** How long a job may wait for its document before the printer aborts it (none: for ever). */
+  operationTimeoutMs: number | undefined;
+  /** Processing time per document byte. */
+  msPerByte: number;
+  restarts: (Window & { forget: boolean })[];
+  stalls: Window[];
+  /** Chance that a document transfer breaks at a given chunk. */
+  cutChance: number;
+  /** Chance that the printer's answer to a request is lost (the request did arrive). */
+  answerLossChance: number;
+}
+
+export interface JobPlan {
+  jobId: string;
+  printerId: string;
+  size: number;
+  arriveAt: number;
+}
+
+export interface Scenario {
+  seed: number;
+  variant: SimVariant;
+  printers: PrinterPlan[];
+  jobs: JobPlan[];
+  outages: Window[];
+  /** Chance per scheduler step that the agent crashes there (at most `maxCrashes`). */
+  crashChance: number;
+  maxCrashes: number;
+  /** Chance that a torn crash also cuts the last write of a spool file being written. */
+  tornWriteChance: number;
+  eventLossChance: number;
+  eventAnswerLossChance: number;
+  eventDuplicateChance: number;
+  offerDuplicateChance: number;
+  downloadCutChance: number;
+  /** One-way network latency range in ms. */
+  latency: [number, number];
+  /** After this virtual time no new fault starts; the run drains. */
+  faultHorizonMs: number;
+}
+
+/**
+ * The variant SIM_VARIANT names (comma-separated): `handed` (sentRule), `print-job-only`
+ * (printJobOnlyPrinters), `no-operation-timeout`; unset, the default.
+ */
+export function variantFromEnv(value: string | undefined): SimVariant {
+  const names = new Set((value ?? '').split(',').filter((n) => n !== ''));
+  const known = ['handed', 'print-job-only', 'no-operation-timeout'];
+  for (const name of names) {
+    if (!known.includes(name))
+      throw new Error(`SIM_VARIANT: unknown variant ${name} (known: ${known.join(', ')})`);
+  }
+  return {
+    sentRule: names.has('handed') ? 'handed' : 'arrived',
+    printJobOnlyPrinters: names.has('print-job-only'),
+    operationTimeout: !names.has('no-operation-timeout'),
+  };
+}
+
+/** Transfers and downloads move documents in chunks of this many bytes. */
+export const CHUNK_BYTES = 512;
+
+export function drawScenario(seed: number, rng: Prng, variant: SimVariant): Scenario {
+  const horizon = rng.int(2_000, 20_000);
+  const window = (maxLength: number): Window => {
+    const at = rng.int(0, horizon);
+    return { at, until: at + rng.int(10, maxLength) };
+  };
+  const windows = (count: number, maxLength: number) =>
+    Array.from({ length: count }, () => window(maxLength));
+  const printers = Array.from(
+    { length: rng.int(1, 2) },
+    (_, i): PrinterPlan => ({
+      id: `printer-${i + 1}`,
+      createJob: variant.printJobOnlyPrinters ? rng.chance(0.5) : true,
+      capacity: rng.int(1, 3),
+      onCut: rng.pick(['complete', 'abort', 'wait'] as const),
+      operationTimeoutMs: variant.operationTimeout ? rng.pick([30_000, 60_000, 120_000]) : undefined,
+      msPerByte: rng.pick([0.01, 0.1, 1]),
+      restarts: windows(rng.pick([0, 0, 1, 2]), 3_000).map((w) => ({ ...w, forget: rng.chance(0.3) })),
+      stalls: windows(rng.pick([0, 0, 1]), 15_000),
+      cutChance: rng.pick([0, 0, 0.02, 0.1]),
+      answerLossChance: rng.pick([0, 0, 0.05, 0.2]),
+    }),
+  );
+  const jobs = Array.from(
+    { length: rng.int(1, 6) },
+    (_, i): JobPlan => ({
+      jobId: `job-${seed}-${i + 1}`,
+      printerId: rng.pick(printers).id,
+      size: rng.pick([1, CHUNK_BYTES, rng.int(2, 6 * CHUNK_BYTES)]),
+      arriveAt: rng.chance(0.4) ? 0 : rng.int(0, horizon),
+    }),
+  );
+  return {
+    seed,
+    variant,
+    printers,
+    jobs,
+    outages: windows(rng.pick([0, 0, 1, 2]), 20_000),
+    crashChance: rng.pick([0, 0.005, 0.02, 0.05]),
+    maxCrashes: rng.int(1, 4),
+    tornWriteChance: rng.pick([0, 0.5, 1]),
+    eventLossChance: rng.pick([0, 0, 0.05, 0.2]),
+    eventAnswerLossChance: rng.pick([0, 0, 0.05, 0.2]),
+    eventDuplicateChance: rng.pick([0, 0, 0.1, 0.3]),
+    offerDuplicateChance: rng.pick([0, 0.3]),
+    downloadCutChance: rng.pick([0, 0, 0.05, 0.2]),
+    latency: rng.pick([
+      [1, 5],
+      [1, 50],
+      [20, 400],
+    ] as [number, number][]),
+    faultHorizonMs: horizon,
+  };
+}
+
+/** True when `t` falls inside one of the windows. */
+export function within(windows: readonly Window[], t: number): boolean {
+  return windows.some((w) => t >= w.at && t < w.until);
+}

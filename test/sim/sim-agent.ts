@@ -1,0 +1,94 @@
+/**
+ * One life of the agent's job path, wired as the agent wires it (agent/connector-parts.ts,
+ * agent/bring-up.ts) but over the simulated cloud, printers and spool: the real JobLoop,
+ * JobRunner and its steps, the claiming download, the JobLedger and Outbox on the run's SQLite
+ * database, the OutboxSender. A crash simply abandons the object graph; the next life is built
+ * on the same database.
+ */
+import { claimingDownload } from '../../src/agent/jobs/claiming-download.js';
+import { JobLoop } from '../../src/agent/jobs/job-loop.js';
+import { JobRunner } from '../../src/agent/jobs/job-runner.js';
+import { OutboxSender } from '../../src/agent/jobs/outbox-sender.js';
+import type { AgentConfig } from '../../src/config/agent-schema.js';
+import type { Clock } from '../../src/lib/clock.js';
+import { createLogger, type Logger, silentLogger } from '../../src/log/logger.js';
+import type { PrinterBackend } from '../../src/printing/printer-backend.js';
+import { FINAL_EVENT_KINDS } from '../../src/protocol/connector-channel.js';
+import type { AgentDatabase } from '../../src/store/agent-db.js';
+import { JobLedger } from '../../src/store/job-ledger.js';
+import { Outbox } from '../../src/store/outbox.js';
+import type { Prng } from './prng.js';
+import type { SimNetwork } from './sim-network.js';
+
+/** The job settings of every simulated agent: short waits, so a run covers many retries. */
+export const SIM_JOBS: AgentConfig['jobs'] = {
+  retry_initial_ms: 100,
+  retry_max_ms: 5_000,
+  give_up_after_s: 3_600,
+  download_attempts: 5,
+  status_poll_ms: 500,
+};
+
+export interface AgentLife {
+  loop: JobLoop;
+  ledger: JobLedger;
+  outbox: Outbox;
+}
+
+export interface AgentWiring {
+  db: AgentDatabase;
+  network: SimNetwork;
+  backends: ReadonlyMap<string, PrinterBackend>;
+  spoolDir: string;
+  rng: Prng;
+}
+
+const clock: Clock = { now: () => Date.now() };
+
+/** With SIM_TRACE set, the agent's log (debug and up), one JSON line each, on stdout. */
+function traceLogger(): Logger {
+  return createLogger({
+    level: 'debug',
+    destination: { write: (line: string) => process.stdout.write(line) },
+  });
+}
+
+/** Builds and starts one life of the agent: resumes the ledger's unfinished jobs. */
+export function startAgent(wiring: AgentWiring): AgentLife {
+  const { db, network, backends, spoolDir, rng } = wiring;
+  const logger = process.env.SIM_TRACE ? traceLogger() : silentLogger();
+  const ledger = new JobLedger(db, clock);
+  const outbox = new Outbox(
+    db,
+    clock,
+    { initialMs: SIM_JOBS.retry_initial_ms, maxMs: SIM_JOBS.retry_max_ms, factor: 2, jitter: 0.5 },
+    rng.random,
+  );
+  const sender = new OutboxSender(outbox, (items) => network.postEvents(items), clock, logger);
+  const emit: ConstructorParameters<typeof JobRunner>[0]['emit'] = (jobId, event) => {
+    outbox.add(jobId, event);
+    sender.notify({ urgent: FINAL_EVENT_KINDS.has(event.kind) });
+  };
+  const runner = new JobRunner({
+    ledger,
+    emit,
+    download: (offer, target, signal) => claimingDownload(network, offer, target, signal),
+    discardEvents: (jobId) => outbox.discardJob(jobId),
+    jobs: SIM_JOBS,
+    spoolDir,
+    clock,
+    logger,
+    random: rng.random,
+  });
+  const loop = new JobLoop({
+    ledger,
+    runner,
+    emit,
+    backendFor: (printerId) => backends.get(printerId),
+    spoolDir,
+    logger,
+  });
+  loop.start();
+  sender.start();
+  return { loop, ledger, outbox };
+}

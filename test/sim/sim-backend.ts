@@ -1,0 +1,149 @@
+/**
+ * The agent's PrinterBackend over a SimPrinter, behaving as the IPP backend promises: Create-Job
+ * (the id goes to onPrinterJobCreated) then Send-Document, or Print-Job for a printer without
+ * Create-Job; the document streams from the simulated spool in chunks, each arriving after a
+ * network delay; onDocumentSent once the printer has the last byte (or, in the `handed`
+ * variant, as the last chunk is handed over). Faults: refused connections while the printer
+ * restarts, unanswered requests while it stalls (a timeout, outcome unknown), cut transfers,
+ * lost answers (the request did arrive), busy answers. Errors are the agent's own kinds, with the
+ * socket codes the submit step tells apart.
+ */
+import { PermanentError, RetryableError } from '../../src/lib/errors.js';
+import type {
+  BackendJob,
+  BackendJobState,
+  PrinterBackend,
+  PrinterDescription,
+  SubmittedJob,
+} from '../../src/printing/printer-backend.js';
+import type { Prng } from './prng.js';
+import { CHUNK_BYTES, type Scenario } from './scenario.js';
+import type { SimPrinter } from './sim-printer.js';
+import type { SimSpool, SimWorld } from './sim-world.js';
+
+/** How long the backend waits for a printer that does not answer. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
+function unreachable(code: string, what: string): RetryableError {
+  return new RetryableError('printer_unreachable', `${what}: ${code}`, { cause: { code } });
+}
+
+export class SimBackend implements PrinterBackend {
+  readonly reportsDocumentSent = true;
+  readonly uri: string;
+
+  constructor(
+    private readonly printer: SimPrinter,
+    private readonly world: SimWorld,
+    private readonly spool: SimSpool,
+    private readonly rng: Prng,
+    private readonly scenario: Scenario,
+    /** The ledger's submit attempt count of a printer job name (recorded with the job, for diagnosis). */
+    private readonly attemptOf: (jobName: string) => number,
+  ) {
+    this.uri = `ipp://sim/${printer.plan.id}`;
+  }
+
+  async describe(): Promise<PrinterDescription> {
+    return {
+      uri: this.uri,
+      name: this.printer.plan.id,
+      makeAndModel: 'simulated printer',
+      state: 'idle',
+      stateReasons: [],
+      documentFormats: ['application/pdf'],
+      attributes: {},
+    };
+  }
+
+  async submit(job: BackendJob): Promise<SubmittedJob> {
+    const document = this.spool.read(job.documentPath);
+    if (!document) throw new PermanentError('spool_missing', `no spool file at ${job.documentPath}`);
+    const printer = this.printer;
+    let id: number;
+    if (printer.plan.createJob) {
+      id = await this.request('Create-Job', () =>
+        printer.createJob(job.jobName, this.attemptOf(job.jobName)),
+      );
+      job.onPrinterJobCreated?.(String(id));
+      await this.connect('Send-Document');
+    } else {
+      await this.connect('Print-Job');
+      id = printer.printJob(job.jobName, this.attemptOf(job.jobName));
+    }
+    await this.transfer(id, document, job.onDocumentSent);
+    await this.answer('document');
+    return { printerJobId: String(id), state: printer.jobState(id).state };
+  }
+
+  jobState(printerJobId: string): Promise<BackendJobState> {
+    return this.request('Get-Job-Attributes', () => this.printer.jobState(Number(printerJobId)));
+  }
+
+  async findJobByName(jobName: string): Promise<SubmittedJob | undefined> {
+    const id = await this.request('Get-Jobs', () => this.printer.findByName(jobName));
+    return id === undefined ? undefined : { printerJobId: String(id) };
+  }
+
+  cancel(printerJobId: string): Promise<void> {
+    return this.request('Cancel-Job', () => this.printer.cancel(Number(printerJobId)));
+  }
+
+  async close(): Promise<void> {}
+
+  /** One request and its answer: `apply` is what the printer does when the request arrives. */
+  private async request<T>(what: string, apply: () => T): Promise<T> {
+    await this.connect(what);
+    const result = apply();
+    await this.answer(what);
+    return result;
+  }
+
+  /** The request travels to the printer; refused while it restarts, unanswered while it stalls. */
+  private async connect(what: string): Promise<void> {
+    await this.world.delay(this.latency());
+    const status = this.printer.status();
+    if (status === 'restarting') throw unreachable('ECONNREFUSED', what);
+    if (status === 'stalled') {
+      await this.world.delay(REQUEST_TIMEOUT_MS);
+      throw unreachable('ETIMEDOUT', what);
+    }
+  }
+
+  /** The answer travels back; it is lost when the printer restarted meanwhile, or by chance. */
+  private async answer(what: string): Promise<void> {
+    const boot = this.printer.boot;
+    await this.world.delay(this.latency());
+    if (this.printer.boot !== boot || this.rng.chance(this.printer.plan.answerLossChance)) {
+      throw unreachable('ECONNRESET', `${what} answer`);
+    }
+  }
+
+  /** Streams the document; a cut leaves the printer with what arrived (its cut policy decides). */
+  private async transfer(id: number, document: Buffer, onSent: (() => void) | undefined): Promise<void> {
+    const printer = this.printer;
+    const boot = printer.boot;
+    const close = this.world.openTransfer(() => printer.cut(id));
+    try {
+      for (let offset = 0; offset < document.length; offset += CHUNK_BYTES) {
+        const last = offset + CHUNK_BYTES >= document.length;
+        if (last && this.scenario.variant.sentRule === 'handed') onSent?.();
+        await this.world.delay(this.rng.int(0, 3));
+        if (printer.boot !== boot || this.rng.chance(printer.plan.cutChance)) {
+          printer.cut(id);
+          throw unreachable('ECONNRESET', 'document transfer');
+        }
+        printer.receive(id, document.subarray(offset, offset + CHUNK_BYTES));
+      }
+      printer.endDocument(id);
+    } finally {
+      close();
+    }
+    if (this.scenario.variant.sentRule === 'arrived') onSent?.();
+  }
+
+  private latency(): number {
+    const [min, max] = this.scenario.latency;
+    return this.rng.int(min, max);
+  }
+}
