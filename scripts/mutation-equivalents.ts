@@ -11,6 +11,8 @@ export interface EquivalentMutant {
   original: string;
   mutator: string;
   replacement: string;
+  /** Part of the mutated line, when `original` alone occurs on other lines too. */
+  line?: string;
   why: string;
 }
 
@@ -20,7 +22,97 @@ const CLAMP_WHY =
 const FINAL_MOVES_WHY =
   'canMove answers false for a final state before it reads the moves table, so the entry is never read';
 
+const PR = 'src/protocol/print-request.ts';
+const ERROR_RECORDED =
+  'the value is undefined only after its error was recorded, and the request is refused with the same errors either way';
+const PROPERTIES_KEPT =
+  'the properties member is then also kept as the field `properties`, which no rule reads';
+
 export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
+  {
+    file: PR,
+    original: "typeof value === 'boolean'",
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: 'String(true) and String(false) are read as the same booleans by the text rule below',
+  },
+  {
+    file: PR,
+    original: "'boolean'",
+    mutator: 'StringLiteral',
+    replacement: '""',
+    why: 'String(true) and String(false) are read as the same booleans by the text rule below',
+  },
+  {
+    file: PR,
+    original: "typeof properties === 'object'",
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: 'a string, number or boolean properties member has no entries or only index keys (0, 1, ...), which name no field',
+  },
+  {
+    file: PR,
+    original: "key.toLowerCase() !== 'properties'",
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: PROPERTIES_KEPT,
+  },
+  {
+    file: PR,
+    original: 'key.toLowerCase()',
+    mutator: 'MethodExpression',
+    replacement: 'key.toUpperCase()',
+    line: "!== 'properties'",
+    why: PROPERTIES_KEPT,
+  },
+  {
+    file: PR,
+    original: "'properties'",
+    mutator: 'StringLiteral',
+    replacement: '""',
+    line: "if (key.toLowerCase() !== 'properties')",
+    why: PROPERTIES_KEPT,
+  },
+  {
+    file: PR,
+    original: 'fileid === undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: `${ERROR_RECORDED} (the id pattern matches the text "undefined")`,
+  },
+  {
+    file: PR,
+    original: 'value === undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    line: "value === 1 ? 'portrait' : 'landscape'",
+    why: ERROR_RECORDED,
+  },
+  ...(
+    [
+      ['width === undefined || length === undefined', 'ConditionalExpression', 'false'],
+      [
+        'width === undefined || length === undefined',
+        'LogicalOperator',
+        'width === undefined && length === undefined',
+      ],
+      ['width === undefined', 'ConditionalExpression', 'false'],
+      ['length === undefined', 'ConditionalExpression', 'false'],
+    ] as const
+  ).map(([original, mutator, replacement]) => ({
+    file: PR,
+    original,
+    mutator,
+    replacement,
+    why: ERROR_RECORDED,
+  })),
+  {
+    file: PR,
+    original: 'a.to - b.to',
+    mutator: 'ArithmeticOperator',
+    replacement: 'a.to + b.to',
+    why: 'ranges starting on the same page merge to the same range in either order',
+  },
   ...['completed', 'failed', 'cancelled'].map((state) => ({
     file: 'src/store/job-ledger.ts',
     original: '[]',
