@@ -38,13 +38,14 @@ function originalOf(lines: readonly string[], { start, end }: Mutant['location']
   return picked.join('\n');
 }
 
-function isEquivalent(file: string, original: string, m: Mutant): boolean {
+function isEquivalent(file: string, original: string, line: string, m: Mutant): boolean {
   return EQUIVALENT_MUTANTS.some(
     (e) =>
       e.file === file &&
       e.original === original &&
       e.mutator === m.mutatorName &&
-      e.replacement === m.replacement,
+      e.replacement === m.replacement &&
+      (e.line === undefined || line.includes(e.line)),
   );
 }
 
@@ -55,7 +56,10 @@ for (const [file, { source, mutants }] of Object.entries(report.files)) {
   const undetected = mutants
     .filter((m) => UNDETECTED.has(m.status))
     .map((m) => ({ m, original: originalOf(lines, m.location) }))
-    .map((u) => ({ ...u, equivalent: isEquivalent(file, u.original, u.m) }));
+    .map((u) => ({
+      ...u,
+      equivalent: isEquivalent(file, u.original, lines[u.m.location.start.line - 1] ?? '', u.m),
+    }));
   const detected = mutants.filter((m) => DETECTED.has(m.status)).length;
   const equivalent = undetected.filter((u) => u.equivalent).length;
   const valid = detected + undetected.length - equivalent;
