@@ -113,7 +113,8 @@ export class TokenService {
   }
 
   /**
-   * grant_type=refresh_token: spends the token and returns a new pair of the same family.
+   * grant_type=refresh_token: spends the token and returns a new pair of the same family. Scopes
+   * wider than the original grant are refused (invalid_scope) before the token is spent.
    * A spent token presented again revokes the family (replay detection) — unless it comes with
    * the `retryKey` of the refresh that spent it and that refresh's token is still unused: then
    * the same answer again (a client that lost the answer; see refresh-retry-cache.ts).
@@ -131,6 +132,8 @@ export class TokenService {
     if (record.revokedAt !== null) throw invalidGrant('the refresh token was revoked');
     const retried = this.retriedAnswer(refreshToken, retryKey);
     if (retried) return retried;
+    // Before spending: a refused scope leaves the token usable (asking again without it is no replay).
+    const scopes = this.scopesFor(client, scope, 'refresh_token', record.scopes);
     if (record.spentAt !== null || !this.store.refreshTokens.markSpent(refreshToken, now)) {
       this.store.refreshTokens.revokeFamily(record.familyId, now);
       this.logger.warn(
@@ -143,7 +146,6 @@ export class TokenService {
     const user = this.store.users.findById(record.userId);
     if (!user) throw invalidGrant('the user of the refresh token no longer exists');
     this.assertTenant(client, user);
-    const scopes = this.scopesFor(client, scope, 'refresh_token', record.scopes);
     const response = await this.issue(client, user, scopes, record.familyId);
     this.retries.remember(refreshToken, retryKey, response);
     return response;

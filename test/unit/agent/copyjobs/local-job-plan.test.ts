@@ -4,6 +4,7 @@ import {
   PENDING_WINDOW_MS,
   planDelivery,
   WINDOW_MARGIN_MS,
+  windowPassed,
 } from '../../../../src/agent/copyjobs/local-job-plan.js';
 import type { LocalJobOp } from '../../../../src/store/local-job-store.js';
 
@@ -94,6 +95,34 @@ describe('planDelivery', () => {
     expect(planDelivery(pending, [finish()], T0 + PENDING_WINDOW_MS)).toEqual({ kind: 'none', consumes: 1 });
   });
 
+  it('clamps the colour pages of a continuation to its pages, per pair, and leaves fewer colour pages alone', () => {
+    const record = {
+      ...pending,
+      delivered: { PrintedPages: 10, PrintedColorPages: 0, TotalPrintedPages: 10, TotalPrintedColorPages: 0 },
+    };
+    const ops: LocalJobOp[] = [
+      {
+        op: 'update',
+        fields: { PrintedPages: 13, PrintedColorPages: 7, TotalPrintedPages: 14, TotalPrintedColorPages: 1 },
+        at: T0,
+      },
+      finish(),
+    ];
+    const plan = planDelivery(record, ops, T0 + PENDING_WINDOW_MS);
+    expect(plan.kind === 'create' && plan.params).toStrictEqual({
+      PrintedPages: 3,
+      PrintedColorPages: 3,
+      TotalPrintedPages: 4,
+      TotalPrintedColorPages: 1,
+    });
+  });
+
+  it('adds no colour count to a continuation that has none', () => {
+    const record = { ...pending, delivered: { Copies: 1, TotalPrintedPages: 10 } };
+    const plan = planDelivery(record, [update(12), finish()], T0 + PENDING_WINDOW_MS);
+    expect(plan.kind === 'create' && plan.params).toStrictEqual({ Copies: 1, TotalPrintedPages: 2 });
+  });
+
   it('acknowledges operations of a job the cloud already holds as final without a request', () => {
     expect(planDelivery({ ...pending, deliveredStatus: 'Succeeded' }, [update(9)], T0)).toEqual({
       kind: 'none',
@@ -102,7 +131,18 @@ describe('planDelivery', () => {
   });
 });
 
+describe('windowPassed', () => {
+  it('counts a job the cloud never acknowledged as outside its window', () => {
+    expect(windowPassed(undefined, T0)).toBe(true);
+    expect(windowPassed(T0, T0)).toBe(false);
+  });
+});
+
 describe('changedFields', () => {
+  it('sends no parameter whose new value is missing', () => {
+    expect(Object.keys(changedFields({ Copies: 1 }, { Copies: undefined, Color: 1 }))).toEqual(['Color']);
+  });
+
   it('keeps only parameters whose value differs', () => {
     expect(changedFields({ Copies: 1, Color: 0 }, { Copies: 1, Color: 1, TotalPrintedPages: 3 })).toEqual({
       Color: 1,

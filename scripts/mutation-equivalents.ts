@@ -1,0 +1,158 @@
+/**
+ * Equivalent mutants of `npm run mutate`: changes no test can tell from the original code,
+ * because the program behaves the same. Each names its file, the mutated code (`original`, exactly
+ * as in the source), the mutator and its replacement, and says why. `npm run mutate:survivors`
+ * leaves them out of the score it prints and marks them; docs/testing.md lists them.
+ */
+export interface EquivalentMutant {
+  /** The file, as the report names it (src/...). */
+  file: string;
+  /** The mutated code, exactly as in the source. */
+  original: string;
+  mutator: string;
+  replacement: string;
+  /** Part of the mutated line, when `original` alone occurs on other lines too. */
+  line?: string;
+  why: string;
+}
+
+const CLAMP_WHY =
+  'a comparison with undefined is false, so without the typeof checks (or with either one alone) a missing count still leaves the field alone';
+
+const FINAL_MOVES_WHY =
+  'canMove answers false for a final state before it reads the moves table, so the entry is never read';
+
+const PR = 'src/protocol/print-request.ts';
+const ERROR_RECORDED =
+  'the value is undefined only after its error was recorded, and the request is refused with the same errors either way';
+const PROPERTIES_KEPT =
+  'the properties member is then also kept as the field `properties`, which no rule reads';
+
+export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
+  {
+    file: PR,
+    original: "typeof value === 'boolean'",
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: 'String(true) and String(false) are read as the same booleans by the text rule below',
+  },
+  {
+    file: PR,
+    original: "'boolean'",
+    mutator: 'StringLiteral',
+    replacement: '""',
+    why: 'String(true) and String(false) are read as the same booleans by the text rule below',
+  },
+  {
+    file: PR,
+    original: "typeof properties === 'object'",
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: 'a string, number or boolean properties member has no entries or only index keys (0, 1, ...), which name no field',
+  },
+  {
+    file: PR,
+    original: "key.toLowerCase() !== 'properties'",
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: PROPERTIES_KEPT,
+  },
+  {
+    file: PR,
+    original: 'key.toLowerCase()',
+    mutator: 'MethodExpression',
+    replacement: 'key.toUpperCase()',
+    line: "!== 'properties'",
+    why: PROPERTIES_KEPT,
+  },
+  {
+    file: PR,
+    original: "'properties'",
+    mutator: 'StringLiteral',
+    replacement: '""',
+    line: "if (key.toLowerCase() !== 'properties')",
+    why: PROPERTIES_KEPT,
+  },
+  {
+    file: PR,
+    original: 'fileid === undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: `${ERROR_RECORDED} (the id pattern matches the text "undefined")`,
+  },
+  {
+    file: PR,
+    original: 'value === undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    line: "value === 1 ? 'portrait' : 'landscape'",
+    why: ERROR_RECORDED,
+  },
+  ...(
+    [
+      ['width === undefined || length === undefined', 'ConditionalExpression', 'false'],
+      [
+        'width === undefined || length === undefined',
+        'LogicalOperator',
+        'width === undefined && length === undefined',
+      ],
+      ['width === undefined', 'ConditionalExpression', 'false'],
+      ['length === undefined', 'ConditionalExpression', 'false'],
+    ] as const
+  ).map(([original, mutator, replacement]) => ({
+    file: PR,
+    original,
+    mutator,
+    replacement,
+    why: ERROR_RECORDED,
+  })),
+  {
+    file: PR,
+    original: 'a.to - b.to',
+    mutator: 'ArithmeticOperator',
+    replacement: 'a.to + b.to',
+    why: 'ranges starting on the same page merge to the same range in either order',
+  },
+  ...['completed', 'failed', 'cancelled'].map((state) => ({
+    file: 'src/store/job-ledger.ts',
+    original: '[]',
+    mutator: 'ArrayDeclaration',
+    replacement: '["Stryker was here"]',
+    why: `${state}: ${FINAL_MOVES_WHY}`,
+  })),
+  {
+    file: 'src/agent/copyjobs/local-job-plan.ts',
+    original: "typeof p === 'number' && typeof w === 'number'",
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: CLAMP_WHY,
+  },
+  {
+    file: 'src/agent/copyjobs/local-job-plan.ts',
+    original: "typeof p === 'number' && typeof w === 'number'",
+    mutator: 'LogicalOperator',
+    replacement: "typeof p === 'number' || typeof w === 'number'",
+    why: CLAMP_WHY,
+  },
+  {
+    file: 'src/agent/copyjobs/local-job-plan.ts',
+    original: "typeof p === 'number'",
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: CLAMP_WHY,
+  },
+  {
+    file: 'src/agent/copyjobs/local-job-plan.ts',
+    original: "typeof w === 'number'",
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: CLAMP_WHY,
+  },
+  {
+    file: 'src/agent/copyjobs/local-job-plan.ts',
+    original: 'p > w',
+    mutator: 'EqualityOperator',
+    replacement: 'p >= w',
+    why: 'when the colour pages equal the pages, clamping sets the field to the value it already has',
+  },
+];

@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The test set of `npm run mutate` (stryker.config.mjs): the unit tests only. They are pure and
+ * need no peer, so each mutant runs in milliseconds; the rules of the core files must be pinned
+ * down there, not only by an integration test. Stryker narrows this set further to the tests
+ * that import the mutated file (its vitest runner's related mode) and, per mutant, to the tests
+ * that reach the mutated code (coverage per test).
+ */
+export default defineConfig({
+  test: {
+    include: ['test/unit/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    env: { PRINTRELAY_CONTROL__PORT: '0' },
+    reporters: ['default'],
+  },
+});
