@@ -51,7 +51,7 @@ export class SqliteBindingMissingError extends PermanentError {
   }
 }
 
-type SqliteConstructor = new (path: string, options?: SqliteOptions) => SqliteDatabase;
+type SqliteConstructor = new (path: string | Buffer, options?: SqliteOptions) => SqliteDatabase;
 
 type Binding = { Database: SqliteConstructor } | { error: SqliteBindingMissingError };
 
@@ -69,9 +69,10 @@ const binding = await importBinding();
 
 /**
  * Opens (creating when missing, unless `fileMustExist`) the SQLite database at `path` (a file,
- * or ':memory:'). The caller closes it with `db.close()`.
+ * or ':memory:'), or an in-memory copy of a serialized database (`db.serialize()`'s Buffer).
+ * The caller closes it with `db.close()`.
  */
-export function openSqlite(path: string, options?: SqliteOptions): SqliteDatabase {
+export function openSqlite(path: string | Buffer, options?: SqliteOptions): SqliteDatabase {
   if ('error' in binding) throw binding.error;
   return new binding.Database(path, options);
 }

@@ -13,7 +13,7 @@ import { vi } from 'vitest';
 import type { PrinterBackend } from '../../src/printing/printer-backend.js';
 import { defaultBackoff } from '../../src/lib/backoff.js';
 import { systemClock } from '../../src/lib/clock.js';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/lib/sqlite.js';
 import { reuseStatements } from '../../src/lib/sqlite-statements.js';
 import { type AgentDatabase, openAgentDatabase } from '../../src/store/agent-db.js';
 import { JobLedger } from '../../src/store/job-ledger.js';
@@ -53,7 +53,7 @@ function freshDatabase(): AgentDatabase {
     template = migrated.serialize();
     migrated.close();
   }
-  const db = reuseStatements(new Database(template));
+  const db = reuseStatements(openSqlite(template));
   db.pragma('foreign_keys = ON');
   return db;
 }
