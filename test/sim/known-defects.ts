@@ -1,6 +1,6 @@
 /**
- * Defects of the job path that are known and being fixed elsewhere, and how a violation is
- * recognised as one of them from the world's records. The default run passes when every
+ * Defects of the job path that are known and being fixed elsewhere (and one limit no agent can
+ * get around), and how a violation is recognised as one of them from the world's records. The default run passes when every
  * violation it finds is explained here (the summary line still counts them); SIM_STRICT=1 makes
  * every violation fail, for when the fixes have landed.
  */
@@ -43,6 +43,15 @@ export function diagnose(v: Violation, world: WorldRecord): { known?: KnownDefec
       known: {
         id: 'defect-4',
         note: 'a Print-Job cut short was found by name after the interruption, watched and reported printed',
+      },
+    };
+  }
+  const forgets = printer?.plan.restarts.some((r) => r.forget) ?? false;
+  if (v.rule === 'printed-twice' && printer && !printer.plan.createJob && forgets) {
+    return {
+      known: {
+        id: 'limit-forgetting-printer',
+        note: 'a printer without Create-Job forgot the printed job in a restart while its answer was lost; the agent, finding no job by that name, sent it again',
       },
     };
   }
