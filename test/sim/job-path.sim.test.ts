@@ -5,9 +5,9 @@
  * violation prints `SEED=<n>` and what broke. A violation that a known defect explains
  * (known-defects.ts) is counted but does not fail the run, unless SIM_STRICT=1.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { describeViolation } from './invariants.js';
-import { runSeed, type SeedResult } from './run-seed.js';
+import { removeSpoolDir, runSeed, type SeedResult } from './run-seed.js';
 import { variantFromEnv } from './scenario.js';
 
 const single = process.env.SIM_SEED;
@@ -22,6 +22,8 @@ function seedList(): number[] {
 }
 
 describe('job path simulation', () => {
+  afterAll(removeSpoolDir);
+
   it(
     'keeps every job printed once and whole, or failed with a reason, through crashes and faults',
     async () => {

@@ -1,6 +1,6 @@
 /**
- * Defects of the job path that are known and being fixed elsewhere, and how a violation is
- * recognised as one of them from the world's records. The default run passes when every
+ * Defects of the job path that are known and being fixed elsewhere (and one limit no agent can
+ * get around), and how a violation is recognised as one of them from the world's records. The default run passes when every
  * violation it finds is explained here (the summary line still counts them); SIM_STRICT=1 makes
  * every violation fail, for when the fixes have landed.
  */
@@ -11,6 +11,27 @@ export interface KnownDefect {
   id: string;
   /** The mechanism seen in this run. */
   note: string;
+}
+
+/**
+ * A job of the printer left `submitting` whose printer job of its current attempt (recorded, or
+ * found by its name) still waits for its document: the reconcile would cancel it, had it its turn.
+ */
+function blockedRepair(
+  printerId: string,
+  world: WorldRecord,
+): { jobId: string; printerJobId: string } | undefined {
+  const printer = world.printers.find((p) => p.plan.id === printerId);
+  for (const job of world.cloud.jobs.values()) {
+    if (job.plan.printerId !== printerId) continue;
+    const row = world.ledger.get(job.plan.jobId);
+    if (row?.state !== 'submitting' || !printer) continue;
+    const id = row.printerJobId ?? printer.findByName(`printrelay-${row.jobId}`);
+    const ownAttempt = id !== undefined && printer.records.get(Number(id))?.attempt === row.attempts;
+    if (ownAttempt && printer.waitsForDocument(Number(id)))
+      return { jobId: row.jobId, printerJobId: String(id) };
+  }
+  return undefined;
 }
 
 /** The known defect that explains `v`, if one does. */
@@ -43,6 +64,25 @@ export function diagnose(v: Violation, world: WorldRecord): { known?: KnownDefec
       known: {
         id: 'defect-4',
         note: 'a Print-Job cut short was found by name after the interruption, watched and reported printed',
+      },
+    };
+  }
+  const unfinished = v.rule === 'stuck' || v.rule === 'unfinished' || v.rule === 'final-events';
+  const blocker = unfinished && printer ? blockedRepair(job.plan.printerId, world) : undefined;
+  if (blocker) {
+    return {
+      known: {
+        id: 'defect-2',
+        note: `${blocker.jobId} waits in the serial submit chain to be repaired (its printer job ${blocker.printerJobId} holds the printer, waiting for a document) behind jobs that retry the printer it keeps busy`,
+      },
+    };
+  }
+  const forgets = printer?.plan.restarts.some((r) => r.forget) ?? false;
+  if (v.rule === 'printed-twice' && printer && !printer.plan.createJob && forgets) {
+    return {
+      known: {
+        id: 'limit-forgetting-printer',
+        note: 'a printer without Create-Job forgot the printed job in a restart while its answer was lost; the agent, finding no job by that name, sent it again',
       },
     };
   }

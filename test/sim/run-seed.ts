@@ -6,7 +6,7 @@
  * every job ended and the outbox is empty, or the virtual time limit passed, the invariants are
  * checked. Same seed, same run.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { vi } from 'vitest';
@@ -43,6 +43,11 @@ export interface SeedResult {
 
 /** The spool folder the agent's JobLoop creates (the documents themselves live in SimSpool). */
 const spoolDir = join(tmpdir(), `printrelay-sim-${process.pid}`);
+
+/** Removes the spool folder the runs' job loops created. */
+export function removeSpoolDir(): void {
+  rmSync(spoolDir, { recursive: true, force: true });
+}
 
 /** An empty agent database with every migration applied, copied for each run (faster than migrating). */
 let template: Buffer | undefined;

@@ -11,10 +11,11 @@ import type { Prng } from './prng.js';
 export interface SimVariant {
   /**
    * When the printer backend reports the whole document sent: `arrived` once the printer has the
-   * last byte (the backend's contract), `handed` as the last bytes are handed over, before they
-   * arrive (a document recorded as sent that the printer never got whole).
+   * last byte; `os` once the last bytes are with the operating system (what the IPP backend
+   * does: a crash of the agent still delivers them, a cut connection does not); `handed` as the
+   * last bytes are handed over, before they leave the process (a crash loses them too).
    */
-  sentRule: 'arrived' | 'handed';
+  sentRule: 'arrived' | 'os' | 'handed';
   /** Draw printers without Create-Job too (only Print-Job: the printer names the job in its answer). */
   printJobOnlyPrinters: boolean;
   /**
@@ -87,18 +88,18 @@ export interface Scenario {
 }
 
 /**
- * The variant SIM_VARIANT names (comma-separated): `handed` (sentRule), `print-job-only`
+ * The variant SIM_VARIANT names (comma-separated): `os` or `handed` (sentRule), `print-job-only`
  * (printJobOnlyPrinters), `no-operation-timeout`; unset, the default.
  */
 export function variantFromEnv(value: string | undefined): SimVariant {
   const names = new Set((value ?? '').split(',').filter((n) => n !== ''));
-  const known = ['handed', 'print-job-only', 'no-operation-timeout'];
+  const known = ['os', 'handed', 'print-job-only', 'no-operation-timeout'];
   for (const name of names) {
     if (!known.includes(name))
       throw new Error(`SIM_VARIANT: unknown variant ${name} (known: ${known.join(', ')})`);
   }
   return {
-    sentRule: names.has('handed') ? 'handed' : 'arrived',
+    sentRule: names.has('handed') ? 'handed' : names.has('os') ? 'os' : 'arrived',
     printJobOnlyPrinters: names.has('print-job-only'),
     operationTimeout: !names.has('no-operation-timeout'),
   };

@@ -2,8 +2,8 @@
  * The agent's PrinterBackend over a SimPrinter, behaving as the IPP backend promises: Create-Job
  * (the id goes to onPrinterJobCreated) then Send-Document, or Print-Job for a printer without
  * Create-Job; the document streams from the simulated spool in chunks, each arriving after a
- * network delay; onDocumentSent once the printer has the last byte (or, in the `handed`
- * variant, as the last chunk is handed over). Faults: refused connections while the printer
+ * network delay; onDocumentSent once the printer has the last byte (or, in the `os` and
+ * `handed` variants, as the last chunk goes out: see SimVariant). Faults: refused connections while the printer
  * restarts, unanswered requests while it stalls (a timeout, outcome unknown), cut transfers,
  * lost answers (the request did arrive), busy answers. Errors are the agent's own kinds, with the
  * socket codes the submit step tells apart.
@@ -119,27 +119,39 @@ export class SimBackend implements PrinterBackend {
     }
   }
 
-  /** Streams the document; a cut leaves the printer with what arrived (its cut policy decides). */
+  /**
+   * Streams the document; a cut leaves the printer with what arrived (its cut policy decides).
+   * With sentRule `os` the last chunk is recorded sent as it goes to the operating system: a
+   * crash of the agent then still delivers it (the kernel sends what it holds), a cut does not.
+   */
   private async transfer(id: number, document: Buffer, onSent: (() => void) | undefined): Promise<void> {
     const printer = this.printer;
     const boot = printer.boot;
-    const close = this.world.openTransfer(() => printer.cut(id));
+    const rule = this.scenario.variant.sentRule;
+    let withOs: Buffer | undefined;
+    const close = this.world.openTransfer(() => {
+      if (!withOs) return printer.cut(id);
+      printer.receive(id, withOs);
+      printer.endDocument(id);
+    });
     try {
       for (let offset = 0; offset < document.length; offset += CHUNK_BYTES) {
+        const chunk = document.subarray(offset, offset + CHUNK_BYTES);
         const last = offset + CHUNK_BYTES >= document.length;
-        if (last && this.scenario.variant.sentRule === 'handed') onSent?.();
+        if (last && rule !== 'arrived') onSent?.();
+        if (last && rule === 'os') withOs = chunk;
         await this.world.delay(this.rng.int(0, 3));
         if (printer.boot !== boot || this.rng.chance(printer.plan.cutChance)) {
           printer.cut(id);
           throw unreachable('ECONNRESET', 'document transfer');
         }
-        printer.receive(id, document.subarray(offset, offset + CHUNK_BYTES));
+        printer.receive(id, chunk);
       }
       printer.endDocument(id);
     } finally {
       close();
     }
-    if (this.scenario.variant.sentRule === 'arrived') onSent?.();
+    if (rule === 'arrived') onSent?.();
   }
 
   private latency(): number {

@@ -127,6 +127,12 @@ export class SimPrinter {
     return { state, reasons, pagesCompleted, pagesTotal };
   }
 
+  /** True while the job waits for (the rest of) its document. */
+  waitsForDocument(id: number): boolean {
+    this.settle();
+    return this.jobs.get(id)?.state === 'waiting';
+  }
+
   /** Get-Jobs (which-jobs=all) by job-name: the newest match. */
   findByName(name: string): number | undefined {
     let found: number | undefined;
