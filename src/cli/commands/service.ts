@@ -24,6 +24,7 @@ import {
 } from '../../service/service-plan.js';
 import { type ServiceState, type StatusQuery, statusQuery } from '../../service/service-status.js';
 import { CliError } from '../cli-runtime.js';
+import { EXIT_CODES } from '../exit-codes.js';
 
 interface ServiceFlags {
   manager?: string;
@@ -58,9 +59,6 @@ export function registerServiceCommand(program: Command): void {
     .action(async (action: string, flags: ServiceFlags) => runService(action, flags));
 }
 
-/** Exit code of `service status --json` when the agent does not run (as systemctl status: LSB 3). */
-const SERVICE_NOT_RUNNING = 3;
-
 /** Runs a status query and reads its answer; a WinSW host that was never copied in means not installed. */
 async function queryServiceState(query: StatusQuery): Promise<ServiceState> {
   try {
@@ -93,7 +91,7 @@ async function runService(action: string, flags: ServiceFlags): Promise<void> {
     if (action !== 'status') throw new CliError(`--json: only with status, not with ${action}`);
     const state = await queryServiceState(statusQuery(manager as ServiceManagerName, windows));
     process.stdout.write(`${JSON.stringify(state, null, 2)}\n`);
-    process.exitCode = state.running ? 0 : SERVICE_NOT_RUNNING;
+    process.exitCode = state.running ? EXIT_CODES.ok : EXIT_CODES.serviceNotRunning;
     return;
   }
   const plan = servicePlan(manager as ServiceManagerName, action as ServiceAction, windows);
