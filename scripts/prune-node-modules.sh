@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Removes from a copied production node_modules what never runs on the target Linux machine:
-#   scripts/prune-node-modules.sh NODE_MODULES_DIR linux-x64|linux-arm64
+# Removes from a copied production node_modules what never runs on the target machine:
+#   scripts/prune-node-modules.sh NODE_MODULES_DIR linux-x64|linux-arm64|win32-x64
 # By rules, not by package names, so it keeps working when the dependencies change:
-# - Windows programs and libraries (.exe, .dll, ...), whatever package carries them;
+# - for Linux, Windows programs and libraries (.exe, .dll, ...), whatever package carries them;
 # - prebuilt natives for other platforms, and for musl (Debian's C library is glibc);
 # - in a package with a native part (binding.gyp), everything but its JavaScript, JSON,
 #   compiled .node files and licences (build sources, build leftovers, vendored C libraries);
@@ -12,15 +12,15 @@
 #   level, and the package's own command-line programs (package.json "bin"); markdown, shell
 #   scripts, TypeScript sources and declarations, source maps, and dotfiles (VCS, linter,
 #   editor, CI settings).
-# Licence files always stay. Compiled natives are stripped of their symbols. Empty folders go.
+# Licence files always stay. Compiled Linux natives are stripped of their symbols. Empty folders go.
 # Fails when a package's prebuilds/ keeps nothing for the target, naming the folder.
 set -euo pipefail
 modules=$1
 platform=$2
 [ -d "$modules" ] || { echo "prune-node-modules: $modules is not a folder" >&2; exit 2; }
 case "$platform" in
-  linux-x64 | linux-arm64) ;;
-  *) echo "prune-node-modules: platform must be linux-x64 or linux-arm64, got $platform" >&2; exit 2 ;;
+  linux-x64 | linux-arm64 | win32-x64) ;;
+  *) echo "prune-node-modules: platform must be linux-x64, linux-arm64 or win32-x64, got $platform" >&2; exit 2 ;;
 esac
 
 licence=(! -iname 'licen[cs]e*' ! -iname 'copying*' ! -iname 'notice*')
@@ -30,8 +30,10 @@ remove() { xargs -0 -r rm -rf; }
 mapfile -d '' packages < <(find "$modules" -name package.json -regextype posix-extended \
   -regex '.*/node_modules/(@[^/]+/)?[^/]+/package\.json' -printf '%h\0')
 
-find "$modules" -type f \( -iname '*.exe' -o -iname '*.dll' -o -iname '*.pdb' -o -iname '*.lib' \
-  -o -iname '*.bat' -o -iname '*.cmd' -o -iname '*.ps1' -o -iname '*.vbs' \) -print0 | remove
+if [ "${platform%%-*}" = linux ]; then
+  find "$modules" -type f \( -iname '*.exe' -o -iname '*.dll' -o -iname '*.pdb' -o -iname '*.lib' \
+    -o -iname '*.bat' -o -iname '*.cmd' -o -iname '*.ps1' -o -iname '*.vbs' \) -print0 | remove
+fi
 
 while IFS= read -r -d '' dir; do
   find "$dir" -mindepth 1 -maxdepth 1 ! -name "*$platform*" -print0 | remove
@@ -71,5 +73,7 @@ find "$modules" -type f \( -name '*.c' -o -name '*.cc' -o -name '*.cpp' -o -name
   -o -name '*.hh' -o -name '*.hpp' -o -name '*.gyp' -o -name '*.gypi' \) -print0 | remove
 find "$modules" -type f \( -iname '*.md' -o -iname '*.markdown' -o -name '*.sh' -o -name '*.ts' -o -name '*.mts' -o -name '*.cts' \
   -o -name '*.map' -o -name 'tsconfig*.json' \) "${licence[@]}" -print0 | remove
-find "$modules" -type f -name '*.node' -exec strip --strip-unneeded --remove-section=.comment {} +
+if [ "${platform%%-*}" = linux ]; then
+  find "$modules" -type f -name '*.node' -exec strip --strip-unneeded --remove-section=.comment {} +
+fi
 find "$modules" -mindepth 1 -type d -empty -delete

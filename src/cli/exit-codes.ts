@@ -12,6 +12,8 @@ export const EXIT_CODES = {
   failure: 1,
   /** `status`: the agent answers but is not ready. */
   notReady: 2,
+  /** `service status --json`: the agent's service does not run (as systemctl status, LSB). */
+  serviceNotRunning: 3,
   /** An unusable database file; service managers are told not to restart on it. */
   databaseUnreadable: EXIT_DATABASE_UNREADABLE,
   /** Interrupted: a second SIGINT/SIGTERM during a drain, or a cancelled pairing. */

@@ -71,6 +71,13 @@ describe('exit codes', () => {
     expect(status.code).toBe(EXIT_CODES.notReady);
   }, 60_000);
 
+  it('3: service status --json of a service that does not run', async () => {
+    const home = join(dir, 'winsw-home');
+    const run = await runCli(['service', 'status', '--json', '--manager', 'winsw', '--home', home]);
+    expect(JSON.parse(run.stdout)).toMatchObject({ installed: false, running: false });
+    expect(run.code).toBe(EXIT_CODES.serviceNotRunning);
+  }, 60_000);
+
   it('78: an unusable database file', async () => {
     const dataDir = join(dir, 'corrupt');
     mkdirSync(dataDir);

@@ -3,7 +3,8 @@
  * docs/operations.md shows) is the golden file, the Linux plan is systemctl's, and bad
  * actions or managers are named.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './cli-process.js';
@@ -46,6 +47,31 @@ describe('printrelay service (real process)', () => {
     expect(await runCli(['service', 'status', '--manager', 'launchd'])).toMatchObject({
       code: 1,
       stderr: 'error: --manager: must be one of winsw, systemd, got "launchd"\n',
+    });
+  });
+
+  it('status --json: a WinSW service never installed is NonExistent, exit 3 (not running)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'printrelay-service-'));
+    try {
+      const result = await runCli(['service', 'status', '--manager', 'winsw', '--json', '--home', home]);
+      expect(result).toMatchObject({ code: 3, stderr: '' });
+      expect(JSON.parse(result.stdout)).toEqual({
+        manager: 'winsw',
+        service: 'printrelay-agent',
+        installed: false,
+        running: false,
+        state: 'NonExistent',
+      });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('--json only goes with status', async () => {
+    expect(await runCli(['service', 'stop', '--json', '--manager', 'systemd'])).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'error: --json: only with status, not with stop\n',
     });
   });
 });
