@@ -139,6 +139,7 @@ export class JobRunner {
       this.outcomes.waiting.clear(jobId);
       this.outcomes.takeStateAtSubmit(jobId);
       this.downloads.forget(jobId);
+      this.submits.forget(jobId);
       if (job.spoolPath) rmSync(job.spoolPath, { force: true });
     }
     return job;

@@ -19,17 +19,27 @@ import { type JobControl, type JobRunnerDeps, printerJobName } from './job-runne
 export class SubmitStep {
   /** Consecutive busy answers per printer (its retry schedule), cleared by an accepted job. */
   private readonly busyAnswers = new Map<string, number>();
+  /** Per job refused busy: the end of the printer's previous job, taken when the refusal came. */
+  private readonly previousJobs = new Map<string, Promise<void>>();
 
   constructor(
     private readonly deps: JobRunnerDeps,
     private readonly outcomes: JobOutcomes,
   ) {}
 
+  /** Drops what the step keeps of a job that ended. */
+  forget(jobId: string): void {
+    this.previousJobs.delete(jobId);
+  }
+
   /** One Print-Job (or Create-Job + Send-Document). */
   async run(job: LedgerJob, backend: PrinterBackend, control: JobControl, log: Logger): Promise<LedgerJob> {
     const { ledger, clock, jobs } = this.deps;
+    // Taken at the refusal, so a previous job that ended since still ends the wait at once.
+    const previous = this.previousJobs.get(job.jobId) ?? control.previousJobEnded?.();
+    this.previousJobs.delete(job.jobId);
     if (job.nextRetryAt && job.nextRetryAt > clock.now()) {
-      await waitToRetry(job.nextRetryAt - clock.now(), control);
+      await waitToRetry(job.nextRetryAt - clock.now(), control.wake, previous);
       if (control.wake.aborted) return this.outcomes.require(job.jobId);
     }
     if (job.firstTryAt !== undefined && clock.now() - job.firstTryAt > jobs.give_up_after_s * 1000) {
@@ -66,7 +76,7 @@ export class SubmitStep {
       }
       const delay =
         error.code === 'printer_busy'
-          ? this.busyRetryDelay(job.printerId, control)
+          ? this.busyRetryDelay(job, control)
           : Math.max(
               error.retryAfterMs ?? 0,
               backoffDelay(this.outcomes.backoff(), job.attempts, this.deps.random),
@@ -83,11 +93,13 @@ export class SubmitStep {
    * ends (waitToRetry) and the delay is only the ceiling, `jobs.retry_max_ms`; otherwise the
    * printer is busy with work of others and the per-printer back-off applies (busyDelay).
    */
-  private busyRetryDelay(printerId: string, control: JobControl): number {
-    const answers = this.busyAnswers.get(printerId) ?? 0;
-    this.busyAnswers.set(printerId, answers + 1);
-    if (control.previousJobEnded?.()) return this.deps.jobs.retry_max_ms;
-    return busyDelay(answers, this.deps.jobs.retry_max_ms);
+  private busyRetryDelay(job: LedgerJob, control: JobControl): number {
+    const answers = this.busyAnswers.get(job.printerId) ?? 0;
+    this.busyAnswers.set(job.printerId, answers + 1);
+    const previous = control.previousJobEnded?.();
+    if (!previous) return busyDelay(answers, this.deps.jobs.retry_max_ms);
+    this.previousJobs.set(job.jobId, previous);
+    return this.deps.jobs.retry_max_ms;
   }
 
   /**
@@ -131,10 +143,13 @@ export function busyDelay(consecutiveBusy: number, maxMs: number): number {
 }
 
 /** Waits `ms`, or less: until the job is woken (stop, cancel) or the printer's previous job ends. */
-async function waitToRetry(ms: number, control: JobControl): Promise<void> {
-  const previous = control.previousJobEnded?.();
+async function waitToRetry(
+  ms: number,
+  wake: AbortSignal,
+  previous: Promise<void> | undefined,
+): Promise<void> {
   const done = new AbortController();
-  const waits = [sleep(ms, AbortSignal.any([control.wake, done.signal])).catch(() => {})];
+  const waits = [sleep(ms, AbortSignal.any([wake, done.signal])).catch(() => {})];
   if (previous) waits.push(previous.catch(() => {}));
   await Promise.race(waits);
   done.abort();
