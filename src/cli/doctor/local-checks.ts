@@ -150,7 +150,7 @@ export function agentCheck(address: ControlAddress | undefined): Check {
       let status: AgentStatus;
       try {
         status = JSON.parse((await getControl(address, '/status', 2000)).text) as AgentStatus;
-      } catch (error) {
+      } catch {
         const lock = address.dataDir ? await readLiveLock(address.dataDir).catch(() => undefined) : undefined;
         if (lock?.control?.error)
           return fail(
@@ -160,7 +160,7 @@ export function agentCheck(address: ControlAddress | undefined): Check {
           );
         return skip(
           'agent',
-          `no agent answers at ${address.url} (fine before the install; after it: systemctl status printrelay-agent)${lock ? `; the agent of ${address.dataDir} runs as pid ${lock.pid}: ${errorMessage(error)}` : ''}`,
+          `no agent answers at ${address.url} (fine before the install; after it: systemctl status printrelay-agent)${lock ? `; the agent of ${address.dataDir} runs as pid ${lock.pid}` : ''}`,
         );
       }
       try {
