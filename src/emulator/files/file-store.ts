@@ -20,20 +20,17 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../../lib/clock.js';
-import { ConflictError, PrintRelayError, TooManyRequestsError, ValidationError } from '../../lib/errors.js';
+import { ConflictError, TooManyRequestsError, ValidationError } from '../../lib/errors.js';
 import { RateWindow } from '../../lib/rate-window.js';
 import { FILE_CHUNK, fileSink, pourInto } from '../../lib/file-sink.js';
 import type { Logger } from '../../log/logger.js';
 import { type BlockListEntry, blockKey } from '../../protocol/sfapi-block-list.js';
 import type { StoredFile, StoredFileRepo, StoredFileState } from './stored-file-repo.js';
 import { ensurePrivateDir } from '../store/data-files.js';
-import {
-  BlockCountError,
-  defaultUploadLimits,
-  readUncommitted,
-  type UncommittedBlocks,
-  type UploadLimits,
-} from './upload-limits.js';
+import { TooLargeError, UncommittedBlockBook } from './uncommitted-blocks.js';
+import { defaultUploadLimits, type UploadLimits } from './upload-limits.js';
+
+export { TooLargeError } from './uncommitted-blocks.js';
 
 export type { StoredFile, StoredFileState } from './stored-file-repo.js';
 
@@ -58,13 +55,6 @@ export interface FileStoreOptions {
 /** Result of checking a signed query string. */
 export type SignatureCheck = 'valid' | 'expired' | 'invalid';
 
-/** Thrown when a body exceeds the size limit; mapped to 413. */
-export class TooLargeError extends PrintRelayError {
-  constructor(limit: number, message = `the document exceeds ${limit} bytes`) {
-    super('too_large', message);
-  }
-}
-
 /**
  * The file store. `start()` creates the folder and the signing key; there is nothing to stop.
  * Files stay until `remove()` (the job service decides when a printed file goes).
@@ -76,10 +66,8 @@ export class FileStore {
   /** The upload limits in force. */
   readonly limits: UploadLimits;
   private readonly prepareRate: RateWindow;
-  /** Uncommitted blocks per file id (read from disk on first use after a restart). */
-  private readonly uncommitted = new Map<string, UncommittedBlocks>();
-  /** Bytes of uncommitted blocks per organization (of the files in `uncommitted`). */
-  private readonly organizationBytes = new Map<string, number>();
+  /** Uncommitted blocks per file and organization, held to the limits. */
+  private readonly uncommitted: UncommittedBlockBook;
   /** Uploads streaming now, per file id: the sweep leaves their files alone. */
   private readonly writing = new Map<string, number>();
   private lastSweep = Number.NEGATIVE_INFINITY;
@@ -89,6 +77,7 @@ export class FileStore {
     this.dir = join(options.dataDir, 'files');
     this.maxBytes = options.maxBytes ?? 4 * 1024 ** 3;
     this.limits = { ...defaultUploadLimits(this.maxBytes), ...options.uploadLimits };
+    this.uncommitted = new UncommittedBlockBook(this.limits);
     this.prepareRate = new RateWindow(
       options.clock,
       this.limits.prepareRate,
@@ -216,7 +205,7 @@ export class FileStore {
       const path = this.uploadPath(file.fileId);
       const { size, sha256 } = await this.streamTo(body, path);
       await this.complete(file, { path, size, sha256, committed: [] });
-      this.forgetUncommitted(file.fileId);
+      this.uncommitted.forget(file.fileId);
       this.options.logger.debug({ file: file.fileId, size }, 'document uploaded');
     });
   }
@@ -238,68 +227,17 @@ export class FileStore {
     this.assertWritable(file);
     const blockDir = this.blockDir(file.fileId);
     await this.whileWriting(file.fileId, async () => {
-      const blocks = await this.uncommittedOf(file);
       const key = blockKey(blockId);
-      const previous = blocks.sizes.get(key);
-      if (previous === undefined && blocks.sizes.size >= this.limits.maxUncommittedBlocks)
-        throw new BlockCountError(this.limits.maxUncommittedBlocks);
-      blocks.sizes.set(key, previous ?? 0);
-      const { maxUncommittedBytes: cap, maxPendingBytesPerOrganization: orgCap } = this.limits;
-      let added = 0;
-      // Counted as the bytes come, so parallel blocks cannot overshoot together.
-      const count = (chunk: Buffer) => {
-        added += chunk.length;
-        blocks.bytes += chunk.length;
-        const orgBytes = this.addOrganizationBytes(blocks.organizationId, chunk.length);
-        if (blocks.bytes - (previous ?? 0) > cap)
-          throw new TooLargeError(cap, `the uncommitted blocks of a file may hold at most ${cap} bytes`);
-        if (orgBytes - (previous ?? 0) > orgCap)
-          throw new TooLargeError(
-            orgCap,
-            `the pending uploads of the organization may hold at most ${orgCap} bytes of uncommitted blocks`,
-          );
-      };
+      const write = await this.uncommitted.begin(file, blockDir, key);
       try {
         await mkdir(blockDir, { recursive: true });
-        await this.streamTo(body, join(blockDir, key), count);
+        await this.streamTo(body, join(blockDir, key), write.count);
       } catch (error) {
-        blocks.bytes -= added;
-        this.addOrganizationBytes(blocks.organizationId, -added);
-        if (previous === undefined) blocks.sizes.delete(key);
+        write.failed();
         throw error;
       }
-      blocks.bytes -= previous ?? 0;
-      this.addOrganizationBytes(blocks.organizationId, -(previous ?? 0));
-      blocks.sizes.set(key, added);
+      write.succeeded();
     });
-  }
-
-  /** The file's uncommitted blocks, read from its folder the first time. */
-  private async uncommittedOf(file: StoredFile): Promise<UncommittedBlocks> {
-    const known = this.uncommitted.get(file.fileId);
-    if (known) return known;
-    const read = await readUncommitted(this.blockDir(file.fileId), file.organizationId);
-    const raced = this.uncommitted.get(file.fileId);
-    if (raced) return raced;
-    this.uncommitted.set(file.fileId, read);
-    this.addOrganizationBytes(file.organizationId, read.bytes);
-    return read;
-  }
-
-  /** Adds to the organization's uncommitted bytes; the new total. */
-  private addOrganizationBytes(organizationId: string, delta: number): number {
-    const total = (this.organizationBytes.get(organizationId) ?? 0) + delta;
-    if (total <= 0) this.organizationBytes.delete(organizationId);
-    else this.organizationBytes.set(organizationId, total);
-    return total;
-  }
-
-  /** Forgets the file's uncommitted blocks (committed, uploaded whole, or removed). */
-  private forgetUncommitted(fileId: string): void {
-    const blocks = this.uncommitted.get(fileId);
-    if (!blocks) return;
-    this.uncommitted.delete(fileId);
-    this.addOrganizationBytes(blocks.organizationId, -blocks.bytes);
   }
 
   /** Runs an upload of the file, marked as streaming so the sweep leaves the file alone. */
@@ -359,7 +297,7 @@ export class FileStore {
     await rename(temp, path);
     await this.complete(file, { path, size: offset, sha256: hash.digest('hex'), committed });
     await rm(this.blockDir(file.fileId), { recursive: true, force: true });
-    this.forgetUncommitted(file.fileId);
+    this.uncommitted.forget(file.fileId);
     this.options.logger.debug(
       { file: file.fileId, size: offset, blocks: sources.length },
       'block list committed',
@@ -368,7 +306,7 @@ export class FileStore {
 
   /** Deletes a file, its blocks and its record. */
   async remove(fileId: string): Promise<void> {
-    this.forgetUncommitted(fileId);
+    this.uncommitted.forget(fileId);
     const path = this.options.records.find(fileId)?.path;
     this.options.records.remove(fileId);
     await rm(join(this.dir, `${fileId}.bin`), { force: true });
@@ -382,7 +320,7 @@ export class FileStore {
    */
   async removeAll(files: readonly StoredFile[]): Promise<void> {
     for (const file of files) {
-      this.forgetUncommitted(file.fileId);
+      this.uncommitted.forget(file.fileId);
       this.options.records.remove(file.fileId);
       await rm(join(this.dir, `${file.fileId}.bin`), { force: true });
       if (file.path.startsWith(this.dir)) await rm(file.path, { force: true });

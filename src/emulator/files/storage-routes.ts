@@ -13,7 +13,7 @@
  */
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { BlockCountError } from './upload-limits.js';
+import { BlockCountError } from './uncommitted-blocks.js';
 import { PrintRelayError, ValidationError, errorMessage } from '../../lib/errors.js';
 import { FILE_CHUNK } from '../../lib/file-sink.js';
 import type { Logger } from '../../log/logger.js';
