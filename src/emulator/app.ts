@@ -113,7 +113,10 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
     context.hub.stop();
     context.pull.prints.stop();
   });
-  app.addHook('onClose', async () => context.fetcher.stop());
+  app.addHook('onClose', async () => {
+    context.files.stop();
+    await context.fetcher.stop();
+  });
   // Stop webhook delivery before the store closes; attempts cut off stay queued for the next start.
   app.addHook('preClose', async () => webhookParts.stop());
   app.addHook('onClose', async () => context.store.close());
@@ -193,6 +196,7 @@ async function createContext(
       clock,
       logger,
       ...(options.maxDocumentBytes === undefined ? {} : { maxBytes: options.maxDocumentBytes }),
+      ...(options.uploadLimits === undefined ? {} : { uploadLimits: options.uploadLimits }),
     });
     await files.start();
     const fetcher = new UrlFetcher({ files, logger: logger.child({ part: 'sfapi' }), policy: outbound });

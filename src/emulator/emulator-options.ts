@@ -6,6 +6,7 @@
 import type { EmulatorSeed } from '../config/emulator-seed-schema.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../log/logger.js';
+import type { UploadLimits } from './files/upload-limits.js';
 import type { CredentialLimits } from './store/credential-guard.js';
 import type { WebhookOptions } from './webhooks/webhook-parts.js';
 
@@ -44,4 +45,6 @@ export interface EmulatorOptions {
   corsOrigins?: readonly string[];
   /** Largest document an upload or a fileurl fetch may store, in bytes (default 4 GiB). */
   maxDocumentBytes?: number;
+  /** Limits of PrepareUpload uploads (defaults: files/upload-limits.ts defaultUploadLimits). */
+  uploadLimits?: Partial<UploadLimits>;
 }

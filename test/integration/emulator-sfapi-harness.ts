@@ -4,6 +4,7 @@
  * organization's admin; one printer registered through the connector channel. `close()` stops
  * the emulator and removes the directory.
  */
+import type { UploadLimits } from '../../src/emulator/files/upload-limits.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,6 +120,8 @@ export async function startSfapiHarness(
   outboundAllow: readonly string[] = ['127.0.0.0/8', '::1/128'],
   /** Largest document stored, in bytes (default the emulator's 4 GiB). */
   maxDocumentBytes?: number,
+  /** Limits of PrepareUpload uploads (default the emulator's). */
+  uploadLimits?: Partial<UploadLimits>,
 ): Promise<SfapiHarness> {
   const dataDir = await mkdtemp(join(tmpdir(), 'printrelay-sfapi-'));
   const emulator = await createEmulator({
@@ -129,6 +132,7 @@ export async function startSfapiHarness(
     ...(clock ? { clock } : {}),
     outboundAllow,
     ...(maxDocumentBytes === undefined ? {} : { maxDocumentBytes }),
+    ...(uploadLimits === undefined ? {} : { uploadLimits }),
   });
   const base = await emulator.listen('127.0.0.1', 0);
   const printerName = 'Sfapi Test Printer';

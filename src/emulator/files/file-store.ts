@@ -7,7 +7,11 @@
  * ConflictError (409), so the bytes of a submitted job never change. Everything streams: bodies go through a
  * hashing counter straight into a temporary file that is renamed into place, so a 1 GB upload is
  * never held in memory. Also signs and checks the upload URLs (sasUri) with an HMAC key kept in
- * `<dataDir>/files/.signing-key`.
+ * `<dataDir>/files/.signing-key`. PrepareUpload goes through prepareUpload(), which applies the
+ * upload limits (upload-limits.ts: a rate per user, a quota of pending uploads per
+ * organization); blocks are held to the per-file caps as they stream in; sweepExpired() (every
+ * SWEEP_INTERVAL_MS on the clock: a real timer, and at PrepareUpload) deletes uploads whose URL
+ * expired, their blocks and records, except while an upload of theirs is still streaming.
  */
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -16,17 +20,24 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../../lib/clock.js';
-import { ConflictError, PrintRelayError, ValidationError } from '../../lib/errors.js';
+import { ConflictError, TooManyRequestsError, ValidationError } from '../../lib/errors.js';
+import { RateWindow } from '../../lib/rate-window.js';
 import { FILE_CHUNK, fileSink, pourInto } from '../../lib/file-sink.js';
 import type { Logger } from '../../log/logger.js';
 import { type BlockListEntry, blockKey } from '../../protocol/sfapi-block-list.js';
 import type { StoredFile, StoredFileRepo, StoredFileState } from './stored-file-repo.js';
 import { ensurePrivateDir } from '../store/data-files.js';
+import { TooLargeError, UncommittedBlockBook } from './uncommitted-blocks.js';
+import { defaultUploadLimits, type UploadLimits } from './upload-limits.js';
+
+export { TooLargeError } from './uncommitted-blocks.js';
 
 export type { StoredFile, StoredFileState } from './stored-file-repo.js';
 
 /** How long a signed upload URL stays valid: one hour. */
 export const UPLOAD_URL_TTL_MS = 60 * 60 * 1000;
+/** How often expired uploads are swept, on the clock. */
+export const SWEEP_INTERVAL_MS = 60 * 1000;
 
 /** What a FileStore needs: where to keep files, the clock for URL expiry, a logger. */
 export interface FileStoreOptions {
@@ -37,17 +48,12 @@ export interface FileStoreOptions {
   logger: Logger;
   /** Largest document accepted, in bytes (default 4 GiB). */
   maxBytes?: number;
+  /** Limits of PrepareUpload uploads (defaults: defaultUploadLimits). */
+  uploadLimits?: Partial<UploadLimits>;
 }
 
 /** Result of checking a signed query string. */
 export type SignatureCheck = 'valid' | 'expired' | 'invalid';
-
-/** Thrown when a body exceeds the size limit; mapped to 413. */
-export class TooLargeError extends PrintRelayError {
-  constructor(limit: number) {
-    super('too_large', `the document exceeds ${limit} bytes`);
-  }
-}
 
 /**
  * The file store. `start()` creates the folder and the signing key; there is nothing to stop.
@@ -57,10 +63,68 @@ export class FileStore {
   private key = Buffer.alloc(0);
   private readonly dir: string;
   private readonly maxBytes: number;
+  /** The upload limits in force. */
+  readonly limits: UploadLimits;
+  private readonly prepareRate: RateWindow;
+  /** Uncommitted blocks per file and organization, held to the limits. */
+  private readonly uncommitted: UncommittedBlockBook;
+  /** Uploads streaming now, per file id: the sweep leaves their files alone. */
+  private readonly writing = new Map<string, number>();
+  private lastSweep = Number.NEGATIVE_INFINITY;
+  private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: FileStoreOptions) {
     this.dir = join(options.dataDir, 'files');
     this.maxBytes = options.maxBytes ?? 4 * 1024 ** 3;
+    this.limits = { ...defaultUploadLimits(this.maxBytes), ...options.uploadLimits };
+    this.uncommitted = new UncommittedBlockBook(this.limits);
+    this.prepareRate = new RateWindow(
+      options.clock,
+      this.limits.prepareRate,
+      'PrepareUpload calls of this user',
+    );
+  }
+
+  /**
+   * A new pending upload of the user (PrepareUpload): refused with TooManyRequestsError (429,
+   * Retry-After) past the user's rate or the organization's quota of pending uploads.
+   */
+  async prepareUpload(organizationId: string, userId: string): Promise<StoredFile> {
+    const now = this.options.clock.now();
+    if (now - this.lastSweep >= SWEEP_INTERVAL_MS) await this.sweepExpired();
+    this.prepareRate.take(`user:${userId}`);
+    const pending = this.options.records.pendingUploads(organizationId, now - UPLOAD_URL_TTL_MS);
+    const max = this.limits.maxPendingPerOrganization;
+    if (pending.count >= max) {
+      const left = (pending.oldest ?? now) + UPLOAD_URL_TTL_MS - now;
+      throw new TooManyRequestsError(
+        `the organization has ${pending.count} pending uploads, the most it may have (${max}); upload to them or wait until their URLs expire`,
+        left,
+      );
+    }
+    return this.create(organizationId, userId);
+  }
+
+  /**
+   * Deletes the pending uploads whose URL expired (record, blocks, partial files), except those
+   * with an upload still streaming (the next sweep takes them). Resolves to how many went.
+   */
+  async sweepExpired(): Promise<number> {
+    const now = this.options.clock.now();
+    this.lastSweep = now;
+    let swept = 0;
+    for (const fileId of this.options.records.expiredPending(now - UPLOAD_URL_TTL_MS)) {
+      if (this.writing.has(fileId)) continue;
+      await this.remove(fileId);
+      swept += 1;
+    }
+    if (swept > 0) this.options.logger.info({ swept }, 'expired uploads and their blocks deleted');
+    return swept;
+  }
+
+  /** Stops the sweep timer. */
+  stop(): void {
+    clearInterval(this.sweepTimer);
   }
 
   /** Creates `<dataDir>/files/` and loads or makes the signing key. */
@@ -73,6 +137,12 @@ export class FileStore {
       this.key = randomBytes(32);
       await writeFile(keyPath, this.key.toString('base64'), { mode: 0o600 });
     }
+    this.sweepTimer = setInterval(() => {
+      if (this.options.clock.now() - this.lastSweep < SWEEP_INTERVAL_MS) return;
+      this.sweepExpired().catch((error: unknown) =>
+        this.options.logger.error({ err: error }, 'sweeping expired uploads failed'),
+      );
+    }, SWEEP_INTERVAL_MS).unref();
   }
 
   /** Creates the record of a new, empty file owned by the organization. */
@@ -131,10 +201,13 @@ export class FileStore {
   /** Streams a whole document into its own file and makes it the document (first upload only). */
   async writeDocument(file: StoredFile, body: Readable): Promise<void> {
     this.assertWritable(file);
-    const path = this.uploadPath(file.fileId);
-    const { size, sha256 } = await this.streamTo(body, path);
-    await this.complete(file, { path, size, sha256, committed: [] });
-    this.options.logger.debug({ file: file.fileId, size }, 'document uploaded');
+    await this.whileWriting(file.fileId, async () => {
+      const path = this.uploadPath(file.fileId);
+      const { size, sha256 } = await this.streamTo(body, path);
+      await this.complete(file, { path, size, sha256, committed: [] });
+      this.uncommitted.forget(file.fileId);
+      this.options.logger.debug({ file: file.fileId, size }, 'document uploaded');
+    });
   }
 
   /**
@@ -153,8 +226,30 @@ export class FileStore {
   async writeBlock(file: StoredFile, blockId: string, body: Readable): Promise<void> {
     this.assertWritable(file);
     const blockDir = this.blockDir(file.fileId);
-    await ensurePrivateDir(blockDir);
-    await this.streamTo(body, join(blockDir, blockKey(blockId)));
+    await this.whileWriting(file.fileId, async () => {
+      const key = blockKey(blockId);
+      const write = await this.uncommitted.begin(file, blockDir, key);
+      try {
+        await ensurePrivateDir(blockDir);
+        await this.streamTo(body, join(blockDir, key), write.count);
+      } catch (error) {
+        write.failed();
+        throw error;
+      }
+      write.succeeded();
+    });
+  }
+
+  /** Runs an upload of the file, marked as streaming so the sweep leaves the file alone. */
+  private async whileWriting<T>(fileId: string, run: () => Promise<T>): Promise<T> {
+    this.writing.set(fileId, (this.writing.get(fileId) ?? 0) + 1);
+    try {
+      return await run();
+    } finally {
+      const left = (this.writing.get(fileId) ?? 1) - 1;
+      if (left > 0) this.writing.set(fileId, left);
+      else this.writing.delete(fileId);
+    }
   }
 
   /**
@@ -202,6 +297,7 @@ export class FileStore {
     await rename(temp, path);
     await this.complete(file, { path, size: offset, sha256: hash.digest('hex'), committed });
     await rm(this.blockDir(file.fileId), { recursive: true, force: true });
+    this.uncommitted.forget(file.fileId);
     this.options.logger.debug(
       { file: file.fileId, size: offset, blocks: sources.length },
       'block list committed',
@@ -210,6 +306,7 @@ export class FileStore {
 
   /** Deletes a file, its blocks and its record. */
   async remove(fileId: string): Promise<void> {
+    this.uncommitted.forget(fileId);
     const path = this.options.records.find(fileId)?.path;
     this.options.records.remove(fileId);
     await rm(join(this.dir, `${fileId}.bin`), { force: true });
@@ -223,6 +320,7 @@ export class FileStore {
    */
   async removeAll(files: readonly StoredFile[]): Promise<void> {
     for (const file of files) {
+      this.uncommitted.forget(file.fileId);
       this.options.records.remove(file.fileId);
       await rm(join(this.dir, `${file.fileId}.bin`), { force: true });
       if (file.path.startsWith(this.dir)) await rm(file.path, { force: true });
@@ -236,7 +334,12 @@ export class FileStore {
    * is left unread, not destroyed: its caller drains it (an upload's connection goes on and
    * carries the answer) or destroys it (a fetch).
    */
-  async streamTo(body: Readable, target: string): Promise<{ size: number; sha256: string }> {
+  async streamTo(
+    body: Readable,
+    target: string,
+    /** Also sees every chunk (and may throw to refuse the body). */
+    counter?: (chunk: Buffer) => void,
+  ): Promise<{ size: number; sha256: string }> {
     const hash = createHash('sha256');
     let size = 0;
     const limit = this.maxBytes;
@@ -244,6 +347,7 @@ export class FileStore {
     const onChunk = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) throw new TooLargeError(limit);
+      counter?.(chunk);
       hash.update(chunk);
     };
     const temp = `${target}.${randomUUID()}.tmp`;

@@ -14,6 +14,7 @@
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { BlockCountError } from './uncommitted-blocks.js';
 import { PrintRelayError, ValidationError, errorMessage } from '../../lib/errors.js';
 import { FILE_CHUNK } from '../../lib/file-sink.js';
 import type { Logger } from '../../log/logger.js';
@@ -49,7 +50,9 @@ const storageSchema = {
     400: xmlError('InvalidInput'),
     403: xmlError('AuthenticationFailed: expired or wrong signature'),
     404: xmlError('BlobNotFound'),
-    409: xmlError('BlobImmutable: already uploaded or printed'),
+    409: xmlError(
+      'BlobImmutable: already uploaded or printed; BlockCountExceedsLimit: too many uncommitted blocks',
+    ),
     413: xmlError('RequestBodyTooLarge'),
     500: xmlError('InternalError'),
   },
@@ -189,6 +192,8 @@ function sendCreated(reply: FastifyReply, file: StoredFile) {
 function sendStorageError(reply: FastifyReply, error: unknown, log: Logger, fileId: string) {
   if (error instanceof ValidationError) return sendXmlError(reply, 400, 'InvalidInput', error.message);
   if (error instanceof TooLargeError) return sendXmlError(reply, 413, 'RequestBodyTooLarge', error.message);
+  if (error instanceof BlockCountError)
+    return sendXmlError(reply, 409, 'BlockCountExceedsLimit', error.message);
   if (error instanceof PrintRelayError && error.code === 'conflict') {
     return sendXmlError(reply, 409, 'BlobImmutable', error.message);
   }

@@ -46,6 +46,24 @@ interface StoredFileRow {
 export class StoredFileRepo {
   constructor(private readonly db: EmulatorDatabase) {}
 
+  /** The organization's pending uploads created after `since`, and when the oldest of them was. */
+  pendingUploads(organizationId: string, since: number): { count: number; oldest: number | null } {
+    return this.db
+      .prepare(
+        `SELECT COUNT(*) AS count, MIN(created_at) AS oldest FROM stored_files
+         WHERE organization_id = ? AND state = 'pending' AND created_at > ?`,
+      )
+      .get(organizationId, since) as { count: number; oldest: number | null };
+  }
+
+  /** Ids of pending uploads created at or before `before` (their upload URL has expired). */
+  expiredPending(before: number): string[] {
+    const rows = this.db
+      .prepare(`SELECT file_id FROM stored_files WHERE state = 'pending' AND created_at <= ?`)
+      .all(before) as { file_id: string }[];
+    return rows.map((r) => r.file_id);
+  }
+
   /** Inserts the record or replaces the stored one of the same file id. */
   save(file: StoredFile): void {
     this.db

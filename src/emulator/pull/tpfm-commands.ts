@@ -199,7 +199,7 @@ function uploadParams(query: Record<string, string | undefined>) {
 export async function prepareUpload(s: TpfmServices, call: TpfmCall): Promise<TpfmResult> {
   const user = requireUser(call);
   const { extension } = uploadParams(call.query);
-  const file = await s.files.create(user.organizationId, user.id);
+  const file = await s.files.prepareUpload(user.organizationId, user.id);
   const uri = `${call.baseUrl}${STORAGE_UPLOAD_PREFIX}${file.fileId}?${s.files.signUpload(file.fileId)}`;
   const httpHeaders = { 'x-ms-blob-type': 'BlockBlob', 'Content-Type': contentTypeForExtension(extension) };
   return { body: formatUploadBody({ uri, httpHeaders }) };

@@ -55,7 +55,7 @@ export async function sfapiRoutes(app: FastifyInstance, options: EmulatorRouteOp
   );
 
   app.get('/sfapi/PrepareUpload/', auth(sfapiSchemas.prepareUpload), async (request) => {
-    const file = await files.create(request.auth.organizationId, request.auth.userId);
+    const file = await files.prepareUpload(request.auth.organizationId, request.auth.userId);
     const url = `${baseUrl(request, context)}${STORAGE_UPLOAD_PREFIX}${file.fileId}?${files.signUpload(file.fileId)}`;
     return { fileid: file.fileId, sasUri: url };
   });

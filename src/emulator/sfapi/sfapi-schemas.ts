@@ -132,6 +132,7 @@ export const sfapiSchemas = {
       },
       401,
       403,
+      429,
     ),
   },
   print: {
