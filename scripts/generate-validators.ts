@@ -6,7 +6,7 @@
  * generated function and Ajv's few run-time helpers. A unit test fails when the committed files
  * are stale.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TSchema } from '@sinclair/typebox';
@@ -76,8 +76,14 @@ function render(schema: TSchema, file: string, withSchema: boolean): string {
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  // An unchanged file is left alone: `npm pack` (prepack) runs this while tests may import them.
   for (const [path, text] of Object.entries(validatorFiles())) {
-    writeFileSync(join(root, path), text);
+    const file = join(root, path);
+    if (existsSync(file) && readFileSync(file, 'utf8') === text) {
+      process.stdout.write(`unchanged ${path}\n`);
+      continue;
+    }
+    writeFileSync(file, text);
     process.stdout.write(`wrote ${path}\n`);
   }
 }

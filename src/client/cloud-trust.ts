@@ -53,11 +53,19 @@ const UNTRUSTED_CODES = new Set([
 export const UNTRUSTED_HINT =
   'trust the CA that signed it with cloud.ca_file in agent.yaml (printrelay print: --ca FILE)';
 
+/**
+ * Node 24 ends some certificate messages with advice about its own CA store; the PrintRelay hint
+ * (cloud.ca_file) replaces it, so the message reads the same on every Node line.
+ */
+const NODE_CA_STORE_ADVICE =
+  /; if the root CA is installed locally, try running Node\.js with --use-system-ca$/;
+
 /** `CODE message` of a certificate verification failure in `error` or its causes; else undefined. */
 export function certificateProblem(error: unknown): string | undefined {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && UNTRUSTED_CODES.has(code)) return `${code}: ${e.message}`;
+    if (typeof code === 'string' && UNTRUSTED_CODES.has(code))
+      return `${code}: ${e.message.replace(NODE_CA_STORE_ADVICE, '')}`;
   }
   return undefined;
 }

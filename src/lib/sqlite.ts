@@ -8,7 +8,8 @@
  *   dependency) is compiled at install time; it runs on Node 20 but aborts the process on Node 24
  *   when the garbage collector frees a prepared statement.
  * The binding is chosen by the running Node's Node-API version and imported when this module
- * loads; the other line is never loaded. A binding that cannot be loaded fails the first open. See docs/architecture.md, "SQLite binding".
+ * loads; the other line is never loaded. A binding that cannot be loaded fails the first open.
+ * See docs/architecture.md, "SQLite binding".
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { PermanentError } from './errors.js';

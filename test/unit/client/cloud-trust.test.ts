@@ -56,6 +56,13 @@ describe('untrusted certificates', () => {
     expect(certificateProblem(new Error('fetch failed', { cause: tlsError }))).toBe(
       'DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate',
     );
+    const node24 = Object.assign(
+      new Error(
+        'self-signed certificate; if the root CA is installed locally, try running Node.js with --use-system-ca',
+      ),
+      { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' },
+    );
+    expect(certificateProblem(node24)).toBe('DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate');
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     expect(certificateProblem(refused)).toBeUndefined();
   });
