@@ -66,6 +66,7 @@ mapfile -t packages < <(npm ls --omit=dev --all --parseable 2>/dev/null | sed "s
 # Natives compiled here must be of the target architecture.
 for module in $(printf '%s\n' "${packages[@]}" | sed 's#$#/build/Release#' | xargs -r ls -d 2>/dev/null); do
   for file in "$module"/*.node; do
+    [ -e "$file" ] || continue # a build/ folder without a compiled module (better-sqlite3 13 loads a prebuild)
     machine=$(od -An -tu2 -j18 -N2 "$file" | tr -d ' ')
     if [ "$machine" != "$elf_machine" ]; then
       echo "build-deb: $file is compiled for ELF machine $machine, not for $arch ($elf_machine)." >&2

@@ -6,10 +6,14 @@
  * pruned for win32-x64 (scripts/prune-node-modules.sh: prebuilt natives for win32-x64 only,
  * WinSW kept in node-windows), install.ps1 (src/service/windows-install-script.ts) and
  * service/printrelay-agent.xml, the WinSW definition `service install` writes with the default
- * paths. Natives npm compiled here are for this machine, not Windows: they are left out, and
- * install.ps1 fetches the Windows build of those whose package installs a prebuilt binary
- * (prebuild-install); the others are named on standard error (nothing loads them on Windows:
- * unix-dgram serves systemd only). Prints the artifact's folder on its last line.
+ * paths. The production tree leaves out the optional dependencies: better-sqlite3-node20, the
+ * SQLite line for Node 20, with what it alone pulls in (install.ps1 refuses a Node older than
+ * 22.14, on which better-sqlite3 13 runs from its win32-x64 prebuild). Natives npm compiled here
+ * (build/Release, build/Debug) are for this machine, not Windows, and would be found before a
+ * prebuild by the packages that look there first: they are removed, and those of packages that
+ * ship no win32-x64 prebuild are named on standard error (nothing loads them on Windows:
+ * unix-dgram serves systemd only). install.ps1 needs no network. Prints the artifact's folder on
+ * its last line.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,9 +27,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Packages never needed on Windows: the TypeScript runner (the artifact runs dist/). */
 const NOT_SHIPPED = /(^|\/)node_modules\/(tsx|esbuild|@esbuild\/[^/]+)$/;
 
-/** The production dependency tree as folders relative to the checkout. */
+/**
+ * The production dependency tree without optional dependencies (better-sqlite3-node20 is the
+ * only one: the Node 20 line), as folders relative to the checkout.
+ */
 function productionPackages(): string[] {
-  const out = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], {
+  const out = execFileSync('npm', ['ls', '--omit=dev', '--omit=optional', '--all', '--parseable'], {
     cwd: root,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
@@ -40,15 +47,16 @@ function productionPackages(): string[] {
   ].sort();
 }
 
-/** Every compiled native under a build/ folder (what npm built on this machine), by package. */
+/** Every compiled native under a build/Release or build/Debug folder (what npm built here), by package. */
 function compiledHere(modules: string): Map<string, string[]> {
   const found = new Map<string, string[]>();
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
+      const build = /\/build\/(Release|Debug)\//.exec(path);
       if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith('.node') && /\/build\/Release\//.test(path)) {
-        const pkg = path.slice(0, path.indexOf('/build/Release/'));
+      else if (entry.name.endsWith('.node') && build) {
+        const pkg = path.slice(0, build.index);
         found.set(pkg, [...(found.get(pkg) ?? []), path]);
       }
     }
@@ -57,12 +65,15 @@ function compiledHere(modules: string): Map<string, string[]> {
   return found;
 }
 
-/** Whether a package's own install step downloads a prebuilt binary for the machine it runs on. */
-function fetchesPrebuilt(pkgDir: string): boolean {
-  const scripts = (
-    JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }
-  ).scripts;
-  return /\bprebuild-install\b/.test(scripts?.install ?? '');
+/** Whether a package ships its own prebuilt native for win32-x64 (under prebuilds/). */
+function shipsWindowsPrebuild(pkgDir: string): boolean {
+  const prebuilds = join(pkgDir, 'prebuilds');
+  return (
+    existsSync(prebuilds) &&
+    readdirSync(prebuilds, { recursive: true, encoding: 'utf8' }).some(
+      (file) => file.includes('win32-x64') && file.endsWith('.node'),
+    )
+  );
 }
 
 function option(args: string[], name: string): string | undefined {
@@ -94,12 +105,10 @@ function main(args: string[]): void {
   for (const path of productionPackages()) cpSync(join(root, path), join(app, path), { recursive: true });
 
   const modules = join(app, 'node_modules');
-  const rebuild: string[] = [];
   for (const [pkgDir, files] of compiledHere(modules)) {
     for (const file of files) rmSync(file);
     const name = relative(modules, pkgDir).replace(/^.*node_modules\//, '');
-    if (fetchesPrebuilt(pkgDir)) rebuild.push(name);
-    else
+    if (!shipsWindowsPrebuild(pkgDir))
       process.stderr.write(
         `build-windows: ${name} has no Windows binary in this artifact (built from source only)\n`,
       );
@@ -107,8 +116,11 @@ function main(args: string[]): void {
   execFileSync(join(root, 'scripts', 'prune-node-modules.sh'), [modules, 'win32-x64'], { stdio: 'inherit' });
   const winsw = join(modules, 'node-windows', 'bin', 'winsw', 'winsw.exe');
   if (!existsSync(winsw)) throw new Error(`build-windows: ${winsw} is missing: node-windows carries WinSW`);
+  const sqlite = join(modules, 'better-sqlite3', 'prebuilds', 'win32-x64.node');
+  if (!existsSync(sqlite))
+    throw new Error(`build-windows: ${sqlite} is missing: better-sqlite3 13 carries its Windows binary`);
 
-  writeFileSync(join(app, 'install.ps1'), windowsInstallScript(rebuild.sort()));
+  writeFileSync(join(app, 'install.ps1'), windowsInstallScript());
   mkdirSync(join(app, 'service'));
   writeFileSync(join(app, 'service', 'printrelay-agent.xml'), winswDefinition(DEFAULT_WINDOWS_PATHS));
   process.stdout.write(`${app}\n`);

@@ -140,10 +140,20 @@ describe.skipIf(!canLint)('the built .deb', () => {
     // Windows programs, C/C++ sources, TypeScript, maps, markdown, dotfiles, musl natives, and
     // prebuilt natives of other platforms (JavaScript for them stays: packages pick it at run time).
     const foreign =
-      /\.(exe|dll|pdb|bat|cmd|ps1|c|cc|cpp|h|hpp|gyp|gypi|ts|map|md|sh)$|(^|\/)\.[^/]+$|musl|(win32|darwin)[^/]*\.node$/i;
+      /\.(exe|dll|pdb|bat|cmd|ps1|c|cc|cpp|h|hpp|gyp|gypi|ts|map|md|sh)$|(^|\/)\.[^/]+$|(musl|win32|darwin)[^/]*\.node$/i;
     const app = paths.filter((p) => p.startsWith('usr/lib/printrelay/'));
     expect(app.filter((p) => foreign.test(p) && !/\/licen[cs]e\.md$/i.test(p))).toEqual([]);
     expect(app).toContain('usr/lib/printrelay/dist/cli/main.js');
+    // Both SQLite lines: better-sqlite3 13's prebuild for this architecture (Node 22.14 and
+    // later), and better-sqlite3 12 as compiled by npm (Node 20: the package depends on nodejs >= 20.19).
+    const nodeArch = hostArch === 'arm64' ? 'arm64' : 'x64';
+    expect(app).toContain(`usr/lib/printrelay/node_modules/better-sqlite3/prebuilds/linux-${nodeArch}.node`);
+    expect(app.filter((p) => p.startsWith('usr/lib/printrelay/node_modules/better-sqlite3/build/'))).toEqual(
+      [],
+    );
+    expect(app).toContain(
+      'usr/lib/printrelay/node_modules/better-sqlite3-node20/build/Release/better_sqlite3.node',
+    );
     expect(app).toContain('usr/lib/printrelay/drivers/cardreaders/rfideas-pcprox.json');
     expect(paths).toContain('usr/share/man/man1/printrelay.1.gz');
     expect(paths).toContain('usr/share/doc/printrelay/copyright');

@@ -1,8 +1,9 @@
 /**
  * scripts/build-windows.ts for real (Windows cannot run here, so the files are checked): the
  * artifact holds the compiled agent, the production modules with natives for win32-x64 only
- * (Windows PE files, no Linux or musl binaries), WinSW from node-windows, the service definition
- * and install.ps1 exactly as their golden files, and the compiled CLI runs from it.
+ * (Windows PE files, no Linux or musl binaries), better-sqlite3 13 with its win32-x64 prebuild
+ * where its loader looks on Windows and without the Node 20 line, WinSW from node-windows, the
+ * service definition and install.ps1 exactly as their golden files, and the compiled CLI runs.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, closeSync } from 'node:fs';
@@ -36,6 +37,15 @@ function files(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
     .map((entry) => relative(dir, join(entry.parentPath, entry.name)));
+}
+
+/** The machine a Windows PE file is built for (0x8664: x64), or undefined when it is no PE file. */
+function peMachine(path: string): number | undefined {
+  const bytes = readFileSync(path);
+  if (bytes.length < 0x40 || bytes.toString('latin1', 0, 2) !== 'MZ') return undefined;
+  const pe = bytes.readUInt32LE(0x3c);
+  if (bytes.toString('latin1', pe, pe + 4) !== 'PE\0\0') return undefined;
+  return bytes.readUInt16LE(pe + 4);
 }
 
 /** The first two bytes of a file: MZ for a Windows executable or DLL, \x7fE for ELF. */
@@ -79,11 +89,45 @@ describe('the Windows artifact', () => {
     expect(natives.some((f) => f.startsWith('node_modules/@serialport/bindings-cpp/'))).toBe(true);
   });
 
-  it('has install.ps1 fetch the Windows build of the natives compiled here, and names the rest', () => {
-    expect(readFileSync(join(app, 'install.ps1'), 'utf8')).toBe(
-      readFileSync(join(fixtures, 'install.ps1'), 'utf8'),
+  it('ships better-sqlite3 13 with its win32-x64 prebuild, and not the Node 20 line', () => {
+    const all = files(app);
+    const sqlite = all.filter((f) => f.startsWith('node_modules/better-sqlite3/') && f.endsWith('.node'));
+    expect(sqlite).toEqual(['node_modules/better-sqlite3/prebuilds/win32-x64.node']);
+    expect(peMachine(join(app, 'node_modules/better-sqlite3/prebuilds/win32-x64.node'))).toBe(0x8664);
+    expect(
+      (
+        JSON.parse(readFileSync(join(app, 'node_modules/better-sqlite3/package.json'), 'utf8')) as {
+          version: string;
+        }
+      ).version,
+    ).toMatch(/^13\./);
+    expect(all.filter((f) => f.startsWith('node_modules/better-sqlite3-node20/'))).toEqual([]);
+    expect(all.filter((f) => f.startsWith('node_modules/prebuild-install/'))).toEqual([]);
+  });
+
+  it('has better-sqlite3 load that prebuild on Windows', () => {
+    // better-sqlite3's own loader, with the platform it reads set to win32 (this machine is
+    // x64): it must reach prebuilds/win32-x64.node, which Linux then refuses to load.
+    const probe = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        "Object.defineProperty(process, 'platform', { value: 'win32' });" +
+          'const Database = require(process.argv[1]);' +
+          "try { new Database(':memory:'); console.log('loaded'); } catch (e) { console.log(e.message); }",
+        join(app, 'node_modules', 'better-sqlite3'),
+      ],
+      { encoding: 'utf8' },
     );
-    expect(readFileSync(join(app, 'install.ps1'), 'utf8')).toBe(windowsInstallScript(['better-sqlite3']));
+    expect(process.arch).toBe('x64');
+    expect(probe.stdout).toContain(join(app, 'node_modules/better-sqlite3/prebuilds/win32-x64.node'));
+  });
+
+  it('has install.ps1 need no network and refuse a Node older than 22.14, and names the natives left out', () => {
+    const script = readFileSync(join(app, 'install.ps1'), 'utf8');
+    expect(script).toBe(readFileSync(join(fixtures, 'install.ps1'), 'utf8'));
+    expect(script).toBe(windowsInstallScript());
+    expect(script).not.toMatch(/npm|rebuild|Invoke-WebRequest|http/i);
     expect(stderr).toContain(
       'build-windows: unix-dgram has no Windows binary in this artifact (built from source only)\n',
     );

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { windowsInstallScript } from '../../../src/service/windows-install-script.js';
+import { WINDOWS_MIN_NODE, windowsInstallScript } from '../../../src/service/windows-install-script.js';
 import { winswPlan } from '../../../src/service/winsw-service.js';
 
 const golden = readFileSync(
@@ -11,11 +11,11 @@ const golden = readFileSync(
 
 describe('install.ps1 of the Windows artifact', () => {
   it('matches the golden file', () => {
-    expect(windowsInstallScript(['better-sqlite3'])).toBe(golden);
+    expect(windowsInstallScript()).toBe(golden);
   });
 
   it('runs the icacls commands of `service install`, on $DataDir, before anything is copied there', () => {
-    const script = windowsInstallScript([]);
+    const script = windowsInstallScript();
     const home = 'C:\\ProgramData\\PrintRelay';
     const planned = winswPlan('install', {
       node: 'node.exe',
@@ -31,15 +31,23 @@ describe('install.ps1 of the Windows artifact', () => {
     expect(script.indexOf('Set-PrivateAcl\r\n$Config')).toBeLessThan(script.indexOf('Copy-Item'));
   });
 
-  it('fetches nothing when every native ships its Windows binary', () => {
-    const script = windowsInstallScript([]);
-    expect(script).not.toContain('npm.cmd');
+  it('needs no network: it runs neither npm nor a download', () => {
+    expect(windowsInstallScript()).not.toMatch(/npm|rebuild|Invoke-WebRequest|Invoke-RestMethod|https?:/i);
+  });
+
+  it('refuses a Node older than 22.14, naming the version found and the one needed, before it touches anything', () => {
+    const script = windowsInstallScript();
+    expect(WINDOWS_MIN_NODE).toBe('22.14.0');
+    expect(script).toContain("$NodeFound = (Invoke-Checked $Node @('--version') | Out-String).Trim()\r\n");
     expect(script).toContain(
-      '# Every native module of this build ships its Windows binary: nothing to fetch.',
+      "if ([version]($NodeFound.TrimStart('v') -replace '-.*$', '') -lt [version]'22.14.0') {\r\n" +
+        `  throw "PrintRelay needs Node.js 22.14.0 or later, and \${Node} is Node.js \${NodeFound}. ` +
+        'Install the current LTS (24 recommended), or pass -Node with a newer node.exe."\r\n}',
     );
+    expect(script.indexOf('$NodeFound')).toBeLessThan(script.indexOf('New-Item'));
   });
 
   it('uses CRLF line ends throughout, as Windows tools expect', () => {
-    expect(windowsInstallScript(['a']).replace(/\r\n/g, '')).not.toContain('\n');
+    expect(windowsInstallScript().replace(/\r\n/g, '')).not.toContain('\n');
   });
 });
