@@ -63,9 +63,10 @@ describe('job path simulation', () => {
   it(
     'finds the printer left with part of a document when "sent" is recorded before the last bytes arrive',
     async () => {
-      // The broken variant: onDocumentSent as the last chunk is handed over. A crash (or a cut)
-      // before it arrives leaves the printer with part of the document, and the reconcile of a job
-      // recorded as wholly sent watches it and reports it printed.
+      // The broken variant: onDocumentSent as the last chunk is handed over, before it leaves the
+      // process and before the printer answers. A crash (or a cut) before it arrives leaves the
+      // printer with part of the document, and the reconcile of a job recorded as sent watches it
+      // and reports it printed.
       const broken = { ...variant, sentRule: 'handed' as const };
       const found: number[] = [];
       for (let seed = 1; seed <= 300 && found.length < 3; seed++) {
