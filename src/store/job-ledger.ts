@@ -92,6 +92,11 @@ export interface MoveDetails {
   nextRetryAt?: number;
   /** Count this move as a submit attempt. */
   attempt?: boolean;
+  /**
+   * false: the current attempt's flush record proves nothing any more (the agent saw the request
+   * carrying the document fail, or judged the printer's copy cut); recovery no longer trusts it.
+   */
+  documentFlushed?: false;
 }
 
 interface JobRow {
@@ -158,7 +163,7 @@ export class JobLedger {
         firstTryAt: job.firstTryAt ?? (details.attempt ? now : undefined),
         // A new attempt has sent nothing yet.
         documentSent: details.attempt ? false : job.documentSent,
-        documentFlushed: details.attempt ? false : job.documentFlushed,
+        documentFlushed: details.attempt ? false : (details.documentFlushed ?? job.documentFlushed),
         // The printer job of the attempt that ends here is never the next attempt's.
         earlierPrinterJobs:
           details.attempt && job.printerJobId && !job.earlierPrinterJobs.includes(job.printerJobId)

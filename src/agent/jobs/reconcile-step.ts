@@ -67,6 +67,14 @@ export class ReconcileStep {
     stop: AbortSignal,
     log: Logger,
   ): Promise<LedgerJob> {
+    // Judged cut: should the Cancel-Job's answer be lost, the next look must not take the job,
+    // now cancelled by the agent itself, for a whole one on the strength of the flush.
+    if (job.documentFlushed) {
+      this.deps.ledger.move(job.jobId, 'submitting', {
+        nextRetryAt: job.nextRetryAt,
+        documentFlushed: false,
+      });
+    }
     await backend.cancel(printerJobId, stop);
     if (before.state === 'completed') {
       // A printer that treats a cut connection as the end of the document (ippeveprinter does)
