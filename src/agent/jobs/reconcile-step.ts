@@ -7,6 +7,7 @@
  * printers that cannot tell are in docs/agent-jobs.md, "After a crash".
  */
 import { statSync } from 'node:fs';
+import { sleep } from '../../lib/abort.js';
 import type { Logger } from '../../log/logger.js';
 import {
   type BackendJobState,
@@ -48,7 +49,15 @@ export class ReconcileStep {
       }
       printerJobId = found.printerJobId;
     }
-    const state = await backend.jobState(printerJobId, stop);
+    let state = await backend.jobState(printerJobId, stop);
+    // Not known sent and still queued or printing: only once it ends may the printer say how much
+    // it holds (K octets); cancelling now could race its completion and print it twice.
+    const reportsFlush = backend.reportsDocumentSent === true;
+    while (reportsFlush && !job.documentSent && (state.state === 'pending' || state.state === 'processing')) {
+      if (waitsForDocument(state)) break;
+      await sleep(this.deps.jobs.status_poll_ms, stop);
+      state = await backend.jobState(printerJobId, stop);
+    }
     const verdict = judgeDocument(job, state, backend.reportsDocumentSent === true, spooledKOctets(job));
     if (verdict.whole) {
       log.info({ printerJobId, why: verdict.why }, 'found the interrupted job at the printer; watching it');

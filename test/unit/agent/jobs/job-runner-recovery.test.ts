@@ -69,8 +69,13 @@ class TwoStepPrinter implements PrinterBackend {
     this.jobs.set(id, { name: job.jobName, state: { state: 'completed', reasons: [], pagesCompleted: 1 } });
     return { printerJobId: id };
   }
+  /** States a job moves through, one per Get-Job-Attributes, before it settles in its own. */
+  upcoming = new Map<string, BackendJobState[]>();
   async jobState(id: string): Promise<BackendJobState> {
-    return this.jobs.get(id)?.state ?? { state: 'aborted', reasons: [] };
+    const next = this.upcoming.get(id)?.shift();
+    const job = this.jobs.get(id);
+    if (next && job) job.state = next;
+    return job?.state ?? { state: 'aborted', reasons: [] };
   }
   async findJobByName(name: string): Promise<SubmittedJob | undefined> {
     const found = [...this.jobs].filter(([, j]) => j.name === name).at(-1);
@@ -277,6 +282,19 @@ describe('JobRunner recovery of an interrupted submission', () => {
     expect(printer.cancelled).toEqual([waiting, waiting]);
     expect(printer.sent).toEqual([printerJobName('r14')]);
     expect(job).toMatchObject({ state: 'completed', printerJobId: '2' });
+  });
+
+  it('a job still printing that may hold the whole document is judged once it ended, not cancelled', async () => {
+    // The answer to the document was lost: job 1 is printing; it ends reporting every K octet.
+    const printing = printer.hold(printerJobName('r15'), { state: 'processing', reasons: [] });
+    interrupted('r15', printing, 'none', 3000);
+    printer.upcoming.set(printing, [
+      { state: 'processing', reasons: [] },
+      { state: 'completed', reasons: [], kOctets: 3 },
+    ]);
+    const job = await finish('r15');
+    expect([printer.sent, printer.cancelled]).toEqual([[], []]);
+    expect(job).toMatchObject({ state: 'completed', printerJobId: printing });
   });
 
   it('a backend that hands the document over in one step (no flush record): a job found by name is watched', async () => {
