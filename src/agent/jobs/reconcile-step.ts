@@ -53,12 +53,21 @@ export class ReconcileStep {
     // Not known sent and still queued or printing: only once it ends may the printer say how much
     // it holds (K octets); cancelling now could race its completion and print it twice.
     const reportsFlush = backend.reportsDocumentSent === true;
-    while (reportsFlush && !job.documentSent && (state.state === 'pending' || state.state === 'processing')) {
+    // Judged cut on an earlier look whose Cancel-Job may not have arrived (its answer was lost).
+    const givenUp = job.earlierPrinterJobs.includes(printerJobId);
+    while (
+      !givenUp &&
+      reportsFlush &&
+      !job.documentSent &&
+      (state.state === 'pending' || state.state === 'processing')
+    ) {
       if (waitsForDocument(state)) break;
       await sleep(this.deps.jobs.status_poll_ms, stop);
       state = await backend.jobState(printerJobId, stop);
     }
-    const verdict = judgeDocument(job, state, backend.reportsDocumentSent === true, spooledKOctets(job));
+    const verdict = givenUp
+      ? { whole: false, why: 'judged cut before; cancelling it again' }
+      : judgeDocument(job, state, reportsFlush, spooledKOctets(job));
     if (verdict.whole) {
       log.info({ printerJobId, why: verdict.why }, 'found the interrupted job at the printer; watching it');
       return this.outcomes.submittedAs(job, printerJobId, log);
@@ -77,13 +86,13 @@ export class ReconcileStep {
     log: Logger,
   ): Promise<LedgerJob> {
     // Judged cut: should the Cancel-Job's answer be lost, the next look must not take the job,
-    // now cancelled by the agent itself, for a whole one on the strength of the flush.
-    if (job.documentFlushed) {
-      this.deps.ledger.move(job.jobId, 'submitting', {
-        nextRetryAt: job.nextRetryAt,
-        documentFlushed: false,
-      });
-    }
+    // now cancelled by the agent itself, for a whole one (by the flush, or by K octets rounded up).
+    this.deps.ledger.move(job.jobId, 'submitting', {
+      nextRetryAt: job.nextRetryAt,
+      documentFlushed: false,
+      printerJobId,
+      givenUpPrinterJob: printerJobId,
+    });
     await backend.cancel(printerJobId, stop);
     if (before.state === 'completed') {
       // A printer that treats a cut connection as the end of the document (ippeveprinter does)

@@ -284,6 +284,21 @@ describe('JobRunner recovery of an interrupted submission', () => {
     expect(job).toMatchObject({ state: 'completed', printerJobId: '2' });
   });
 
+  it('a Cancel-Job whose answer was lost, of a job cut within its last K octet: not adopted on the next look', async () => {
+    // Cut after 2,600 of 3,000 bytes: the cancelled job reports 3 K octets, as the whole would.
+    const cut = printer.hold(printerJobName('r16'), { state: 'held', reasons: ['job-data-insufficient'] });
+    interrupted('r16', cut, 'none', 3000);
+    printer.loseCancelAnswer = true;
+    printer.upcoming.set(cut, [
+      { state: 'held', reasons: ['job-data-insufficient'] },
+      { state: 'cancelled', reasons: [], kOctets: 3 },
+    ]);
+    const job = await finish('r16');
+    expect(printer.cancelled).toEqual([cut, cut]);
+    expect(printer.sent).toEqual([printerJobName('r16')]);
+    expect(job).toMatchObject({ state: 'completed', printerJobId: '2', earlierPrinterJobs: [cut] });
+  });
+
   it('a job still printing that may hold the whole document is judged once it ended, not cancelled', async () => {
     // The answer to the document was lost: job 1 is printing; it ends reporting every K octet.
     const printing = printer.hold(printerJobName('r15'), { state: 'processing', reasons: [] });
