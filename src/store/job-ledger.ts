@@ -92,6 +92,13 @@ export interface MoveDetails {
   nextRetryAt?: number;
   /** Count this move as a submit attempt. */
   attempt?: boolean;
+  /**
+   * false: the current attempt's flush record proves nothing any more (the agent saw the request
+   * carrying the document fail, or judged the printer's copy cut); recovery no longer trusts it.
+   */
+  documentFlushed?: false;
+  /** A printer job of the current attempt given up (judged cut): never taken for a whole one again. */
+  givenUpPrinterJob?: string;
 }
 
 interface JobRow {
@@ -158,12 +165,12 @@ export class JobLedger {
         firstTryAt: job.firstTryAt ?? (details.attempt ? now : undefined),
         // A new attempt has sent nothing yet.
         documentSent: details.attempt ? false : job.documentSent,
-        documentFlushed: details.attempt ? false : job.documentFlushed,
+        documentFlushed: details.attempt ? false : (details.documentFlushed ?? job.documentFlushed),
         // The printer job of the attempt that ends here is never the next attempt's.
-        earlierPrinterJobs:
-          details.attempt && job.printerJobId && !job.earlierPrinterJobs.includes(job.printerJobId)
-            ? [...job.earlierPrinterJobs, job.printerJobId]
-            : job.earlierPrinterJobs,
+        earlierPrinterJobs: withEarlier(
+          job.earlierPrinterJobs,
+          details.givenUpPrinterJob ?? (details.attempt ? job.printerJobId : undefined),
+        ),
         updatedAt: now,
       };
       this.db
@@ -248,4 +255,9 @@ function toJob(row: JobRow): LedgerJob {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** The printer jobs of earlier attempts, with `printerJobId` added once. */
+function withEarlier(earlier: string[], printerJobId: string | undefined): string[] {
+  return printerJobId && !earlier.includes(printerJobId) ? [...earlier, printerJobId] : earlier;
 }

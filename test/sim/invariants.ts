@@ -4,12 +4,11 @@
  * left unfinished at the cloud or in the ledger; each job's events at the cloud complete (seq
  * 1..n, nothing missing), never two different events for one seq, exactly one final event and
  * it is the last; the outbox empty; the ledger's final state the cloud's, its printer job the
- * one that printed. Each violation says which known defect explains it, when one does
- * (known-defects.ts).
+ * one that printed. A broken invariant that a documented limit explains says so (limits.ts).
  */
 import type { JobLedger } from '../../src/store/job-ledger.js';
 import type { Outbox } from '../../src/store/outbox.js';
-import { diagnose, type KnownDefect } from './known-defects.js';
+import { explainLimit, type Limit } from './limits.js';
 import type { SimCloud } from './sim-cloud.js';
 import type { SimPrinter } from './sim-printer.js';
 
@@ -20,8 +19,8 @@ export interface Violation {
   /** Short name of the broken rule. */
   rule: string;
   detail: string;
-  /** The known defect that explains it, if any. */
-  known?: KnownDefect;
+  /** The documented limit that explains it, if any (then it is not counted as a violation). */
+  limit?: Limit;
 }
 
 export interface WorldRecord {
@@ -71,7 +70,10 @@ export function checkInvariants(world: WorldRecord): Violation[] {
   const left = outbox.size();
   if (left > 0)
     violations.push({ jobId: '-', rule: 'outbox-not-empty', detail: `outbox still holds ${left} events` });
-  return violations.map((v) => ({ ...v, ...diagnose(v, world) }));
+  return violations.map((v) => {
+    const limit = explainLimit(v, world);
+    return limit ? { ...v, limit } : v;
+  });
 }
 
 function eventViolations(
@@ -94,6 +96,6 @@ function eventViolations(
 
 /** One line for a violation, as the test prints it. */
 export function describeViolation(v: Violation): string {
-  const known = v.known ? ` [known: ${v.known.id}, ${v.known.note}]` : '';
-  return `${v.jobId}: ${v.rule}: ${v.detail}${known}`;
+  const limit = v.limit ? ` [limit: ${v.limit.id}, ${v.limit.note}]` : '';
+  return `${v.jobId}: ${v.rule}: ${v.detail}${limit}`;
 }

@@ -10,12 +10,19 @@ import type { Prng } from './prng.js';
 /** Switches that change the system under test, for proving the simulator finds known defects. */
 export interface SimVariant {
   /**
-   * When the printer backend reports the whole document sent: `arrived` once the printer has the
-   * last byte; `os` once the last bytes are with the operating system (what the IPP backend
-   * does: a crash of the agent still delivers them, a cut connection does not); `handed` as the
-   * last bytes are handed over, before they leave the process (a crash loses them too).
+   * When the printer backend reports the document flushed and sent. `contract`, as the IPP
+   * backend does (printer-backend.ts): flushed once the last bytes are with the operating system
+   * (a crash of the agent still delivers them, a cut connection does not), sent only after the
+   * printer answered the request carrying the document with success (an answer lost: never
+   * sent). `handed`, deliberately broken: flushed and sent as the last bytes are handed over,
+   * before they leave the process (a crash loses them too) and before any answer.
    */
-  sentRule: 'arrived' | 'os' | 'handed';
+  sentRule: 'contract' | 'handed';
+  /**
+   * Printers report how much of an ended job's document they processed (job-k-octets), as most
+   * do; false: printers that cannot tell (ippeveprinter reports neither).
+   */
+  kOctets: boolean;
   /** Draw printers without Create-Job too (only Print-Job: the printer names the job in its answer). */
   printJobOnlyPrinters: boolean;
   /**
@@ -27,7 +34,8 @@ export interface SimVariant {
 }
 
 export const DEFAULT_VARIANT: SimVariant = {
-  sentRule: 'arrived',
+  sentRule: 'contract',
+  kOctets: true,
   printJobOnlyPrinters: false,
   operationTimeout: true,
 };
@@ -43,6 +51,8 @@ export interface Window {
 export interface PrinterPlan {
   id: string;
   createJob: boolean;
+  /** Reports job-k-octets for an ended job (false: cannot tell how much of a document it had). */
+  reportsKOctets: boolean;
   /** Unfinished jobs the printer holds before it answers busy. */
   capacity: number;
   onCut: CutPolicy;
@@ -88,18 +98,19 @@ export interface Scenario {
 }
 
 /**
- * The variant SIM_VARIANT names (comma-separated): `os` or `handed` (sentRule), `print-job-only`
- * (printJobOnlyPrinters), `no-operation-timeout`; unset, the default.
+ * The variant SIM_VARIANT names (comma-separated): `handed` (sentRule), `no-k-octets` (kOctets
+ * false), `print-job-only` (printJobOnlyPrinters), `no-operation-timeout`; unset, the default.
  */
 export function variantFromEnv(value: string | undefined): SimVariant {
   const names = new Set((value ?? '').split(',').filter((n) => n !== ''));
-  const known = ['os', 'handed', 'print-job-only', 'no-operation-timeout'];
+  const known = ['handed', 'no-k-octets', 'print-job-only', 'no-operation-timeout'];
   for (const name of names) {
     if (!known.includes(name))
       throw new Error(`SIM_VARIANT: unknown variant ${name} (known: ${known.join(', ')})`);
   }
   return {
-    sentRule: names.has('handed') ? 'handed' : names.has('os') ? 'os' : 'arrived',
+    sentRule: names.has('handed') ? 'handed' : 'contract',
+    kOctets: !names.has('no-k-octets'),
     printJobOnlyPrinters: names.has('print-job-only'),
     operationTimeout: !names.has('no-operation-timeout'),
   };
@@ -121,6 +132,7 @@ export function drawScenario(seed: number, rng: Prng, variant: SimVariant): Scen
     (_, i): PrinterPlan => ({
       id: `printer-${i + 1}`,
       createJob: variant.printJobOnlyPrinters ? rng.chance(0.5) : true,
+      reportsKOctets: variant.kOctets,
       capacity: rng.int(1, 3),
       onCut: rng.pick(['complete', 'abort', 'wait'] as const),
       operationTimeoutMs: variant.operationTimeout ? rng.pick([30_000, 60_000, 120_000]) : undefined,

@@ -1,12 +1,14 @@
 /**
- * The agent's PrinterBackend over a SimPrinter, behaving as the IPP backend promises: Create-Job
+ * The agent's PrinterBackend over a SimPrinter, behaving as the IPP backend does: Create-Job
  * (the id goes to onPrinterJobCreated) then Send-Document, or Print-Job for a printer without
  * Create-Job; the document streams from the simulated spool in chunks, each arriving after a
- * network delay; onDocumentSent once the printer has the last byte (or, in the `os` and
- * `handed` variants, as the last chunk goes out: see SimVariant). Faults: refused connections while the printer
- * restarts, unanswered requests while it stalls (a timeout, outcome unknown), cut transfers,
- * lost answers (the request did arrive), busy answers. Errors are the agent's own kinds, with the
- * socket codes the submit step tells apart.
+ * network delay; onDocumentFlushed as the last chunk goes to the operating system (a crash of
+ * the agent still delivers it, a cut does not), onDocumentSent only once the printer's answer
+ * to the request carrying the document arrived with success (never when that answer is lost).
+ * The `handed` variant breaks this on purpose (see SimVariant). Faults: refused connections while
+ * the printer restarts, unanswered requests while it stalls (a timeout, outcome unknown), cut
+ * transfers, lost answers (the request did arrive), busy answers. Errors are the agent's own
+ * kinds, with the socket codes the submit step tells apart.
  */
 import { PermanentError, RetryableError } from '../../src/lib/errors.js';
 import type {
@@ -71,9 +73,16 @@ export class SimBackend implements PrinterBackend {
       await this.connect('Print-Job');
       id = printer.printJob(job.jobName, this.attemptOf(job.jobName));
     }
-    await this.transfer(id, document, job.onDocumentSent);
+    const handed = this.scenario.variant.sentRule === 'handed';
+    await this.transfer(id, document, () => {
+      job.onDocumentFlushed?.();
+      if (handed) job.onDocumentSent?.();
+    });
+    // The printer answers the request carrying the document with the job's state at that moment.
+    const state = printer.jobState(id).state;
     await this.answer('document');
-    return { printerJobId: String(id), state: printer.jobState(id).state };
+    if (!handed) job.onDocumentSent?.();
+    return { printerJobId: String(id), state };
   }
 
   jobState(printerJobId: string): Promise<BackendJobState> {
@@ -121,13 +130,14 @@ export class SimBackend implements PrinterBackend {
 
   /**
    * Streams the document; a cut leaves the printer with what arrived (its cut policy decides).
-   * With sentRule `os` the last chunk is recorded sent as it goes to the operating system: a
-   * crash of the agent then still delivers it (the kernel sends what it holds), a cut does not.
+   * `onFlushed` runs as the last chunk goes to the operating system: a crash of the agent then
+   * still delivers it (the kernel sends what it holds), a cut does not. In the `handed` variant
+   * the last chunk has not left the process yet: a crash loses it too.
    */
-  private async transfer(id: number, document: Buffer, onSent: (() => void) | undefined): Promise<void> {
+  private async transfer(id: number, document: Buffer, onFlushed: () => void): Promise<void> {
     const printer = this.printer;
     const boot = printer.boot;
-    const rule = this.scenario.variant.sentRule;
+    const withOsOnCrash = this.scenario.variant.sentRule === 'contract';
     let withOs: Buffer | undefined;
     const close = this.world.openTransfer(() => {
       if (!withOs) return printer.cut(id);
@@ -138,8 +148,8 @@ export class SimBackend implements PrinterBackend {
       for (let offset = 0; offset < document.length; offset += CHUNK_BYTES) {
         const chunk = document.subarray(offset, offset + CHUNK_BYTES);
         const last = offset + CHUNK_BYTES >= document.length;
-        if (last && rule !== 'arrived') onSent?.();
-        if (last && rule === 'os') withOs = chunk;
+        if (last) onFlushed();
+        if (last && withOsOnCrash) withOs = chunk;
         await this.world.delay(this.rng.int(0, 3));
         if (printer.boot !== boot || this.rng.chance(printer.plan.cutChance)) {
           printer.cut(id);
@@ -151,7 +161,6 @@ export class SimBackend implements PrinterBackend {
     } finally {
       close();
     }
-    if (rule === 'arrived') onSent?.();
   }
 
   private latency(): number {

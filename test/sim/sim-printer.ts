@@ -7,7 +7,8 @@
  * or leaves waiting the job it carried (the plan's cutPolicy); a job left waiting for its
  * document longer than the printer's operation timeout (IPP multiple-operation-time-out) is
  * aborted; restarts refuse connections for a while, cut transfers and keep or forget the jobs;
- * stalls leave requests unanswered.
+ * stalls leave requests unanswered. An ended job reports the K octets it received
+ * (job-k-octets) unless the plan says the printer cannot tell.
  */
 import { PermanentError, RetryableError } from '../../src/lib/errors.js';
 import type { BackendJobState } from '../../src/printing/printer-backend.js';
@@ -124,7 +125,10 @@ export class SimPrinter {
       const done = (this.world.now() - job.printStart) / Math.max(1, job.printEnd - job.printStart);
       pagesCompleted = Math.min(pagesTotal - 1, Math.floor(done * pagesTotal));
     }
-    return { state, reasons, pagesCompleted, pagesTotal };
+    const bytes = job.chunks.reduce((n, c) => n + c.length, 0);
+    const ended = state === 'completed' || state === 'aborted' || state === 'cancelled';
+    const kOctets = ended && this.plan.reportsKOctets ? { kOctets: Math.ceil(bytes / 1024) } : {};
+    return { state, reasons, pagesCompleted, pagesTotal, ...kOctets };
   }
 
   /** True while the job waits for (the rest of) its document. */

@@ -6,6 +6,7 @@
  * timer, which freezes the dead agent's awaits forever, and re-arms the world's. Open transfers
  * to printers are registered, so a crash closes their connections as a dying process would.
  */
+import { closeSync, ftruncateSync, openSync, rmSync } from 'node:fs';
 import { vi } from 'vitest';
 import type { Prng } from './prng.js';
 
@@ -84,6 +85,24 @@ export class SimWorld {
 
 /** The spool folder's files, kept across crashes; files being written can tear at a crash. */
 export class SimSpool {
+  /**
+   * Gives each file on disk the simulated file's length (a sparse file, no content), so what the
+   * agent reads of the spool folder itself (the size of a document, in the reconcile) is true.
+   */
+  private mirror(path: string): void {
+    const file = this.files.get(path);
+    if (!file) {
+      rmSync(path, { force: true });
+      return;
+    }
+    const fd = openSync(path, 'w', 0o600);
+    try {
+      ftruncateSync(fd, file.length);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
   private readonly files = new Map<string, Buffer>();
   /** Files a download is writing now, with the length of the last write. */
   private readonly writing = new Map<string, number>();
@@ -98,15 +117,18 @@ export class SimSpool {
 
   truncate(path: string): void {
     this.files.set(path, Buffer.alloc(0));
+    this.mirror(path);
   }
 
   append(path: string, chunk: Buffer): void {
     this.files.set(path, Buffer.concat([this.files.get(path) ?? Buffer.alloc(0), chunk]));
     this.writing.set(path, chunk.length);
+    this.mirror(path);
   }
 
   delete(path: string): void {
     this.files.delete(path);
+    this.mirror(path);
   }
 
   /** The download of `path` ended (whole or not): its writes are no longer in flight. */
@@ -129,6 +151,7 @@ export class SimSpool {
         garbled.fill(0xee, keep);
         this.files.set(path, garbled);
       }
+      this.mirror(path);
     }
     this.writing.clear();
   }

@@ -7,6 +7,7 @@
  * printers that cannot tell are in docs/agent-jobs.md, "After a crash".
  */
 import { statSync } from 'node:fs';
+import { sleep } from '../../lib/abort.js';
 import type { Logger } from '../../log/logger.js';
 import {
   type BackendJobState,
@@ -48,8 +49,25 @@ export class ReconcileStep {
       }
       printerJobId = found.printerJobId;
     }
-    const state = await backend.jobState(printerJobId, stop);
-    const verdict = judgeDocument(job, state, backend.reportsDocumentSent === true, spooledKOctets(job));
+    let state = await backend.jobState(printerJobId, stop);
+    // Not known sent and still queued or printing: only once it ends may the printer say how much
+    // it holds (K octets); cancelling now could race its completion and print it twice.
+    const reportsFlush = backend.reportsDocumentSent === true;
+    // Judged cut on an earlier look whose Cancel-Job may not have arrived (its answer was lost).
+    const givenUp = job.earlierPrinterJobs.includes(printerJobId);
+    while (
+      !givenUp &&
+      reportsFlush &&
+      !job.documentSent &&
+      (state.state === 'pending' || state.state === 'processing')
+    ) {
+      if (waitsForDocument(state)) break;
+      await sleep(this.deps.jobs.status_poll_ms, stop);
+      state = await backend.jobState(printerJobId, stop);
+    }
+    const verdict = givenUp
+      ? { whole: false, why: 'judged cut before; cancelling it again' }
+      : judgeDocument(job, state, reportsFlush, spooledKOctets(job));
     if (verdict.whole) {
       log.info({ printerJobId, why: verdict.why }, 'found the interrupted job at the printer; watching it');
       return this.outcomes.submittedAs(job, printerJobId, log);
@@ -67,6 +85,14 @@ export class ReconcileStep {
     stop: AbortSignal,
     log: Logger,
   ): Promise<LedgerJob> {
+    // Judged cut: should the Cancel-Job's answer be lost, the next look must not take the job,
+    // now cancelled by the agent itself, for a whole one (by the flush, or by K octets rounded up).
+    this.deps.ledger.move(job.jobId, 'submitting', {
+      nextRetryAt: job.nextRetryAt,
+      documentFlushed: false,
+      printerJobId,
+      givenUpPrinterJob: printerJobId,
+    });
     await backend.cancel(printerJobId, stop);
     if (before.state === 'completed') {
       // A printer that treats a cut connection as the end of the document (ippeveprinter does)

@@ -51,6 +51,7 @@ export class SubmitStep {
     }
     const { ticket, warnings } = await this.ticketFor(job, log);
     ledger.move(job.jobId, 'submitting', { attempt: true });
+    let created = false;
     try {
       const submitted = await backend.submit({
         documentPath: job.spoolPath as string,
@@ -61,7 +62,10 @@ export class SubmitStep {
         ticket,
         onDocumentFlushed: () => this.record(job.jobId, 'flushed', log),
         onDocumentSent: () => this.record(job.jobId, 'sent', log),
-        onPrinterJobCreated: (printerJobId) => this.deps.ledger.recordPrinterJob(job.jobId, printerJobId),
+        onPrinterJobCreated: (printerJobId) => {
+          created = true;
+          this.deps.ledger.recordPrinterJob(job.jobId, printerJobId);
+        },
       });
       this.busyAnswers.delete(job.printerId);
       const notes = [...warnings, ...(submitted.notApplied ?? [])];
@@ -69,10 +73,17 @@ export class SubmitStep {
     } catch (error) {
       if (!isRetryable(error)) throw error;
       const message = errorMessage(error);
-      if (!refusedBeforePrinting(error)) {
-        // The printer may have the job (the answer was lost): look it up by name before sending again.
+      if (!refusedBeforePrinting(error) || created) {
+        // The printer may have the job (the answer was lost): look it up before sending again. The
+        // agent saw this request fail, so a flush proves nothing: a printer may take the broken
+        // connection as the document's end and print part of it. A job Create-Job made holds the
+        // printer even when Send-Document was refused: the reconcile cancels it.
         log.warn({ error: message }, 'Print-Job outcome unknown; checking the printer before retrying');
-        return ledger.move(job.jobId, 'submitting', { nextRetryAt: clock.now(), lastError: message });
+        return ledger.move(job.jobId, 'submitting', {
+          nextRetryAt: clock.now(),
+          lastError: message,
+          documentFlushed: false,
+        });
       }
       const delay =
         error.code === 'printer_busy'

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JobRunner, printerJobName } from '../../../../src/agent/jobs/job-runner.js';
 import { systemClock } from '../../../../src/lib/clock.js';
+import { RetryableError } from '../../../../src/lib/errors.js';
 import { silentLogger } from '../../../../src/log/logger.js';
 import type {
   BackendJob,
@@ -24,6 +25,10 @@ import type { NewJobEvent } from '../../../../src/store/outbox.js';
 import { jobOffer } from '../../../support/job-offers.js';
 import { quietControl } from '../../../support/job-control.js';
 
+function unreachable(code: string): RetryableError {
+  return new RetryableError('printer_unreachable', `printer: ${code}`, { cause: { code } });
+}
+
 /** A two-step printer: jobs exist (with a name) before their document; the hardware boundary here. */
 class TwoStepPrinter implements PrinterBackend {
   readonly uri = 'fake://two-step';
@@ -31,6 +36,14 @@ class TwoStepPrinter implements PrinterBackend {
   jobs = new Map<string, { name: string; state: BackendJobState }>();
   sent: string[] = [];
   cancelled: string[] = [];
+  /**
+   * The next submission fails as the agent sees it: `cut-after-flush`, every byte flushed, then
+   * the connection breaks before the answer and the printer prints what it took as the whole
+   * document; `refused-after-create`, Create-Job answered, then Send-Document is refused.
+   */
+  failNext?: 'cut-after-flush' | 'refused-after-create';
+  /** The next Cancel-Job arrives (the job is cancelled) but its answer is lost. */
+  loseCancelAnswer = false;
   async describe(): Promise<never> {
     throw new Error('not used');
   }
@@ -43,14 +56,26 @@ class TwoStepPrinter implements PrinterBackend {
   async submit(job: BackendJob): Promise<SubmittedJob> {
     const id = this.hold(job.jobName, { state: 'held', reasons: ['job-data-insufficient'] });
     job.onPrinterJobCreated?.(id);
+    const failure = this.failNext;
+    this.failNext = undefined;
+    if (failure === 'refused-after-create') throw unreachable('ECONNREFUSED');
     job.onDocumentFlushed?.();
+    if (failure === 'cut-after-flush') {
+      this.jobs.set(id, { name: job.jobName, state: { state: 'completed', reasons: [] } });
+      throw unreachable('ECONNRESET');
+    }
     job.onDocumentSent?.();
     this.sent.push(job.jobName);
     this.jobs.set(id, { name: job.jobName, state: { state: 'completed', reasons: [], pagesCompleted: 1 } });
     return { printerJobId: id };
   }
+  /** States a job moves through, one per Get-Job-Attributes, before it settles in its own. */
+  upcoming = new Map<string, BackendJobState[]>();
   async jobState(id: string): Promise<BackendJobState> {
-    return this.jobs.get(id)?.state ?? { state: 'aborted', reasons: [] };
+    const next = this.upcoming.get(id)?.shift();
+    const job = this.jobs.get(id);
+    if (next && job) job.state = next;
+    return job?.state ?? { state: 'aborted', reasons: [] };
   }
   async findJobByName(name: string): Promise<SubmittedJob | undefined> {
     const found = [...this.jobs].filter(([, j]) => j.name === name).at(-1);
@@ -60,6 +85,10 @@ class TwoStepPrinter implements PrinterBackend {
     this.cancelled.push(id);
     const job = this.jobs.get(id);
     if (job && job.state.state !== 'completed') job.state = { state: 'cancelled', reasons: [] };
+    if (this.loseCancelAnswer) {
+      this.loseCancelAnswer = false;
+      throw unreachable('ECONNRESET');
+    }
   }
   async close(): Promise<void> {}
 }
@@ -218,6 +247,69 @@ describe('JobRunner recovery of an interrupted submission', () => {
     const job = await finish('r10');
     expect([printer.sent, printer.cancelled]).toEqual([[], []]);
     expect(job).toMatchObject({ state: 'completed', printerJobId: whole });
+  });
+
+  it('a connection the agent saw break after every byte was flushed: the printed part is not taken for the whole', async () => {
+    // A printer that cannot tell (no K octets) took the cut as the document's end and completed job 1.
+    interrupted('r12');
+    ledger.move('r12', 'spooled', { nextRetryAt: 0 });
+    printer.failNext = 'cut-after-flush';
+    const job = await finish('r12');
+    expect(printer.cancelled).toEqual(['1']);
+    expect(printer.sent).toEqual([printerJobName('r12')]);
+    expect(job).toMatchObject({ state: 'completed', printerJobId: '2', earlierPrinterJobs: ['1'] });
+  });
+
+  it('Create-Job answered, Send-Document refused: the empty job is cancelled before the next attempt', async () => {
+    interrupted('r13');
+    ledger.move('r13', 'spooled', { nextRetryAt: 0 });
+    printer.failNext = 'refused-after-create';
+    const job = await finish('r13');
+    expect(printer.cancelled).toEqual(['1']);
+    expect(printer.jobs.get('1')?.state.state).toBe('cancelled');
+    expect(job).toMatchObject({ state: 'completed', printerJobId: '2' });
+  });
+
+  it('a Cancel-Job whose answer was lost: the job the agent cancelled is not adopted on the next look', async () => {
+    // Flushed before a crash, but the bytes never arrived: the printer job still waits for them.
+    const waiting = printer.hold(printerJobName('r14'), {
+      state: 'held',
+      reasons: ['job-data-insufficient'],
+    });
+    interrupted('r14', waiting, 'flushed');
+    printer.loseCancelAnswer = true;
+    const job = await finish('r14');
+    expect(printer.cancelled).toEqual([waiting, waiting]);
+    expect(printer.sent).toEqual([printerJobName('r14')]);
+    expect(job).toMatchObject({ state: 'completed', printerJobId: '2' });
+  });
+
+  it('a Cancel-Job whose answer was lost, of a job cut within its last K octet: not adopted on the next look', async () => {
+    // Cut after 2,600 of 3,000 bytes: the cancelled job reports 3 K octets, as the whole would.
+    const cut = printer.hold(printerJobName('r16'), { state: 'held', reasons: ['job-data-insufficient'] });
+    interrupted('r16', cut, 'none', 3000);
+    printer.loseCancelAnswer = true;
+    printer.upcoming.set(cut, [
+      { state: 'held', reasons: ['job-data-insufficient'] },
+      { state: 'cancelled', reasons: [], kOctets: 3 },
+    ]);
+    const job = await finish('r16');
+    expect(printer.cancelled).toEqual([cut, cut]);
+    expect(printer.sent).toEqual([printerJobName('r16')]);
+    expect(job).toMatchObject({ state: 'completed', printerJobId: '2', earlierPrinterJobs: [cut] });
+  });
+
+  it('a job still printing that may hold the whole document is judged once it ended, not cancelled', async () => {
+    // The answer to the document was lost: job 1 is printing; it ends reporting every K octet.
+    const printing = printer.hold(printerJobName('r15'), { state: 'processing', reasons: [] });
+    interrupted('r15', printing, 'none', 3000);
+    printer.upcoming.set(printing, [
+      { state: 'processing', reasons: [] },
+      { state: 'completed', reasons: [], kOctets: 3 },
+    ]);
+    const job = await finish('r15');
+    expect([printer.sent, printer.cancelled]).toEqual([[], []]);
+    expect(job).toMatchObject({ state: 'completed', printerJobId: printing });
   });
 
   it('a backend that hands the document over in one step (no flush record): a job found by name is watched', async () => {
