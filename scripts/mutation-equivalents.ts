@@ -23,6 +23,7 @@ const FINAL_MOVES_WHY =
   'canMove answers false for a final state before it reads the moves table, so the entry is never read';
 
 const PR = 'src/protocol/print-request.ts';
+const TC = 'src/protocol/tpfm-codes.ts';
 const ERROR_RECORDED =
   'the value is undefined only after its error was recorded, and the request is refused with the same errors either way';
 const PROPERTIES_KEPT =
@@ -154,5 +155,43 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     mutator: 'EqualityOperator',
     replacement: 'p >= w',
     why: 'when the colour pages equal the pages, clamping sets the field to the value it already has',
+  },
+  {
+    file: TC,
+    original: '!value',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: "atob('') is '' and undefined.trim() throws into the catch that answers '': the same empty text",
+  },
+  {
+    file: TC,
+    original: 'value.trim()',
+    mutator: 'MethodExpression',
+    replacement: 'value',
+    line: 'atob(',
+    why: 'atob skips ASCII whitespace itself',
+  },
+  {
+    file: TC,
+    original: '{ fatal: false }',
+    mutator: 'ObjectLiteral',
+    replacement: '{}',
+    why: 'fatal is false by default: TextDecoder without options also replaces bytes that are not UTF-8',
+  },
+  {
+    file: TC,
+    original: 'value === undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    line: 'test(value)',
+    why: 'the pattern tested on undefined sees the text "undefined", which has no digits: undefined either way',
+  },
+  {
+    file: TC,
+    original: 'value.trim()',
+    mutator: 'MethodExpression',
+    replacement: 'value',
+    line: 'Number(',
+    why: 'Number() ignores blanks around digits itself',
   },
 ];
