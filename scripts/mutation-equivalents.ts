@@ -23,6 +23,8 @@ const FINAL_MOVES_WHY =
   'canMove answers false for a final state before it reads the moves table, so the entry is never read';
 
 const PR = 'src/protocol/print-request.ts';
+const TC = 'src/protocol/tpfm-codes.ts';
+const TS = 'src/emulator/oauth/token-service.ts';
 const ERROR_RECORDED =
   'the value is undefined only after its error was recorded, and the request is refused with the same errors either way';
 const PROPERTIES_KEPT =
@@ -154,5 +156,93 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     mutator: 'EqualityOperator',
     replacement: 'p >= w',
     why: 'when the colour pages equal the pages, clamping sets the field to the value it already has',
+  },
+  {
+    file: TC,
+    original: '!value',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: "atob('') is '' and undefined.trim() throws into the catch that answers '': the same empty text",
+  },
+  {
+    file: TC,
+    original: 'value.trim()',
+    mutator: 'MethodExpression',
+    replacement: 'value',
+    line: 'atob(',
+    why: 'atob skips ASCII whitespace itself',
+  },
+  {
+    file: TC,
+    original: '{ fatal: false }',
+    mutator: 'ObjectLiteral',
+    replacement: '{}',
+    why: 'fatal is false by default: TextDecoder without options also replaces bytes that are not UTF-8',
+  },
+  {
+    file: TC,
+    original: 'value === undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    line: 'test(value)',
+    why: 'the pattern tested on undefined sees the text "undefined", which has no digits: undefined either way',
+  },
+  {
+    file: TC,
+    original: 'value.trim()',
+    mutator: 'MethodExpression',
+    replacement: 'value',
+    line: 'Number(',
+    why: 'Number() ignores blanks around digits itself',
+  },
+  {
+    file: TS,
+    original: 'found?.client',
+    mutator: 'OptionalChaining',
+    replacement: 'found.client',
+    why: 'read only when the secret matched, which needs a stored client',
+  },
+  {
+    file: TS,
+    original: "'password'",
+    mutator: 'StringLiteral',
+    replacement: '""',
+    line: 'this.scopesFor(',
+    why: 'the scope rules treat only refresh_token and client_credentials specially: the password grant gets the same scopes as an unnamed one',
+  },
+  {
+    file: TS,
+    original: 'record.spentAt !== null',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: 'markSpent refuses a token that is already spent, so the same branch is taken',
+  },
+  {
+    file: TS,
+    original: '!answer || !next',
+    mutator: 'LogicalOperator',
+    replacement: '!answer && !next',
+    why: 'every remembered answer holds a refresh token, so next is missing only when answer is',
+  },
+  {
+    file: TS,
+    original: 'next.revokedAt !== null',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: 'tokens are revoked by family only, so a revoked next token means the presented token was revoked too, which is refused before',
+  },
+  {
+    file: TS,
+    original: 'nonce !== undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: 'a nonce claim set to undefined is left out of the signed JSON',
+  },
+  {
+    file: TS,
+    original: "typeof family === 'string'",
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: 'without a family id the revoked-family lookup finds nothing',
   },
 ];

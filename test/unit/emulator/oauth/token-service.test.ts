@@ -176,6 +176,13 @@ describe('client authentication', () => {
     );
   });
 
+  it('counts a public client presented with a secret as a failure, and its right answers not', async () => {
+    for (let i = 0; i < 3; i++)
+      expect((await tokens.authenticateClient('spa', '', SOURCE)).clientId).toBe('spa');
+    for (let i = 0; i < 2; i++) await refusal(tokens.authenticateClient('spa', 'guess', SOURCE));
+    expect(await refusal(tokens.authenticateClient('spa', '', SOURCE))).toMatch(/^too_many_requests: /);
+  });
+
   it('throttles failures per client: another client is not locked', async () => {
     for (let i = 0; i < 2; i++) await refusal(tokens.authenticateClient('other-app', 'wrong', SOURCE));
     expect(await refusal(tokens.authenticateClient('other-app', 'other-app-secret', SOURCE))).toMatch(
@@ -376,6 +383,14 @@ describe('client_credentials', () => {
     });
     expect(claims.jti).toMatch(/^[0-9a-f-]{36}$/);
     expect(await tokens.verifyAccessToken(answer.access_token)).toMatchObject({ tk: 'client' });
+  });
+
+  it('never grants the identity scopes, which need a signed-in user', async () => {
+    const demo = client(DEMO.client.id);
+    expect(await refusal(tokens.clientCredentialsGrant(demo, 'printing openid'))).toBe(
+      'invalid_scope: scope: openid needs a signed-in user and cannot be granted to client_credentials',
+    );
+    expect((await tokens.clientCredentialsGrant(demo)).scope.split(' ')).not.toContain('email');
   });
 
   it('refuses a client without the grant', async () => {
