@@ -14,8 +14,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimingDownload } from '../../src/agent/jobs/claiming-download.js';
 import { ChannelClient } from '../../src/client/channel-client.js';
+import { ChannelSocket } from '../../src/client/channel-socket.js';
 import { HttpClient } from '../../src/client/http-base.js';
 import { REGISTRATION_JOB_USER } from '../../src/emulator/pull/registration-codes.js';
+import { defaultBackoff } from '../../src/lib/backoff.js';
+import { silentLogger } from '../../src/log/logger.js';
+import type { ServerMessage } from '../../src/protocol/connector-channel.js';
 import { call, createPrinter, registration } from './emulator-harness.js';
 import { DEMO, startTpfmHarness, type TpfmHarness, tpfm } from './emulator-tpfm-harness.js';
 
@@ -125,6 +129,35 @@ describe('registration sheets with two connectors of one admin and client (regre
         { job_id: jobId, event: { event_id: randomUUID(), seq: 1, kind: 'received', at } },
       ]);
       expect(results.map((r) => r.status)).toEqual([204]);
+    });
+  });
+});
+
+describe('the channel WebSocket with two connectors of one admin and client (regression, issue 22 item 5)', () => {
+  it("is the first agent's channel after the second was seen, and gets the sheet offer of its printer", async () => {
+    await withFirstAgent(async (channel) => {
+      await secondAgentSeen();
+      const messages: ServerMessage[] = [];
+      const socket = new ChannelSocket({
+        baseUrl: h.baseUrl,
+        tokens: { token: async () => h.adminToken, invalidate: () => {} },
+        logger: silentLogger(),
+        backoff: defaultBackoff,
+        onMessage: (m) => messages.push(m),
+        connectorId: () => channel.registeredConnectorId,
+      });
+      socket.start();
+      try {
+        await expect.poll(() => messages.find((m) => m.type === 'hello')).toBeDefined();
+        const hello = messages.find((m) => m.type === 'hello') as Extract<ServerMessage, { type: 'hello' }>;
+        expect(hello.connector_id).toBe(h.connectorId);
+        const jobId = await sheetFor('5EE70003');
+        await expect
+          .poll(() => messages.some((m) => m.type === 'job.offer' && m.job.job_id === jobId))
+          .toBe(true);
+      } finally {
+        await socket.stop();
+      }
     });
   });
 });
