@@ -161,3 +161,33 @@ describe('the channel WebSocket with two connectors of one admin and client (reg
     });
   });
 });
+
+describe('a job call taken as another connector of the organization', () => {
+  it('answers 404 naming the connector the call was taken as', async () => {
+    const jobId = await sheetFor('5EE70004');
+    const res = await call(
+      h.baseUrl,
+      'GET',
+      `/connector/v1/jobs/${jobId}/document?claim=1`,
+      h.adminToken,
+      undefined,
+      {
+        'x-host-id': otherConnectorId,
+      },
+    );
+    expect(res.status).toBe(404);
+    expect(res.body.message).toBe(`job ${jobId} of connector "Second agent" not found`);
+    const foreign = await call(
+      h.baseUrl,
+      'GET',
+      `/connector/v1/jobs/${randomUUID()}/document`,
+      h.adminToken,
+      undefined,
+      {
+        'x-host-id': otherConnectorId,
+      },
+    );
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.message).not.toContain('Second agent');
+  });
+});

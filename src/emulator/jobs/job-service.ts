@@ -295,7 +295,12 @@ export class JobService {
       ) {
         throw new ConflictError(`job ${jobId} is held by another connector`, 'job_id');
       }
-      throw new NotFoundError(`job ${jobId}`);
+      // A job of the organization on another connector's printer: the answer names the connector
+      // the call was taken as, so a caller taken for another one (no X-Host-Id) can tell.
+      const sameOrg = job?.organizationId === connector.organizationId;
+      throw new NotFoundError(
+        sameOrg ? `job ${jobId} of connector "${connector.readableName}"` : `job ${jobId}`,
+      );
     }
     return job;
   }
