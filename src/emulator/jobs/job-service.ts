@@ -2,7 +2,8 @@
  * JobService: print jobs from the /sfapi/ Print call to the connector and back. Jobs are stored,
  * offered to the connector that owns the printer (WebSocket or poll), claimed by one connector,
  * downloaded, and driven by the connector's events; status() answers the spec's Status. With
- * printanddelete the stored file is removed once the job ends. No resources to clean up.
+ * printanddelete the stored file is removed once the job ends; a document missing from disk at
+ * the download fails its job with that reason (410). No resources to clean up.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
