@@ -62,18 +62,37 @@ export function isClaimConflict(error: unknown): boolean {
   return error instanceof HttpError && error.status === 409;
 }
 
-/** REST client of the connector channel; the HttpClient (and its token source) is injected. */
+/**
+ * REST client of the connector channel; the HttpClient (and its token source) is injected. Once
+ * registered, every job call (poll, claim, document, events) names the connector with X-Host-Id:
+ * without it the cloud takes the connector most recently seen among those of the same user and
+ * OAuth client, which is another agent's when two agents were paired by one admin.
+ */
 export class ChannelClient {
+  private connectorId: string | undefined;
+
   constructor(private readonly http: HttpClient) {}
 
-  /** Registers (idempotent by serial_string) and returns the connector. */
-  register(registration: ConnectorRegistration, signal?: AbortSignal): Promise<Connector> {
-    return this.http.json<Connector>({
+  /** The connector this client registered as (undefined before register()). */
+  get registeredConnectorId(): string | undefined {
+    return this.connectorId;
+  }
+
+  /** Registers (idempotent by serial_string) and returns the connector; later job calls name it. */
+  async register(registration: ConnectorRegistration, signal?: AbortSignal): Promise<Connector> {
+    const connector = await this.http.json<Connector>({
       method: 'POST',
       path: CHANNEL_PATHS.register,
       json: registration,
       signal,
     });
+    this.connectorId = connector.id;
+    return connector;
+  }
+
+  /** The X-Host-Id header of a job call, once registered. */
+  private hostHeader(): Record<string, string> {
+    return this.connectorId === undefined ? {} : { 'x-host-id': this.connectorId };
   }
 
   /** Creates a printer owned by `connectorId`. */
@@ -193,6 +212,7 @@ export class ChannelClient {
       method: 'GET',
       path: CHANNEL_PATHS.jobs,
       query: { wait: waitS },
+      headers: this.hostHeader(),
       signal,
       timeoutMs: (waitS + 30) * 1000,
     });
@@ -201,12 +221,23 @@ export class ChannelClient {
 
   /** Claims a job; throws HttpError 409 (see isClaimConflict) when another connector holds it. */
   claim(jobId: string, signal?: AbortSignal): Promise<JobOffer> {
-    return this.http.json<JobOffer>({ method: 'POST', path: CHANNEL_PATHS.claim(jobId), signal });
+    return this.http.json<JobOffer>({
+      method: 'POST',
+      path: CHANNEL_PATHS.claim(jobId),
+      headers: this.hostHeader(),
+      signal,
+    });
   }
 
   /** Posts one job event (idempotent by event_id at the cloud). */
   async postEvent(jobId: string, event: JobEvent, signal?: AbortSignal): Promise<void> {
-    await this.http.json<unknown>({ method: 'POST', path: CHANNEL_PATHS.events(jobId), json: event, signal });
+    await this.http.json<unknown>({
+      method: 'POST',
+      path: CHANNEL_PATHS.events(jobId),
+      headers: this.hostHeader(),
+      json: event,
+      signal,
+    });
   }
 
   /**
@@ -220,6 +251,7 @@ export class ChannelClient {
     const answer = await this.http.json<unknown>({
       method: 'POST',
       path: CHANNEL_PATHS.eventBatch,
+      headers: this.hostHeader(),
       json: body,
       signal,
     });
@@ -248,7 +280,7 @@ export class ChannelClient {
         method: 'GET',
         path: document.url || CHANNEL_PATHS.document(jobId),
         ...(options.claim ? { query: CLAIMING_DOWNLOAD_QUERY } : {}),
-        headers: resume ? { range: `bytes=${have}-` } : {},
+        headers: { ...this.hostHeader(), ...(resume ? { range: `bytes=${have}-` } : {}) },
         signal,
       });
       const append =

@@ -29,6 +29,11 @@ export interface ChannelSocketOptions {
   onUnknownConnector?: () => void;
   /** PEM of a CA to trust besides the system roots (cloud.ca_file). */
   ca?: string;
+  /**
+   * The connector the socket is for, read at every (re)connect and sent as X-Host-Id; without
+   * it the cloud picks the most recently seen connector of the token's user and client.
+   */
+  connectorId?: () => string | undefined;
 }
 
 /** One reconnecting WebSocket. */
@@ -88,7 +93,7 @@ export class ChannelSocket {
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     const ca = trustedCas(this.options.ca);
     const socket = new WebSocket(url, {
-      headers: { authorization: `Bearer ${token}` },
+      headers: { authorization: `Bearer ${token}`, ...hostHeader(this.options.connectorId?.()) },
       ...(ca ? { ca } : {}),
     });
     this.socket = socket;
@@ -147,4 +152,9 @@ export class ChannelSocket {
     this.up = up;
     this.options.onState?.(up);
   }
+}
+
+/** The X-Host-Id header naming `connectorId`, or none. */
+function hostHeader(connectorId: string | undefined): Record<string, string> {
+  return connectorId === undefined ? {} : { 'x-host-id': connectorId };
 }

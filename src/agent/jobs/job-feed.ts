@@ -53,6 +53,7 @@ export class JobFeed {
         backoff: this.deps.backoff,
         onMessage: (m) => this.handle(m),
         onUnknownConnector: this.deps.onUnknownConnector,
+        connectorId: () => this.deps.channel.registeredConnectorId,
         ...(this.deps.ca ? { ca: this.deps.ca } : {}),
       });
       this.socket.start();

@@ -2,9 +2,11 @@
  * JobService: print jobs from the /sfapi/ Print call to the connector and back. Jobs are stored,
  * offered to the connector that owns the printer (WebSocket or poll), claimed by one connector,
  * downloaded, and driven by the connector's events; status() answers the spec's Status. With
- * printanddelete the stored file is removed once the job ends. No resources to clean up.
+ * printanddelete the stored file is removed once the job ends; a document missing from disk at
+ * the download fails its job with that reason (410). No resources to clean up.
  */
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { Clock } from '../../lib/clock.js';
 import { ConflictError, GoneError, NotFoundError, PrintRelayError } from '../../lib/errors.js';
@@ -17,7 +19,7 @@ import type { JobRecord } from './job-repo.js';
 import type { JobNotifier } from '../connectors/connector-hub.js';
 import { type JobOutcomeListener, ignoreJobOutcomes } from './job-outcomes.js';
 import { applyJobEvent, isFinal, parseJobEvent } from './job-events.js';
-import { type JobStatus, jobStatus } from './job-status.js';
+import { JOB_STATUS_CODE, type JobStatus, jobStatus } from './job-status.js';
 
 /** The Status response (re-exported for the print API). */
 export type { JobStatus } from './job-status.js';
@@ -132,7 +134,37 @@ export class JobService {
     if (job.claimedBy !== connector.id)
       throw new ConflictError(`job ${jobId}: claim it before downloading`, 'job_id');
     if (job.fileDeleted) throw new GoneError(`job ${jobId}: the document was deleted`);
+    if (!existsSync(job.file.path)) this.failMissingDocument(job);
     return job;
+  }
+
+  /**
+   * The stored document of an unfinished job is gone from disk (removed by hand, or a data
+   * directory restored without it): the job fails with that reason, once, and the download
+   * answers 410 instead of a server error; the connector's later events find the job ended.
+   */
+  private failMissingDocument(job: JobRecord): never {
+    const now = this.clock.now();
+    if (!isFinal(job.state)) {
+      const message = 'the document is missing on the server; print it again';
+      const ended: JobRecord = {
+        ...job,
+        state: 'failed',
+        errorCode: JOB_STATUS_CODE.restart,
+        message,
+        finishedAt: now,
+      };
+      this.store.transaction(() => {
+        this.store.jobs.saveProgress(job.id, ended, now);
+        this.store.jobs.markFileDeleted(job.id);
+        this.tellOutcome(ended);
+      });
+      this.logger.warn({ job: job.id }, 'the document of the job is missing on disk: job failed');
+      this.notifyWatchers(job.id);
+    } else {
+      this.store.jobs.markFileDeleted(job.id);
+    }
+    throw new GoneError(`job ${job.id}: the document is missing on the server`);
   }
 
   /** Applies a connector's event (idempotent by event_id, in seq order); returns whether it changed the job. */
@@ -264,7 +296,12 @@ export class JobService {
       ) {
         throw new ConflictError(`job ${jobId} is held by another connector`, 'job_id');
       }
-      throw new NotFoundError(`job ${jobId}`);
+      // A job of the organization on another connector's printer: the answer names the connector
+      // the call was taken as, so a caller taken for another one (no X-Host-Id) can tell.
+      const sameOrg = job?.organizationId === connector.organizationId;
+      throw new NotFoundError(
+        sameOrg ? `job ${jobId} of connector "${connector.readableName}"` : `job ${jobId}`,
+      );
     }
     return job;
   }
