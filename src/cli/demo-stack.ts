@@ -31,6 +31,7 @@ import { findDemoNameClash, nameClashError, removeClashingPrinter } from './demo
 import type { TlsMaterial } from './tls-files.js';
 import { writeFileAtomic } from '../lib/atomic-file.js';
 import { makePrivateDir } from '../lib/private-paths.js';
+import { acquireDataDirLock, DataDirLockedError } from '../store/data-dir-lock.js';
 
 /** Where the demo runs. */
 export interface DemoStackOptions {
@@ -98,6 +99,7 @@ export class DemoStack {
     for (const dir of [dataDir, printedDir, join(dataDir, 'emulator'), join(dataDir, 'agent')]) {
       makePrivateDir(dir);
     }
+    await this.lockDataDir(dataDir);
     const url = await this.startEmulator(dataDir);
     this.listenUrl = url;
     throwIfAborted(signal);
@@ -160,6 +162,24 @@ export class DemoStack {
       } catch (error) {
         this.options.logger.warn({ err: error }, 'demo part did not stop cleanly');
       }
+    }
+  }
+
+  /**
+   * Takes the demo's own lock on its data directory before anything in it is opened or written:
+   * a second demo on the same directory would otherwise rewrite the running one's agent.yaml and
+   * tokens (pairing, reader port, printer URI) before its agent fails on the agent's lock.
+   */
+  private async lockDataDir(dataDir: string): Promise<void> {
+    try {
+      const lock = await acquireDataDirLock(dataDir);
+      this.stoppers.push(() => lock.release());
+    } catch (error) {
+      if (!(error instanceof DataDirLockedError)) throw error;
+      throw new CliError(
+        `another demo (pid ${error.pid}) is using the data directory ${dataDir} (lock file ${error.lockPath}): ` +
+          'stop that demo first, or start this one with another --data-dir',
+      );
     }
   }
 
