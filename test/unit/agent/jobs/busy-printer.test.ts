@@ -13,37 +13,28 @@ import { JobRunner, printerJobName } from '../../../../src/agent/jobs/job-runner
 import { systemClock } from '../../../../src/lib/clock.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
 import { silentLogger } from '../../../../src/log/logger.js';
-import type {
-  BackendJob,
-  BackendJobState,
-  PrinterBackend,
-  SubmittedJob,
-} from '../../../../src/printing/printer-backend.js';
+import type { BackendJob, SubmittedJob } from '../../../../src/printing/printer-backend.js';
 import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/agent-db.js';
 import { JobLedger } from '../../../../src/store/job-ledger.js';
+import { FakePrinter } from '../../../support/fake-printer.js';
 import { jobOffer } from '../../../support/job-offers.js';
 
 /** One job at a time; a job prints until the test ends it. The hardware boundary of this test. */
-class SlowPrinter implements PrinterBackend {
+class SlowPrinter extends FakePrinter {
   readonly uri = 'fake://slow';
-  jobs = new Map<string, { name: string; state: BackendJobState }>();
   printed: string[] = [];
   busyAnswers = 0;
   private firstBusy: () => void = () => {};
   readonly refusedBusy = new Promise<void>((resolve) => {
     this.firstBusy = resolve;
   });
-  async describe(): Promise<never> {
-    throw new Error('not used');
-  }
   async submit(job: BackendJob): Promise<SubmittedJob> {
-    if ([...this.jobs.values()].some((j) => j.state.state === 'processing')) {
+    if (this.anyIn('processing')) {
       this.busyAnswers++;
       this.firstBusy();
       throw new RetryableError('printer_busy', 'server-error-busy');
     }
-    const id = String(this.jobs.size + 1);
-    this.jobs.set(id, { name: job.jobName, state: { state: 'processing', reasons: [] } });
+    const id = this.hold(job.jobName, { state: 'processing', reasons: [] });
     this.printed.push(job.jobName);
     return { printerJobId: id };
   }
@@ -54,11 +45,6 @@ class SlowPrinter implements PrinterBackend {
         job.state = { state: 'completed', reasons: [], pagesCompleted: 1 };
     }
   }
-  async jobState(id: string): Promise<BackendJobState> {
-    return this.jobs.get(id)?.state ?? { state: 'aborted', reasons: [] };
-  }
-  async cancel(): Promise<void> {}
-  async close(): Promise<void> {}
 }
 
 let dir: string;

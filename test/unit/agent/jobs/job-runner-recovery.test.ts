@@ -13,15 +13,11 @@ import { JobRunner, printerJobName } from '../../../../src/agent/jobs/job-runner
 import { systemClock } from '../../../../src/lib/clock.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
 import { silentLogger } from '../../../../src/log/logger.js';
-import type {
-  BackendJob,
-  BackendJobState,
-  PrinterBackend,
-  SubmittedJob,
-} from '../../../../src/printing/printer-backend.js';
+import type { BackendJob, BackendJobState, SubmittedJob } from '../../../../src/printing/printer-backend.js';
 import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/agent-db.js';
 import { JobLedger } from '../../../../src/store/job-ledger.js';
 import type { NewJobEvent } from '../../../../src/store/outbox.js';
+import { FakePrinter } from '../../../support/fake-printer.js';
 import { jobOffer } from '../../../support/job-offers.js';
 import { quietControl } from '../../../support/job-control.js';
 
@@ -30,12 +26,10 @@ function unreachable(code: string): RetryableError {
 }
 
 /** A two-step printer: jobs exist (with a name) before their document; the hardware boundary here. */
-class TwoStepPrinter implements PrinterBackend {
+class TwoStepPrinter extends FakePrinter {
   readonly uri = 'fake://two-step';
   reportsDocumentSent = true;
-  jobs = new Map<string, { name: string; state: BackendJobState }>();
   sent: string[] = [];
-  cancelled: string[] = [];
   /**
    * The next submission fails as the agent sees it: `cut-after-flush`, every byte flushed, then
    * the connection breaks before the answer and the printer prints what it took as the whole
@@ -44,15 +38,6 @@ class TwoStepPrinter implements PrinterBackend {
   failNext?: 'cut-after-flush' | 'refused-after-create';
   /** The next Cancel-Job arrives (the job is cancelled) but its answer is lost. */
   loseCancelAnswer = false;
-  async describe(): Promise<never> {
-    throw new Error('not used');
-  }
-  /** A job the printer holds, as a crash left it. */
-  hold(name: string, state: BackendJobState): string {
-    const id = String(this.jobs.size + 1);
-    this.jobs.set(id, { name, state });
-    return id;
-  }
   async submit(job: BackendJob): Promise<SubmittedJob> {
     const id = this.hold(job.jobName, { state: 'held', reasons: ['job-data-insufficient'] });
     job.onPrinterJobCreated?.(id);
@@ -71,26 +56,19 @@ class TwoStepPrinter implements PrinterBackend {
   }
   /** States a job moves through, one per Get-Job-Attributes, before it settles in its own. */
   upcoming = new Map<string, BackendJobState[]>();
-  async jobState(id: string): Promise<BackendJobState> {
+  override async jobState(id: string): Promise<BackendJobState> {
     const next = this.upcoming.get(id)?.shift();
     const job = this.jobs.get(id);
     if (next && job) job.state = next;
-    return job?.state ?? { state: 'aborted', reasons: [] };
+    return super.jobState(id);
   }
-  async findJobByName(name: string): Promise<SubmittedJob | undefined> {
-    const found = [...this.jobs].filter(([, j]) => j.name === name).at(-1);
-    return found ? { printerJobId: found[0] } : undefined;
-  }
-  async cancel(id: string): Promise<void> {
-    this.cancelled.push(id);
-    const job = this.jobs.get(id);
-    if (job && job.state.state !== 'completed') job.state = { state: 'cancelled', reasons: [] };
+  override async cancel(id: string): Promise<void> {
+    await super.cancel(id);
     if (this.loseCancelAnswer) {
       this.loseCancelAnswer = false;
       throw unreachable('ECONNRESET');
     }
   }
-  async close(): Promise<void> {}
 }
 
 describe('JobRunner recovery of an interrupted submission', () => {

@@ -15,14 +15,10 @@ import { JobRunner, printerJobName } from '../../../../src/agent/jobs/job-runner
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
 import { silentLogger } from '../../../../src/log/logger.js';
-import type {
-  BackendJob,
-  BackendJobState,
-  PrinterBackend,
-  SubmittedJob,
-} from '../../../../src/printing/printer-backend.js';
+import type { BackendJob, SubmittedJob } from '../../../../src/printing/printer-backend.js';
 import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/agent-db.js';
 import { JobLedger } from '../../../../src/store/job-ledger.js';
+import { FakePrinter } from '../../../support/fake-printer.js';
 import { jobOffer } from '../../../support/job-offers.js';
 
 /**
@@ -30,47 +26,29 @@ import { jobOffer } from '../../../support/job-offers.js';
  * submission is refused busy (each refusal moves the agent's clock on by a second, so a job that
  * keeps retrying reaches its give-up time). The hardware boundary of this test.
  */
-class OneAtATimePrinter implements PrinterBackend {
+class OneAtATimePrinter extends FakePrinter {
   readonly uri = 'fake://one-at-a-time';
   readonly reportsDocumentSent = true;
-  jobs = new Map<string, { name: string; state: BackendJobState }>();
   printed: string[] = [];
-  cancelled: string[] = [];
-  constructor(private readonly clock: ManualClock) {}
-  async describe(): Promise<never> {
-    throw new Error('not used');
+  constructor(private readonly clock: ManualClock) {
+    super();
   }
-  hold(name: string): string {
-    const id = String(this.jobs.size + 1);
-    this.jobs.set(id, { name, state: { state: 'held', reasons: ['job-data-insufficient'] } });
-    return id;
+  /** A printer job that waits for a document that never comes (a crash after Create-Job). */
+  holdEmpty(name: string): string {
+    return this.hold(name, { state: 'held', reasons: ['job-data-insufficient'] });
   }
   async submit(job: BackendJob): Promise<SubmittedJob> {
-    if ([...this.jobs.values()].some((j) => j.state.state === 'held')) {
+    if (this.anyIn('held')) {
       this.clock.advance(1000);
       throw new RetryableError('printer_busy', 'server-error-busy');
     }
-    const id = String(this.jobs.size + 1);
-    this.jobs.set(id, { name: job.jobName, state: { state: 'completed', reasons: [], pagesCompleted: 1 } });
+    const id = this.hold(job.jobName, { state: 'completed', reasons: [], pagesCompleted: 1 });
     job.onPrinterJobCreated?.(id);
     job.onDocumentFlushed?.();
     job.onDocumentSent?.();
     this.printed.push(job.jobName);
     return { printerJobId: id };
   }
-  async jobState(id: string): Promise<BackendJobState> {
-    return this.jobs.get(id)?.state ?? { state: 'aborted', reasons: [] };
-  }
-  async findJobByName(name: string): Promise<SubmittedJob | undefined> {
-    const found = [...this.jobs].filter(([, j]) => j.name === name).at(-1);
-    return found ? { printerJobId: found[0] } : undefined;
-  }
-  async cancel(id: string): Promise<void> {
-    this.cancelled.push(id);
-    const job = this.jobs.get(id);
-    if (job && job.state.state !== 'completed') job.state = { state: 'cancelled', reasons: [] };
-  }
-  async close(): Promise<void> {}
 }
 
 let dir: string;
@@ -100,7 +78,7 @@ it('a restart repairs the interrupted submission before it sends anything new', 
   spooled('a-first');
   spooled('b-killed');
   ledger.move('b-killed', 'submitting', { attempt: true });
-  const held = printer.hold(printerJobName('b-killed'));
+  const held = printer.holdEmpty(printerJobName('b-killed'));
   ledger.recordPrinterJob('b-killed', held);
   spooled('c-later');
 
