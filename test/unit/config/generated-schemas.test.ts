@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
@@ -8,15 +7,36 @@ import { schemaFiles, withOptionalDefaults } from '../../../scripts/generate-sch
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
-/** Every YAML file the project ships (tracked outside test/), with the schema it follows. */
+/** Folders that hold no shipped file: dependencies, builds, tests, reports, dot folders. */
+const NOT_SHIPPED = new Set([
+  'node_modules',
+  'test',
+  'dist',
+  'dist-deb',
+  'dist-windows',
+  'reports',
+  'coverage',
+]);
+
+/**
+ * Every YAML file the project ships (outside test/ and build output), with the schema it
+ * follows. Read from the tree, not from git, so it also runs in a copy without .git (CI's other
+ * Node lines).
+ */
 function shippedYamlFiles(): [string, string][] {
-  const files = execFileSync('git', ['ls-files', '*.yaml', '*.yml'], { encoding: 'utf8' })
-    .split('\n')
-    .filter((file) => file !== '' && !file.startsWith('test/'));
-  return files.map((file) => [
-    file,
-    file.includes('emulator') ? 'emulator.schema.json' : 'agent.schema.json',
-  ]);
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name.startsWith('.') || NOT_SHIPPED.has(entry.name)) continue;
+      const path = dir === '.' ? entry.name : `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(path);
+      else if (/\.ya?ml$/.test(entry.name)) files.push(path);
+    }
+  };
+  walk('.');
+  return files
+    .sort()
+    .map((file) => [file, file.includes('emulator') ? 'emulator.schema.json' : 'agent.schema.json']);
 }
 
 /** The published schema compiled by a standard draft 2020-12 validator, exactly as written. */
