@@ -108,6 +108,17 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   await registerOpenApi(app);
   await registerRoutes(app, context);
+  // A keep-alive connection whose last response was still finishing when close() began is not
+  // idle at that moment, so the server's one sweep of idle connections misses it and close()
+  // would wait out the keep-alive timeout (72 s). Once closing, each response that finishes
+  // closes the connections that are idle by then.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onResponse', async () => {
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
+  });
   // Release long polls and close channels first, so in-flight requests finish before the store closes.
   app.addHook('preClose', async () => {
     context.hub.stop();
