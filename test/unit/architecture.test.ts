@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { architectureDocViolations } from '../support/architecture-doc.js';
 import {
   crossDomainRepositoryImports,
   sharedFolderViolations,
@@ -10,6 +11,25 @@ import {
 import { checkArchitecture, cycles, readImports } from '../support/import-graph.js';
 
 const srcDir = fileURLToPath(new URL('../../src/', import.meta.url));
+const rootDir = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The repository's files (repo-relative; no dependencies, no git) and the folders of src/. */
+function treeOf(root: string): { srcFolders: string[]; files: string[] } {
+  const files: string[] = [];
+  const srcFolders: string[] = [];
+  for (const top of readdirSync(root, { withFileTypes: true })) {
+    if (top.name === 'node_modules' || top.name === '.git') continue;
+    if (top.isFile()) files.push(top.name);
+    if (!top.isDirectory()) continue;
+    for (const entry of readdirSync(join(root, top.name), { recursive: true, withFileTypes: true })) {
+      const path = relative(root, join(entry.parentPath, entry.name)).split('\\').join('/');
+      if (path.includes('node_modules/')) continue;
+      if (entry.isFile()) files.push(path);
+      else if (entry.isDirectory() && top.name === 'src') srcFolders.push(path.slice('src/'.length));
+    }
+  }
+  return { srcFolders, files };
+}
 
 function sourcesOf(dir: string): Map<string, string> {
   const sources = new Map<string, string>();
@@ -43,6 +63,31 @@ describe("the emulator's domains", () => {
 
   it("reach another domain's repositories only through its face", () => {
     expect(crossDomainRepositoryImports(edges)).toEqual([]);
+  });
+});
+
+describe('docs/architecture.md', () => {
+  it('lists every folder of src/ and names only paths that exist', () => {
+    const doc = readFileSync(join(rootDir, 'docs/architecture.md'), 'utf8');
+    expect(architectureDocViolations(doc, treeOf(rootDir))).toEqual([]);
+  });
+
+  it('is checked: a folder left out and a path that does not exist are found', () => {
+    const tree = {
+      srcFolders: ['emulator', 'emulator/pull', 'emulator/pull/tpfm'],
+      files: [
+        'src/emulator/app.ts',
+        'src/emulator/pull/pull-services.ts',
+        'src/emulator/pull/tpfm/tpfm-wire.ts',
+      ],
+    };
+    expect(
+      architectureDocViolations('`emulator/` `pull/` `emulator/app.ts` `pull/gone.ts` `spec.md`', tree),
+    ).toEqual([
+      'folder not in docs/architecture.md: src/emulator/pull/tpfm/',
+      'docs/architecture.md names a path that does not exist: pull/gone.ts',
+      'docs/architecture.md names a path that does not exist: spec.md',
+    ]);
   });
 });
 
