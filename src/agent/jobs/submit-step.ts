@@ -22,6 +22,11 @@ export class SubmitStep {
   private readonly busyAnswers = new Map<string, number>();
   /** Per job refused busy: the end of the printer's previous job, taken when the refusal came. */
   private readonly previousJobs = new Map<string, Promise<void>>();
+  /**
+   * Printers that answered busy while one of this connector's jobs was still there: they take one
+   * job at a time, so a job for them waits for the previous one to end instead of hearing busy.
+   */
+  private readonly oneAtATime = new Set<string>();
 
   constructor(
     private readonly deps: JobRunnerDeps,
@@ -41,6 +46,10 @@ export class SubmitStep {
     this.previousJobs.delete(job.jobId);
     if (job.nextRetryAt && job.nextRetryAt > clock.now()) {
       await waitToRetry(job.nextRetryAt - clock.now(), control.wake, previous);
+      if (control.wake.aborted) return this.outcomes.require(job.jobId);
+    } else if (previous && this.oneAtATime.has(job.printerId)) {
+      // The printer would answer busy until its previous job (ours, watched anyway) ends.
+      await waitToRetry(jobs.retry_max_ms, control.wake, previous);
       if (control.wake.aborted) return this.outcomes.require(job.jobId);
     }
     if (job.firstTryAt !== undefined && clock.now() - job.firstTryAt > jobs.give_up_after_s * 1000) {
@@ -115,6 +124,7 @@ export class SubmitStep {
     this.busyAnswers.set(job.printerId, answers + 1);
     const previous = control.previousJobEnded?.();
     if (!previous) return busyDelay(answers, this.deps.jobs.retry_max_ms);
+    this.oneAtATime.add(job.printerId);
     this.previousJobs.set(job.jobId, previous);
     return this.deps.jobs.retry_max_ms;
   }
