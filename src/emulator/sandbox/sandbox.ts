@@ -8,13 +8,20 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../lib/clock.js';
+import type { EmulatorContext } from '../context.js';
 import { registerClockRoutes } from './clock/clock-routes.js';
 import { TestClock } from './clock/test-clock.js';
+import type { FaultRuleDraft } from './faults/fault-rule.js';
+import { registerFaultRoutes } from './faults/fault-routes.js';
+import { FaultSwitchboard } from './faults/fault-switchboard.js';
+import { installHttpFaults } from './faults/http-fault-hooks.js';
 
 /** How the sandbox starts (EmulatorOptions.sandbox). */
 export interface SandboxOptions {
   /** False turns the switchboard, the test clock and the console off (default true). */
   enabled?: boolean;
+  /** Rules in force from the start (a `--faults` file), already checked. */
+  faults?: readonly FaultRuleDraft[];
 }
 
 /** One emulator's sandbox; owns no resources that need closing. */
@@ -25,7 +32,7 @@ export interface Sandbox {
   /** Calls `listener` whenever the test clock moves (timers waiting for a time re-read it). */
   onClockAdvance(listener: () => void): void;
   /** Registers the sandbox's routes and hooks; call before the service's routes. */
-  register(app: FastifyInstance): Promise<void>;
+  register(app: FastifyInstance, context: EmulatorContext): Promise<void>;
 }
 
 /** Builds the sandbox over the injected base clock. */
@@ -34,12 +41,16 @@ export function createSandbox(base: Clock, options: SandboxOptions = {}): Sandbo
     return { clock: base, enabled: false, onClockAdvance: () => {}, register: async () => {} };
   }
   const clock = new TestClock(base);
+  const faults = new FaultSwitchboard(clock);
+  for (const draft of options.faults ?? []) faults.add(draft);
   return {
     clock,
     enabled: true,
     onClockAdvance: (listener) => clock.onAdvance(listener),
-    register: async (app) => {
+    register: async (app, context) => {
       registerClockRoutes(app, clock);
+      registerFaultRoutes(app, faults);
+      installHttpFaults(app, faults, context);
     },
   };
 }

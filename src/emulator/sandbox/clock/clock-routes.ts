@@ -33,7 +33,7 @@ export function registerClockRoutes(app: FastifyInstance, clock: TestClock): voi
     {
       schema: {
         ...common,
-        operationId: 'getEmulatorClock',
+        operationId: 'GetEmulatorClock',
         response: { 200: ClockState, ...errorResponses(401, 403) },
       },
     },
@@ -47,7 +47,7 @@ export function registerClockRoutes(app: FastifyInstance, clock: TestClock): voi
     {
       schema: {
         ...common,
-        operationId: 'advanceEmulatorClock',
+        operationId: 'AdvanceEmulatorClock',
         description: "Moves the emulator's clock forward (never the agent's); it never goes back.",
         body: T.Object(
           { advance_s: T.Number({ minimum: 0, maximum: MAX_ADVANCE_S }) },
