@@ -24,7 +24,7 @@ const core = [
   'src/emulator/oauth/token-service.ts',
   'src/emulator/clients/client-creation-limits.ts',
   // /TPFM/ commands.
-  'src/emulator/pull/tpfm-commands.ts',
+  'src/emulator/pull/tpfm/tpfm-commands.ts',
   // Local copy-job plans.
   'src/agent/copyjobs/local-job-plan.ts',
   // Webhook retry rules and the outbound address policy.

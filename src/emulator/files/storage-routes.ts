@@ -20,7 +20,7 @@ import { FILE_CHUNK } from '../../lib/file-sink.js';
 import type { Logger } from '../../log/logger.js';
 import { parseBlockList } from '../../protocol/sfapi-block-list.js';
 import { drainBody, lingerOnClose, readText } from './request-body.js';
-import { NoContent, otherContent } from '../http/schemas.js';
+import { NoContent, otherContent, operation } from '../http/schemas.js';
 import { type FileStore, type StoredFile, TooLargeError } from './file-store.js';
 
 /** Path prefix of upload URLs; the file id follows. */
@@ -65,7 +65,7 @@ export async function storageRoutes(app: FastifyInstance, options: StorageRoutes
   const log = options.logger.child({ route: 'storage' });
   app.put(
     `${STORAGE_UPLOAD_PREFIX}:fileId`,
-    { logLevel: 'silent', schema: storageSchema },
+    { logLevel: 'silent', schema: operation('UploadFile', storageSchema) },
     async (request, reply) => {
       const { fileId } = request.params as { fileId: string };
       try {

@@ -35,7 +35,7 @@ export interface NewJob {
 }
 
 /**
- * Pull printing's hook (pull/pull-queue.ts): `hold` keeps a new job in a user's queue instead of
+ * Pull printing's hook (pull/held-jobs/pull-queue.ts): `hold` keeps a new job in a user's queue instead of
  * offering it (returns the held job's id, or undefined to route the job normally); `status`
  * answers Status for ids JobService does not know.
  */

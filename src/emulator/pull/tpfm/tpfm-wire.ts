@@ -6,14 +6,14 @@
  * reply it writes; nothing to clean up.
  */
 import type { FastifyReply } from 'fastify';
-import { PrintRelayError } from '../../lib/errors.js';
+import { PrintRelayError } from '../../../lib/errors.js';
 import {
   encodeErrText,
   TPFM_COMMANDS,
   TPFM_HEADERS,
   type TpfmCommand,
   tpfmErrorText,
-} from '../../protocol/tpfm-codes.js';
+} from '../../../protocol/tpfm-codes.js';
 
 /** A command result other than success: `returnCode` goes to X-FMP-Return. */
 export class TpfmFailure extends PrintRelayError {
