@@ -8,6 +8,7 @@
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, DEMO, type Harness, passwordToken, startHarness } from './emulator-harness.js';
+import { connectorWithPrinter, createJob, finishJob } from './emulator-job-driver.js';
 
 const REMOTE = { 'x-forwarded-for': '203.0.113.9' };
 let h: Harness | undefined;
@@ -127,6 +128,26 @@ describe('HTTP fault rules', () => {
     expect((await call(h.baseUrl, 'DELETE', '/_emulator/faults/f1', other, undefined, REMOTE)).status).toBe(
       404,
     );
+  });
+
+  it('records a printed job with fewer pages for the printer of an end_job rule', async () => {
+    h = await startHarness();
+    const token = await passwordToken(h.baseUrl, 'printing printing.connectors');
+    const { printerId } = await connectorWithPrinter(h, token, 'FAULT-1', { printer: 'Fault printer' });
+    const refused = await addFault(h.baseUrl, { operation: 'Print', end_job: { pages_printed: 1 } });
+    expect(refused.body.message).toBe(
+      'operation: does not apply to end_job (jobs are matched by printer and user)',
+    );
+    await addFault(h.baseUrl, { printer: printerId, end_job: { pages_printed: 1 }, times: 1 });
+    const short = await createJob(h, printerId);
+    await finishJob(h, token, short, 'completed', 3);
+    const whole = await createJob(h, printerId);
+    await finishJob(h, token, whole, 'completed', 3);
+    const jobs = h.emulator.app.emulator.store.jobs;
+    expect([short, whole].map((id) => [jobs.findById(id)?.state, jobs.findById(id)?.pagesPrinted])).toEqual([
+      ['completed', 1],
+      ['completed', 3],
+    ]);
   });
 
   it('is absent when the sandbox is off', async () => {

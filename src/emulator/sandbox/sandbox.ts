@@ -15,6 +15,7 @@ import type { FaultRuleDraft } from './faults/fault-rule.js';
 import { registerFaultRoutes } from './faults/fault-routes.js';
 import { FaultSwitchboard } from './faults/fault-switchboard.js';
 import { installHttpFaults } from './faults/http-fault-hooks.js';
+import { installJobFaults } from './faults/job-faults.js';
 
 /** How the sandbox starts (EmulatorOptions.sandbox). */
 export interface SandboxOptions {
@@ -51,6 +52,7 @@ export function createSandbox(base: Clock, options: SandboxOptions = {}): Sandbo
       registerClockRoutes(app, clock);
       registerFaultRoutes(app, faults);
       installHttpFaults(app, faults, context);
+      installJobFaults(faults, context);
     },
   };
 }

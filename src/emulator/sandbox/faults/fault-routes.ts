@@ -40,7 +40,14 @@ export function faultResource(rule: FaultRule): Record<string, unknown> {
         }
       : action.kind === 'latency'
         ? { latency_ms: action.ms }
-        : { cut: true };
+        : action.kind === 'cut'
+          ? { cut: true }
+          : {
+              end_job:
+                action.errorCode === undefined
+                  ? { pages_printed: action.pagesPrinted }
+                  : { error_code: action.errorCode },
+            };
   return {
     id: rule.id,
     ...rule.scope,

@@ -14,7 +14,12 @@ export type FaultAction =
   /** Wait this long before running the operation. */
   | { kind: 'latency'; ms: number }
   /** Send the answer's headers and half its body, then cut the connection. */
-  | { kind: 'cut' };
+  | { kind: 'cut' }
+  /**
+   * When a connector reports a job printed, record it failed with this code instead, or
+   * printed with this many pages.
+   */
+  | { kind: 'end_job'; errorCode?: number; pagesPrinted?: number };
 
 /** The kinds of action. */
 export type FaultKind = FaultAction['kind'];
@@ -48,7 +53,7 @@ export interface FaultIssue {
 }
 
 const SCOPE_KEYS = ['operation', 'printer', 'user', 'client'] as const;
-const ACTION_KEYS = ['respond', 'latency_ms', 'cut'] as const;
+const ACTION_KEYS = ['respond', 'latency_ms', 'cut', 'end_job'] as const;
 const KNOWN = new Set<string>([...SCOPE_KEYS, ...ACTION_KEYS, 'times', 'duration_s']);
 const MAX_LATENCY_MS = 300_000;
 
@@ -85,6 +90,13 @@ export function checkFaultRule(input: unknown): { draft?: FaultRuleDraft; issues
   const action = given.length === 1 ? checkAction(given[0]!, input[given[0]!], issues) : undefined;
   if ((action?.kind === 'respond' || action?.kind === 'cut') && scope.operation === undefined)
     issues.push({ path: ['operation'], rule: `is required with ${given[0]}` });
+  if (action?.kind === 'end_job')
+    for (const key of ['operation', 'client'] as const)
+      if (scope[key] !== undefined)
+        issues.push({
+          path: [key],
+          rule: 'does not apply to end_job (jobs are matched by printer and user)',
+        });
   if (issues.length > 0 || !action) return { issues };
   const draft: FaultRuleDraft = { scope, action };
   if (times !== undefined) draft.times = times as number;
@@ -98,12 +110,36 @@ function checkAction(key: string, value: unknown, issues: FaultIssue[]): FaultAc
     issues.push({ path: [key], rule: `must be a whole number of milliseconds from 1 to ${MAX_LATENCY_MS}` });
     return undefined;
   }
+  if (key === 'end_job') return checkEndJob(value, issues);
   if (key === 'cut') {
     if (value === true) return { kind: 'cut' };
     issues.push({ path: [key], rule: 'must be true' });
     return undefined;
   }
   return checkRespond(value, issues);
+}
+
+function checkEndJob(value: unknown, issues: FaultIssue[]): FaultAction | undefined {
+  const shape = 'must be an object with one of error_code (a failure) or pages_printed (fewer pages)';
+  if (!isObject(value)) {
+    issues.push({ path: ['end_job'], rule: shape });
+    return undefined;
+  }
+  const keys = Object.keys(value);
+  const code = value['error_code'];
+  const pages = value['pages_printed'];
+  if (keys.length !== 1 || !['error_code', 'pages_printed'].includes(keys[0]!)) {
+    issues.push({ path: ['end_job'], rule: shape });
+    return undefined;
+  }
+  if (code !== undefined) {
+    if (isWhole(code, 1, 2_147_483_647)) return { kind: 'end_job', errorCode: code };
+    issues.push({ path: ['end_job', 'error_code'], rule: 'must be a whole number from 1 (e.g. 3011)' });
+    return undefined;
+  }
+  if (isWhole(pages, 0, 1_000_000)) return { kind: 'end_job', pagesPrinted: pages };
+  issues.push({ path: ['end_job', 'pages_printed'], rule: 'must be a whole number from 0' });
+  return undefined;
 }
 
 function checkRespond(value: unknown, issues: FaultIssue[]): FaultAction | undefined {

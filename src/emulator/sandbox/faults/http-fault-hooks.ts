@@ -41,7 +41,7 @@ export function installHttpFaults(
     const action = rule.action;
     if (action.kind === 'latency') await sleep(action.ms);
     else if (action.kind === 'cut') cuts.add(request);
-    else {
+    else if (action.kind === 'respond') {
       reply.code(action.status).headers(action.headers);
       if (action.body === undefined) return reply.send(faultBody(rule.id, action.status));
       if (typeof action.body === 'string') return reply.send(action.body);

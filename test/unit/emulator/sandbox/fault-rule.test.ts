@@ -40,10 +40,13 @@ describe('fault rules as given', () => {
   });
 
   it.each([
-    [{ operation: 'Print' }, [{ path: [], rule: 'is required: one action of respond, latency_ms, cut' }]],
+    [
+      { operation: 'Print' },
+      [{ path: [], rule: 'is required: one action of respond, latency_ms, cut, end_job' }],
+    ],
     [
       { operation: 'Print', latency_ms: 5, cut: true },
-      [{ path: ['cut'], rule: 'only one action of respond, latency_ms, cut' }],
+      [{ path: ['cut'], rule: 'only one action of respond, latency_ms, cut, end_job' }],
     ],
     [{ respond: { status: 503 } }, [{ path: ['operation'], rule: 'is required with respond' }]],
     [
@@ -66,6 +69,19 @@ describe('fault rules as given', () => {
       ],
     ],
     ['respond', [{ path: [], rule: 'must be an object (a fault rule)' }]],
+    [
+      { client: 'app', end_job: { error_code: 3011, pages_printed: 1 } },
+      [
+        {
+          path: ['end_job'],
+          rule: 'must be an object with one of error_code (a failure) or pages_printed (fewer pages)',
+        },
+      ],
+    ],
+    [
+      { client: 'app', end_job: { error_code: 0 } },
+      [{ path: ['end_job', 'error_code'], rule: 'must be a whole number from 1 (e.g. 3011)' }],
+    ],
   ])('refuses %j naming every bad field', (input, issues) => {
     expect(checkFaultRule(input).issues).toEqual(issues);
   });
