@@ -7,11 +7,11 @@
  * any other error code 1 with X-FMP-OSError / X-FMP-OSErrText. PrintJob streams (tpfm-print-job.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { TooManyRequestsError } from '../../lib/errors.js';
-import { TPFM_COMMANDS, TPFM_HEADERS, type TpfmCommand } from '../../protocol/tpfm-codes.js';
-import type { EmulatorContext } from '../context.js';
+import { TooManyRequestsError } from '../../../lib/errors.js';
+import { TPFM_COMMANDS, TPFM_HEADERS, type TpfmCommand } from '../../../protocol/tpfm-codes.js';
+import type { EmulatorContext } from '../../context.js';
 import * as commands from './tpfm-commands.js';
-import type { TpfmServices } from './pull-services.js';
+import type { TpfmServices } from '../pull-services.js';
 import type { TpfmCall, TpfmResult } from './tpfm-commands.js';
 import { preparePrint, streamPrint } from './tpfm-print-job.js';
 import {
@@ -22,7 +22,8 @@ import {
   sendFailure,
   TpfmFailure,
 } from './tpfm-wire.js';
-import { pullSchemas } from './pull-schemas.js';
+import { pullSchemas } from '../pull-schemas.js';
+import { operation } from '../../http/schemas.js';
 
 /** Options of the /TPFM/ plugin. */
 export interface TpfmRoutesOptions {
@@ -57,7 +58,7 @@ function baseUrl(request: FastifyRequest, context: EmulatorContext): string {
 /** Registers GET /TPFM/. */
 export async function tpfmRoutes(app: FastifyInstance, options: TpfmRoutesOptions): Promise<void> {
   const { context, services } = options;
-  app.get('/TPFM/', { schema: pullSchemas.tpfm }, async (request, reply) => {
+  app.get('/TPFM/', { schema: operation('RunTpfmCommand', pullSchemas.tpfm) }, async (request, reply) => {
     const query = canonicalQuery(request.query);
     const langId = header(request, TPFM_HEADERS.langId) ?? 'en';
     try {
