@@ -15,6 +15,7 @@ import type { PrinterBackend } from '../../printing/printer-backend.js';
 import type { PrintTicket } from '../../protocol/print-ticket.js';
 import type { LedgerJob } from '../../store/job-ledger.js';
 import type { JobOutcomes } from './job-outcomes.js';
+import type { HeldDocuments } from './held-documents.js';
 import { type JobControl, type JobRunnerDeps, printerJobName } from './job-runner-types.js';
 
 export class SubmitStep {
@@ -31,11 +32,14 @@ export class SubmitStep {
   constructor(
     private readonly deps: JobRunnerDeps,
     private readonly outcomes: JobOutcomes,
+    /** Small documents kept in memory from their download: sent instead of reading the file. */
+    private readonly held: HeldDocuments,
   ) {}
 
   /** Drops what the step keeps of a job that ended. */
   forget(jobId: string): void {
     this.previousJobs.delete(jobId);
+    this.held.forget(jobId);
   }
 
   /** One Print-Job (or Create-Job + Send-Document). */
@@ -65,8 +69,10 @@ export class SubmitStep {
     // The printer's successful answer to the document: recorded with the move that follows it.
     let sent = false;
     try {
+      const documentBytes = this.held.get(job.jobId);
       const submitted = await backend.submit({
         documentPath: job.spoolPath as string,
+        ...(documentBytes ? { documentBytes } : {}),
         documentFormat: job.offer.document.content_type,
         jobName: printerJobName(job.jobId),
         documentName: job.offer.document.name,
@@ -82,6 +88,8 @@ export class SubmitStep {
         },
       });
       this.busyAnswers.delete(job.printerId);
+      // The printer has it; a resend after a crash or a repair reads the spool file.
+      this.held.forget(job.jobId);
       const notes = [...warnings, ...(submitted.notApplied ?? [])];
       return this.outcomes.submittedAs(job, submitted.printerJobId, log, notes, submitted.state, sent);
     } catch (error) {
