@@ -6,7 +6,8 @@
  * --webhook-timeout-ms N (the receivers' answer deadline; default 30000), --allow-outbound CIDR
  * (private ranges fileurl and webhooks may reach; default none: public addresses only),
  * --registration-sheet-interval-s N (one registration sheet per unknown card per N s; 600),
- * --cors-origin ORIGIN (browser origins allowed besides registered redirect URLs). Prints
+ * --cors-origin ORIGIN (browser origins allowed besides registered redirect URLs), --no-faults
+ * (no console, fault switchboard or test clock: a production-like start). Prints
  * `listening on <url>`; a signal closes it.
  */
 import { readFileSync } from 'node:fs';
@@ -40,6 +41,8 @@ interface EmulatorFlags extends LogFlags, OutboundFlags, CorsFlags {
   tls?: boolean;
   tlsCert?: string;
   tlsKey?: string;
+  /** False with --no-faults. */
+  faults: boolean;
 }
 
 /** Registers `emulator`. */
@@ -58,7 +61,8 @@ export function registerEmulatorCommand(program: Command): void {
       '--registration-sheet-interval-s <s>',
       'at most one registration-code sheet per unknown card in this many seconds',
       '600',
-    );
+    )
+    .option('--no-faults', 'no console, fault switchboard or test clock under /_emulator/ (production-like)');
   addServingOptions(command);
   addOutboundOption(command, 'default: public addresses only');
   addCorsOption(command);
@@ -94,6 +98,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
     outboundAllow,
     registrationSheetIntervalMs: sheetIntervalS * 1000,
     corsOrigins,
+    sandbox: { enabled: flags.faults },
   });
   let url: string;
   try {

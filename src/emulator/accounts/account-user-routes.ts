@@ -14,6 +14,7 @@ import { envelope, parsePage } from '../http/pagination.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
 import type { AccountCaller } from './account-user-service.js';
 import { accountUserSchemas } from './account-schemas.js';
+import { operation } from '../http/schemas.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -40,23 +41,31 @@ export const accountUserRoutes: EmulatorRoutePlugin = async (app, { context }) =
   const { accountUsers, baseUrl } = context;
   const auth = { preHandler: requireScopes(REQUIRED_SCOPE.account) };
 
-  app.get('/v1/users', { ...auth, schema: accountUserSchemas.list }, async (request) => {
-    const page = parsePage(request.query as Record<string, unknown>, { pageNumbers: true });
-    const { count, results } = accountUsers.list(accountCaller(request), page.limit, page.offset);
-    return envelope(request, baseUrl, page, count, results);
-  });
-
-  app.get<IdParams>('/v1/users/:id', { ...auth, schema: accountUserSchemas.get }, async (request) =>
-    accountUsers.get(accountCaller(request), request.params.id),
+  app.get(
+    '/v1/users',
+    { ...auth, schema: operation('ListAccountUsers', accountUserSchemas.list) },
+    async (request) => {
+      const page = parsePage(request.query as Record<string, unknown>, { pageNumbers: true });
+      const { count, results } = accountUsers.list(accountCaller(request), page.limit, page.offset);
+      return envelope(request, baseUrl, page, count, results);
+    },
   );
 
-  app.patch<IdParams>('/v1/users/:id', { ...auth, schema: accountUserSchemas.patch }, async (request) =>
-    accountUsers.patch(accountCaller(request), request.params.id, request.body ?? {}),
+  app.get<IdParams>(
+    '/v1/users/:id',
+    { ...auth, schema: operation('GetAccountUser', accountUserSchemas.get) },
+    async (request) => accountUsers.get(accountCaller(request), request.params.id),
+  );
+
+  app.patch<IdParams>(
+    '/v1/users/:id',
+    { ...auth, schema: operation('UpdateAccountUser', accountUserSchemas.patch) },
+    async (request) => accountUsers.patch(accountCaller(request), request.params.id, request.body ?? {}),
   );
 
   app.delete<IdParams>(
     '/v1/users/:id',
-    { ...auth, schema: accountUserSchemas.delete },
+    { ...auth, schema: operation('DeleteAccountUser', accountUserSchemas.delete) },
     async (request, reply) => {
       accountUsers.remove(accountCaller(request), request.params.id);
       return reply.status(204).send();

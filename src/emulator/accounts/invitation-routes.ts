@@ -30,6 +30,7 @@ import {
   type InvitationService,
   MIN_PASSWORD_LENGTH,
 } from './invitation-service.js';
+import { operation } from '../http/schemas.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -39,21 +40,29 @@ export const invitationRoutes: EmulatorRoutePlugin = async (app, { context }) =>
   const auth = { preHandler: [requireScopes(REQUIRED_SCOPE.account), requireAccountAdmin('invitations')] };
   const base = (request: FastifyRequest) => requestBaseUrl(request, baseUrl);
 
-  app.post('/v1/userinvitations', { ...auth, schema: invitationSchemas.create }, async (request, reply) => {
-    const invitee = invitations.parseNew(request.body);
-    const inv = invitations.invite(request.auth.organizationId, invitee, base(request));
-    return reply.status(201).send(invitations.resource(inv));
-  });
+  app.post(
+    '/v1/userinvitations',
+    { ...auth, schema: operation('CreateInvitation', invitationSchemas.create) },
+    async (request, reply) => {
+      const invitee = invitations.parseNew(request.body);
+      const inv = invitations.invite(request.auth.organizationId, invitee, base(request));
+      return reply.status(201).send(invitations.resource(inv));
+    },
+  );
 
-  app.get('/v1/userinvitations', { ...auth, schema: invitationSchemas.list }, async (request) => {
-    const page = parsePage(request.query as Record<string, unknown>);
-    const { count, results } = invitations.list(request.auth.organizationId, page.limit, page.offset);
-    return envelope(request, baseUrl, page, count, results);
-  });
+  app.get(
+    '/v1/userinvitations',
+    { ...auth, schema: operation('ListInvitations', invitationSchemas.list) },
+    async (request) => {
+      const page = parsePage(request.query as Record<string, unknown>);
+      const { count, results } = invitations.list(request.auth.organizationId, page.limit, page.offset);
+      return envelope(request, baseUrl, page, count, results);
+    },
+  );
 
   app.patch<IdParams>(
     '/v1/userinvitations/:id',
-    { ...auth, schema: invitationSchemas.resend },
+    { ...auth, schema: operation('ResendInvitation', invitationSchemas.resend) },
     async (request) => {
       const inv = invitations.resend(
         request.auth.organizationId,
@@ -65,32 +74,40 @@ export const invitationRoutes: EmulatorRoutePlugin = async (app, { context }) =>
     },
   );
 
-  app.get(INVITATION_PAGE_PATH, { schema: invitationPageSchema }, async (request, reply) => {
-    const token = (request.query as Record<string, unknown>)['token'];
-    return showForm(request, reply, invitations, typeof token === 'string' ? token : '', undefined);
-  });
+  app.get(
+    INVITATION_PAGE_PATH,
+    { schema: operation('ShowInvitationPage', invitationPageSchema) },
+    async (request, reply) => {
+      const token = (request.query as Record<string, unknown>)['token'];
+      return showForm(request, reply, invitations, typeof token === 'string' ? token : '', undefined);
+    },
+  );
 
-  app.post(INVITATION_PAGE_PATH, { schema: invitationPageSchema }, async (request, reply) => {
-    const form = (request.body ?? {}) as Record<string, string | undefined>;
-    const token = form['token'] ?? '';
-    if (!checkFormCsrf(request, form[CSRF_FIELD])) return formExpired(reply);
-    const input: AcceptanceForm = {
-      firstName: form['first_name'],
-      lastName: form['last_name'],
-      password: form['password'],
-    };
-    try {
-      const view = invitations.view(token);
-      const user = await invitations.accept(token, input, request.ip);
-      return page(reply, 200, renderInvitationAccepted(view.organizationName, user.email));
-    } catch (error) {
-      if (error instanceof ValidationError)
-        return showForm(request, reply.status(400), invitations, token, error.message, input);
-      if (error instanceof GoneError || error instanceof NotFoundError)
-        return showForm(request, reply, invitations, token, undefined);
-      throw error;
-    }
-  });
+  app.post(
+    INVITATION_PAGE_PATH,
+    { schema: operation('AcceptInvitation', invitationPageSchema) },
+    async (request, reply) => {
+      const form = (request.body ?? {}) as Record<string, string | undefined>;
+      const token = form['token'] ?? '';
+      if (!checkFormCsrf(request, form[CSRF_FIELD])) return formExpired(reply);
+      const input: AcceptanceForm = {
+        firstName: form['first_name'],
+        lastName: form['last_name'],
+        password: form['password'],
+      };
+      try {
+        const view = invitations.view(token);
+        const user = await invitations.accept(token, input, request.ip);
+        return page(reply, 200, renderInvitationAccepted(view.organizationName, user.email));
+      } catch (error) {
+        if (error instanceof ValidationError)
+          return showForm(request, reply.status(400), invitations, token, error.message, input);
+        if (error instanceof GoneError || error instanceof NotFoundError)
+          return showForm(request, reply, invitations, token, undefined);
+        throw error;
+      }
+    },
+  );
 };
 
 function showForm(

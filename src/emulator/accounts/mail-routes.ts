@@ -18,6 +18,7 @@ import { envelope, parsePage } from '../http/pagination.js';
 import { renderMailPage } from '../web/mail-page.js';
 import type { Mail, MailFilter } from './mail-outbox.js';
 import { mailSchema } from './account-schemas.js';
+import { operation } from '../http/schemas.js';
 
 /** The wire form of a mail. */
 export function mailResource(mail: Mail): Record<string, unknown> {
@@ -62,17 +63,21 @@ async function readerFilter(request: FastifyRequest): Promise<MailFilter> {
 /** Registers the outbox route. */
 export const mailRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   const { mail, baseUrl } = context;
-  app.get('/_emulator/mail', { schema: mailSchema }, async (request, reply) => {
-    const query = request.query as Record<string, unknown>;
-    const to = typeof query['to'] === 'string' && query['to'] !== '' ? query['to'] : undefined;
-    const filter = { ...(await readerFilter(request)), to };
-    const page = parsePage(query);
-    const mails = mail.list(page.limit, page.offset, filter);
-    const body = envelope(request, baseUrl, page, mail.count(filter), mails.map(mailResource));
-    if (!wantsHtml(request)) return body;
-    return reply
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .send(renderMailPage(body));
-  });
+  app.get(
+    '/_emulator/mail',
+    { schema: operation('ListEmulatorMail', mailSchema) },
+    async (request, reply) => {
+      const query = request.query as Record<string, unknown>;
+      const to = typeof query['to'] === 'string' && query['to'] !== '' ? query['to'] : undefined;
+      const filter = { ...(await readerFilter(request)), to };
+      const page = parsePage(query);
+      const mails = mail.list(page.limit, page.offset, filter);
+      const body = envelope(request, baseUrl, page, mail.count(filter), mails.map(mailResource));
+      if (!wantsHtml(request)) return body;
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .send(renderMailPage(body));
+    },
+  );
 };

@@ -9,6 +9,7 @@ import { requireScopes } from '../http/bearer-auth.js';
 import { invalidToken } from '../http/http-errors.js';
 import type { User } from './user-repo.js';
 import { accountUserResource } from './account-user-service.js';
+import { operation } from '../http/schemas.js';
 
 /** The account-user resource of a stored user, with its home organization. */
 export function accountUser(user: User): Record<string, unknown> {
@@ -17,9 +18,13 @@ export function accountUser(user: User): Record<string, unknown> {
 
 /** Registers GET /v1/users/me/. */
 export const usersMeRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  app.get('/v1/users/me', { preHandler: requireScopes(), schema: usersMeSchema }, async (request) => {
-    const user = context.store.users.findById(request.auth.userId);
-    if (!user) throw invalidToken('the user of the token no longer exists');
-    return accountUser(user);
-  });
+  app.get(
+    '/v1/users/me',
+    { preHandler: requireScopes(), schema: operation('GetCurrentUser', usersMeSchema) },
+    async (request) => {
+      const user = context.store.users.findById(request.auth.userId);
+      if (!user) throw invalidToken('the user of the token no longer exists');
+      return accountUser(user);
+    },
+  );
 };

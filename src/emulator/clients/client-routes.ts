@@ -12,6 +12,7 @@ import { envelope, parsePage } from '../http/pagination.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
 import type { Creator } from './client-creation-limits.js';
 import { clientSchemas } from './client-schemas.js';
+import { operation } from '../http/schemas.js';
 
 interface IdParams {
   Params: { clientId: string };
@@ -22,40 +23,50 @@ export const oauthClientRoutes: EmulatorRoutePlugin = async (app, { context }) =
   const service = context.oauthClients;
   const auth = { preHandler: [requireScopes(REQUIRED_SCOPE.account), requireAdmin] };
 
-  app.post('/v1/oauth-clients/public', { ...auth, schema: clientSchemas.create }, async (request, reply) => {
-    reply.status(201).header('cache-control', 'no-store');
-    return service.create(creator(request), 'public', request.body);
-  });
+  app.post(
+    '/v1/oauth-clients/public',
+    { ...auth, schema: operation('CreatePublicOAuthClient', clientSchemas.create) },
+    async (request, reply) => {
+      reply.status(201).header('cache-control', 'no-store');
+      return service.create(creator(request), 'public', request.body);
+    },
+  );
 
   app.post(
     '/v1/oauth-clients/confidential',
-    { ...auth, schema: clientSchemas.create },
+    { ...auth, schema: operation('CreateConfidentialOAuthClient', clientSchemas.create) },
     async (request, reply) => {
       reply.status(201).header('cache-control', 'no-store');
       return service.create(creator(request), 'confidential', request.body);
     },
   );
 
-  app.get('/v1/oauth-clients', { ...auth, schema: clientSchemas.list }, async (request) => {
-    const page = parsePage(request.query as Record<string, unknown>);
-    const { count, results } = service.list(request.auth.organizationId, page.limit, page.offset);
-    return envelope(request, context.baseUrl, page, count, results);
-  });
+  app.get(
+    '/v1/oauth-clients',
+    { ...auth, schema: operation('ListOAuthClients', clientSchemas.list) },
+    async (request) => {
+      const page = parsePage(request.query as Record<string, unknown>);
+      const { count, results } = service.list(request.auth.organizationId, page.limit, page.offset);
+      return envelope(request, context.baseUrl, page, count, results);
+    },
+  );
 
-  app.get<IdParams>('/v1/oauth-clients/:clientId', { ...auth, schema: clientSchemas.get }, async (request) =>
-    service.get(request.auth.organizationId, request.params.clientId),
+  app.get<IdParams>(
+    '/v1/oauth-clients/:clientId',
+    { ...auth, schema: operation('GetOAuthClient', clientSchemas.get) },
+    async (request) => service.get(request.auth.organizationId, request.params.clientId),
   );
 
   app.patch<IdParams>(
     '/v1/oauth-clients/:clientId',
-    { ...auth, schema: clientSchemas.patch },
+    { ...auth, schema: operation('UpdateOAuthClient', clientSchemas.patch) },
     async (request) =>
       service.patch(request.auth.organizationId, request.params.clientId, request.body ?? {}),
   );
 
   app.delete<IdParams>(
     '/v1/oauth-clients/:clientId',
-    { ...auth, schema: clientSchemas.delete },
+    { ...auth, schema: operation('DeleteOAuthClient', clientSchemas.delete) },
     async (request, reply) => {
       service.delete(request.auth.organizationId, request.params.clientId);
       return reply.status(204).send();

@@ -17,6 +17,7 @@ import { applyEventBatch, parseEventBatch } from '../jobs/job-event-batch.js';
 import { parsePropertiesUpload } from '../printers/printer-wire.js';
 import { hostId } from '../printers/printer-routes.js';
 import { connectorJobSchemas } from './connector-schemas.js';
+import { operation } from '../http/schemas.js';
 
 /** Longest long poll the emulator holds, in seconds. */
 export const MAX_POLL_WAIT_S = 120;
@@ -35,7 +36,7 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
 
   app.post(
     '/connector/v1/register',
-    { ...auth, schema: connectorJobSchemas.register },
+    { ...auth, schema: operation('RegisterConnector', connectorJobSchemas.register) },
     async (request, reply) => {
       const { connector, created } = connectors.register(request.auth, request.body);
       return reply.status(created ? 201 : 200).send(connectorToWire(connector));
@@ -53,7 +54,7 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
 
   app.put<JobParams>(
     '/connector/v1/printers/:id/properties',
-    { ...auth, schema: connectorJobSchemas.properties },
+    { ...auth, schema: operation('ReplacePrinterProperties', connectorJobSchemas.properties) },
     async (request, reply) => {
       const properties = parsePropertiesUpload(request.body);
       const printer = ownPrinter(request);
@@ -68,7 +69,7 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
 
   app.patch<JobParams>(
     '/connector/v1/printers/:id/properties',
-    { ...auth, schema: connectorJobSchemas.properties },
+    { ...auth, schema: operation('UpdatePrinterProperties', connectorJobSchemas.properties) },
     async (request, reply) => {
       capabilities.patchUpload(ownPrinter(request), request.body);
       return reply.status(204).send();
@@ -77,7 +78,7 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
 
   app.get(
     '/connector/v1/jobs',
-    { ...auth, schema: connectorJobSchemas.poll },
+    { ...auth, schema: operation('ListConnectorJobs', connectorJobSchemas.poll) },
     async (request, reply): Promise<JobPollResponse> => {
       const wait = parseWait((request.query as Record<string, unknown>)['wait']);
       const connector = caller(request);
@@ -96,13 +97,13 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
 
   app.post<JobParams>(
     '/connector/v1/jobs/:id/claim',
-    { ...auth, schema: connectorJobSchemas.claim },
+    { ...auth, schema: operation('ClaimJob', connectorJobSchemas.claim) },
     async (request) => jobs.claim(caller(request), request.params.id),
   );
 
   app.get<JobParams>(
     '/connector/v1/jobs/:id/document',
-    { ...auth, schema: connectorJobSchemas.document },
+    { ...auth, schema: operation('GetJobDocument', connectorJobSchemas.document) },
     async (request, reply) => {
       const claim = parseClaimFlag((request.query as Record<string, unknown>)['claim']);
       const job = jobs.documentFor(caller(request), request.params.id, { claim });
@@ -113,7 +114,7 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
 
   app.post<JobParams>(
     '/connector/v1/jobs/:id/events',
-    { ...auth, schema: connectorJobSchemas.jobEvents },
+    { ...auth, schema: operation('ReportJobEvents', connectorJobSchemas.jobEvents) },
     async (request, reply) => {
       await jobs.applyEvent(caller(request), request.params.id, request.body);
       return reply.status(204).send();
@@ -122,7 +123,7 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
 
   app.post(
     '/connector/v1/events',
-    { ...auth, schema: connectorJobSchemas.events },
+    { ...auth, schema: operation('ReportEvents', connectorJobSchemas.events) },
     async (request): Promise<JobEventBatchResult> => {
       const connector = caller(request);
       const items = parseEventBatch(request.body);

@@ -15,6 +15,7 @@ import { forbidden } from '../http/http-errors.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { connectorToWire } from './connector-service.js';
 import { connectorAdminSchemas } from './connector-schemas.js';
+import { operation } from '../http/schemas.js';
 
 /** Connector types of the spec. */
 export const CONNECTOR_TYPES: readonly Connector['type'][] = ['TPHub', 'Printserver', 'Virtual', 'Embedded'];
@@ -45,29 +46,33 @@ export const connectorAdminRoutes: EmulatorRoutePlugin = async (app, { context }
   const { store, connectors, hub, logger, baseUrl } = context;
   const read = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 
-  app.get('/printing/v1/connectors', { ...read, schema: connectorAdminSchemas.list }, async (request) => {
-    const query = request.query as Record<string, unknown>;
-    const page = parsePage(query);
-    const type = filter(query, 'type', CONNECTOR_TYPES);
-    const status = filter(query, 'status', CONNECTOR_STATUSES);
-    const all = store.connectors
-      .listByOrganization(request.auth.organizationId)
-      .filter(
-        (c) => (type === undefined || c.type === type) && (status === undefined || c.status === status),
-      );
-    const rows = all.slice(page.offset, page.offset + page.limit).map(connectorToWire);
-    return envelope(request, baseUrl, page, all.length, rows);
-  });
+  app.get(
+    '/printing/v1/connectors',
+    { ...read, schema: operation('ListConnectors', connectorAdminSchemas.list) },
+    async (request) => {
+      const query = request.query as Record<string, unknown>;
+      const page = parsePage(query);
+      const type = filter(query, 'type', CONNECTOR_TYPES);
+      const status = filter(query, 'status', CONNECTOR_STATUSES);
+      const all = store.connectors
+        .listByOrganization(request.auth.organizationId)
+        .filter(
+          (c) => (type === undefined || c.type === type) && (status === undefined || c.status === status),
+        );
+      const rows = all.slice(page.offset, page.offset + page.limit).map(connectorToWire);
+      return envelope(request, baseUrl, page, all.length, rows);
+    },
+  );
 
   app.get<IdParams>(
     '/printing/v1/connectors/:id',
-    { ...read, schema: connectorAdminSchemas.get },
+    { ...read, schema: operation('GetConnector', connectorAdminSchemas.get) },
     async (request) => connectorToWire(connectors.require(request.auth.organizationId, request.params.id)),
   );
 
   app.get(
     '/printing/v1/filter_values/connector',
-    { ...read, schema: connectorAdminSchemas.filterValues },
+    { ...read, schema: operation('GetConnectorFilterValues', connectorAdminSchemas.filterValues) },
     async (request) => {
       const all = store.connectors.listByOrganization(request.auth.organizationId);
       const distinct = (values: string[]): string[] => [...new Set(values)].sort();
@@ -80,7 +85,7 @@ export const connectorAdminRoutes: EmulatorRoutePlugin = async (app, { context }
 
   app.delete<IdParams>(
     '/printing/v1/connectors/:id',
-    { ...read, schema: connectorAdminSchemas.delete },
+    { ...read, schema: operation('DeleteConnector', connectorAdminSchemas.delete) },
     async (request, reply) => {
       if (!request.auth.roles.includes('admin')) throw forbidden('deleting a connector needs the admin role');
       const connector = connectors.require(request.auth.organizationId, request.params.id);

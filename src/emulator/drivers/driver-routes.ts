@@ -10,24 +10,31 @@ import type { EmulatorRoutePlugin } from '../context.js';
 import { requireAnyScope } from '../http/bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { driverSchemas } from '../printers/printer-schemas.js';
+import { operation } from '../http/schemas.js';
 
 /** Registers the driver routes. */
 export const driverRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   const { drivers, baseUrl } = context;
   const read = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 
-  app.get('/printing/v1/drivers/vendors', { ...read, schema: driverSchemas.vendors }, async () =>
-    drivers.vendors(),
+  app.get(
+    '/printing/v1/drivers/vendors',
+    { ...read, schema: operation('ListDriverVendors', driverSchemas.vendors) },
+    async () => drivers.vendors(),
   );
 
-  app.get('/printing/v1/drivers', { ...read, schema: driverSchemas.list }, async (request) => {
-    const query = request.query as Record<string, unknown>;
-    const page = parsePage(query);
-    const vendor = query['vendor'];
-    if (typeof vendor !== 'string' || vendor.trim() === '') {
-      throw new ValidationError('vendor', 'required: a vendor name from GET /printing/v1/drivers/vendors/');
-    }
-    const all = drivers.driversOf(request.auth.organizationId, vendor);
-    return envelope(request, baseUrl, page, all.length, all.slice(page.offset, page.offset + page.limit));
-  });
+  app.get(
+    '/printing/v1/drivers',
+    { ...read, schema: operation('ListDrivers', driverSchemas.list) },
+    async (request) => {
+      const query = request.query as Record<string, unknown>;
+      const page = parsePage(query);
+      const vendor = query['vendor'];
+      if (typeof vendor !== 'string' || vendor.trim() === '') {
+        throw new ValidationError('vendor', 'required: a vendor name from GET /printing/v1/drivers/vendors/');
+      }
+      const all = drivers.driversOf(request.auth.organizationId, vendor);
+      return envelope(request, baseUrl, page, all.length, all.slice(page.offset, page.offset + page.limit));
+    },
+  );
 };

@@ -15,12 +15,12 @@ import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BlockCountError } from './uncommitted-blocks.js';
-import { PrintRelayError, ValidationError, errorMessage } from '../../lib/errors.js';
+import { ValidationError, errorMessage, hasErrorCode } from '../../lib/errors.js';
 import { FILE_CHUNK } from '../../lib/file-sink.js';
 import type { Logger } from '../../log/logger.js';
 import { parseBlockList } from '../../protocol/sfapi-block-list.js';
 import { drainBody, lingerOnClose, readText } from './request-body.js';
-import { NoContent, otherContent } from '../http/schemas.js';
+import { NoContent, otherContent, operation } from '../http/schemas.js';
 import { type FileStore, type StoredFile, TooLargeError } from './file-store.js';
 
 /** Path prefix of upload URLs; the file id follows. */
@@ -65,7 +65,7 @@ export async function storageRoutes(app: FastifyInstance, options: StorageRoutes
   const log = options.logger.child({ route: 'storage' });
   app.put(
     `${STORAGE_UPLOAD_PREFIX}:fileId`,
-    { logLevel: 'silent', schema: storageSchema },
+    { logLevel: 'silent', schema: operation('UploadFile', storageSchema) },
     async (request, reply) => {
       const { fileId } = request.params as { fileId: string };
       try {
@@ -194,7 +194,7 @@ function sendStorageError(reply: FastifyReply, error: unknown, log: Logger, file
   if (error instanceof TooLargeError) return sendXmlError(reply, 413, 'RequestBodyTooLarge', error.message);
   if (error instanceof BlockCountError)
     return sendXmlError(reply, 409, 'BlockCountExceedsLimit', error.message);
-  if (error instanceof PrintRelayError && error.code === 'conflict') {
+  if (hasErrorCode(error, 'conflict')) {
     return sendXmlError(reply, 409, 'BlobImmutable', error.message);
   }
   log.error({ err: error, file: fileId }, 'upload failed');

@@ -15,6 +15,7 @@ import { requireAnyScope } from '../http/bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { requireAdmin } from './group-routes.js';
 import { groupSchemas } from './group-schemas.js';
+import { operation } from '../http/schemas.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -25,21 +26,25 @@ export const assignmentRoutes: EmulatorRoutePlugin = async (app, { context }) =>
   const { assignments, baseUrl } = context;
   const auth = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 
-  app.get('/printing/v1/assignments', { ...auth, schema: groupSchemas.listAssignments }, async (request) => {
-    const query = request.query as Record<string, unknown>;
-    const page = parsePage(query);
-    const group = query['group'];
-    if (group !== undefined && (typeof group !== 'string' || !UUID.test(group))) {
-      throw new ValidationError('group', 'must be a group id (UUID)');
-    }
-    const filter = group === undefined ? {} : { groupId: (group as string).toLowerCase() };
-    const { count, rows } = assignments.page(request.auth.organizationId, { ...page, ...filter });
-    return envelope(request, baseUrl, page, count, rows);
-  });
+  app.get(
+    '/printing/v1/assignments',
+    { ...auth, schema: operation('ListAssignments', groupSchemas.listAssignments) },
+    async (request) => {
+      const query = request.query as Record<string, unknown>;
+      const page = parsePage(query);
+      const group = query['group'];
+      if (group !== undefined && (typeof group !== 'string' || !UUID.test(group))) {
+        throw new ValidationError('group', 'must be a group id (UUID)');
+      }
+      const filter = group === undefined ? {} : { groupId: (group as string).toLowerCase() };
+      const { count, rows } = assignments.page(request.auth.organizationId, { ...page, ...filter });
+      return envelope(request, baseUrl, page, count, rows);
+    },
+  );
 
   app.patch<IdParams>(
     '/printing/v1/assignments/:id',
-    { ...auth, schema: groupSchemas.patchAssignment },
+    { ...auth, schema: operation('UpdateAssignment', groupSchemas.patchAssignment) },
     async (request) => {
       requireAdmin(request, 'assigning a printer to groups');
       return assignments.add(request.auth.organizationId, request.params.id, request.body);
@@ -48,7 +53,7 @@ export const assignmentRoutes: EmulatorRoutePlugin = async (app, { context }) =>
 
   app.delete<IdParams>(
     '/printing/v1/assignments/:id',
-    { ...auth, schema: groupSchemas.deleteAssignment },
+    { ...auth, schema: operation('RemoveAssignment', groupSchemas.deleteAssignment) },
     async (request, reply) => {
       requireAdmin(request, "removing a printer's group assignments");
       assignments.remove(request.auth.organizationId, request.params.id, request.body);

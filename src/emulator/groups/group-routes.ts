@@ -20,6 +20,7 @@ import { forbidden } from '../http/http-errors.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { groupToWire } from './group-service.js';
 import { groupSchemas } from './group-schemas.js';
+import { operation } from '../http/schemas.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -33,24 +34,34 @@ export const printingGroupRoutes: EmulatorRoutePlugin = async (app, { context })
   const { groups, baseUrl } = context;
   const auth = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 
-  app.get('/printing/v1/groups', { ...auth, schema: groupSchemas.list }, async (request) => {
-    const page = parsePage(request.query as Record<string, unknown>);
-    const { count, rows } = groups.page(request.auth.organizationId, page.limit, page.offset);
-    return envelope(request, baseUrl, page, count, rows);
-  });
+  app.get(
+    '/printing/v1/groups',
+    { ...auth, schema: operation('ListGroups', groupSchemas.list) },
+    async (request) => {
+      const page = parsePage(request.query as Record<string, unknown>);
+      const { count, rows } = groups.page(request.auth.organizationId, page.limit, page.offset);
+      return envelope(request, baseUrl, page, count, rows);
+    },
+  );
 
-  app.post('/printing/v1/groups', { ...auth, schema: groupSchemas.create }, async (request, reply) => {
-    requireAdmin(request, 'creating a group');
-    return reply.status(201).send(groups.create(request.auth.organizationId, request.body));
-  });
+  app.post(
+    '/printing/v1/groups',
+    { ...auth, schema: operation('CreateGroup', groupSchemas.create) },
+    async (request, reply) => {
+      requireAdmin(request, 'creating a group');
+      return reply.status(201).send(groups.create(request.auth.organizationId, request.body));
+    },
+  );
 
-  app.get<IdParams>('/printing/v1/groups/:id', { ...auth, schema: groupSchemas.get }, async (request) =>
-    groupToWire(groups.require(request.auth.organizationId, request.params.id)),
+  app.get<IdParams>(
+    '/printing/v1/groups/:id',
+    { ...auth, schema: operation('GetGroup', groupSchemas.get) },
+    async (request) => groupToWire(groups.require(request.auth.organizationId, request.params.id)),
   );
 
   app.patch<IdParams>(
     '/printing/v1/groups/:id',
-    { ...auth, schema: groupSchemas.update },
+    { ...auth, schema: operation('UpdateGroup', groupSchemas.update) },
     async (request) => {
       requireAdmin(request, 'changing a group');
       return groups.update(request.auth.organizationId, request.params.id, request.body);
@@ -59,7 +70,7 @@ export const printingGroupRoutes: EmulatorRoutePlugin = async (app, { context })
 
   app.delete<IdParams>(
     '/printing/v1/groups/:id',
-    { ...auth, schema: groupSchemas.delete },
+    { ...auth, schema: operation('DeleteGroup', groupSchemas.delete) },
     async (request, reply) => {
       requireAdmin(request, 'deleting a group');
       groups.remove(request.auth.organizationId, request.params.id);
@@ -67,28 +78,36 @@ export const printingGroupRoutes: EmulatorRoutePlugin = async (app, { context })
     },
   );
 
-  app.get('/printing/v1/users', { ...auth, schema: groupSchemas.listUsers }, async (request) => {
-    const page = parsePage(request.query as Record<string, unknown>);
-    const org = request.auth.organizationId;
-    if (request.auth.roles.includes('admin')) {
-      const { count, rows } = groups.pageUsers(org, page.limit, page.offset);
-      return envelope(request, baseUrl, page, count, rows);
-    }
-    const own = [groups.user(org, ownUserId(request))];
-    return envelope(request, baseUrl, page, 1, own.slice(page.offset, page.offset + page.limit));
-  });
+  app.get(
+    '/printing/v1/users',
+    { ...auth, schema: operation('ListPrintingUsers', groupSchemas.listUsers) },
+    async (request) => {
+      const page = parsePage(request.query as Record<string, unknown>);
+      const org = request.auth.organizationId;
+      if (request.auth.roles.includes('admin')) {
+        const { count, rows } = groups.pageUsers(org, page.limit, page.offset);
+        return envelope(request, baseUrl, page, count, rows);
+      }
+      const own = [groups.user(org, ownUserId(request))];
+      return envelope(request, baseUrl, page, 1, own.slice(page.offset, page.offset + page.limit));
+    },
+  );
 
-  app.get<IdParams>('/printing/v1/users/:id', { ...auth, schema: groupSchemas.getUser }, async (request) => {
-    const org = request.auth.organizationId;
-    const user = groups.requireUser(org, request.params.id);
-    if (!request.auth.roles.includes('admin') && user.id !== ownUserId(request))
-      throw forbidden("reading another user's printing settings needs the admin role");
-    return groups.user(org, user.id);
-  });
+  app.get<IdParams>(
+    '/printing/v1/users/:id',
+    { ...auth, schema: operation('GetPrintingUser', groupSchemas.getUser) },
+    async (request) => {
+      const org = request.auth.organizationId;
+      const user = groups.requireUser(org, request.params.id);
+      if (!request.auth.roles.includes('admin') && user.id !== ownUserId(request))
+        throw forbidden("reading another user's printing settings needs the admin role");
+      return groups.user(org, user.id);
+    },
+  );
 
   app.patch<IdParams>(
     '/printing/v1/users/:id',
-    { ...auth, schema: groupSchemas.patchUser },
+    { ...auth, schema: operation('UpdatePrintingUser', groupSchemas.patchUser) },
     async (request) => {
       requireAdmin(request, "changing a user's printing settings");
       return groups.updateUser(request.auth.organizationId, request.params.id, request.body);

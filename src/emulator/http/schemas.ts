@@ -52,6 +52,15 @@ export const Redirect = { description: 'redirect (Location header)', type: 'null
 /** An answer without a body (204, or 201 of the storage endpoint). */
 export const NoContent = T.Null({ description: 'no body' });
 
+/**
+ * A route's schema with its OpenAPI `operationId`: the name clients and generated code call the
+ * operation by (the spec's name where it gives one: Print, Status...). Unique across the document
+ * (test/unit/emulator/http/openapi-document.test.ts); kept beside the route so it moves with it.
+ */
+export function operation<S extends object>(operationId: string, schema: S): S & { operationId: string } {
+  return { ...schema, operationId };
+}
+
 /** The `response` map of a route: its answers plus the shared error body for each error status. */
 export function responses(
   answers: Record<number, TSchema>,

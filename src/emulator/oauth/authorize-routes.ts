@@ -26,6 +26,7 @@ import { renderSignInPage } from '../web/sign-in-page.js';
 import { html, pageClient } from './pairing-routes.js';
 import { type Form, formFields } from './token-routes.js';
 import { oauthSchemas } from './oauth-schemas.js';
+import { operation } from '../http/schemas.js';
 
 const AUTHORIZE_PATH = '/oauth/authorize';
 const LOGIN_PATH = '/oauth/login/';
@@ -35,41 +36,49 @@ const SIGNED_IN_PATH = '/oauth/login/done/';
 export const oauthAuthorizeRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   const { sessions } = context;
 
-  app.get(AUTHORIZE_PATH, { schema: oauthSchemas.browserPage }, async (request, reply) => {
-    const check = checkAuthorizeRequest(
-      context.store,
-      authorizeParams(request.query as Record<string, unknown>),
-    );
-    if (check.kind !== 'ok') return answerCheck(reply, check);
-    const session = sessions.open(request, reply);
-    if (!session.user) return signInPage(reply, session, check.request, undefined);
-    return afterSignIn(reply, context, session, check.request);
-  });
-
-  app.post(AUTHORIZE_PATH, { schema: oauthSchemas.browserPage }, async (request, reply) => {
-    const form = formFields(request.body);
-    const check = checkAuthorizeRequest(context.store, authorizeParams(form));
-    if (check.kind !== 'ok') return answerCheck(reply, check);
-    let session = sessions.current(request);
-    if (!sessions.checkCsrf(session, form['csrf_token'])) return csrfPage(reply);
-    if (form['email'] !== undefined || form['password'] !== undefined) {
-      const user = await context.signIn.verify(form['email'] ?? '', form['password'] ?? '', request.ip);
-      if (!user) return signInPage(reply.status(401), session!, check.request, form['email'], true);
-      session = sessions.signIn(request, reply, session, user);
+  app.get(
+    AUTHORIZE_PATH,
+    { schema: operation('ShowAuthorizePage', oauthSchemas.browserPage) },
+    async (request, reply) => {
+      const check = checkAuthorizeRequest(
+        context.store,
+        authorizeParams(request.query as Record<string, unknown>),
+      );
+      if (check.kind !== 'ok') return answerCheck(reply, check);
+      const session = sessions.open(request, reply);
+      if (!session.user) return signInPage(reply, session, check.request, undefined);
       return afterSignIn(reply, context, session, check.request);
-    }
-    if (!session?.user) return signInPage(reply, session!, check.request, undefined);
-    if (form['decision'] === 'deny') {
-      return redirect(reply, denyRedirect(check.request, 'access_denied', 'the user denied the request'));
-    }
-    if (form['decision'] !== 'approve')
-      return consentPage(reply, session, check.request, 'Choose Approve or Deny.');
-    return issueCode(reply, context, session, check.request);
-  });
+    },
+  );
+
+  app.post(
+    AUTHORIZE_PATH,
+    { schema: operation('SubmitConsent', oauthSchemas.browserPage) },
+    async (request, reply) => {
+      const form = formFields(request.body);
+      const check = checkAuthorizeRequest(context.store, authorizeParams(form));
+      if (check.kind !== 'ok') return answerCheck(reply, check);
+      let session = sessions.current(request);
+      if (!sessions.checkCsrf(session, form['csrf_token'])) return csrfPage(reply);
+      if (form['email'] !== undefined || form['password'] !== undefined) {
+        const user = await context.signIn.verify(form['email'] ?? '', form['password'] ?? '', request.ip);
+        if (!user) return signInPage(reply.status(401), session!, check.request, form['email'], true);
+        session = sessions.signIn(request, reply, session, user);
+        return afterSignIn(reply, context, session, check.request);
+      }
+      if (!session?.user) return signInPage(reply, session!, check.request, undefined);
+      if (form['decision'] === 'deny') {
+        return redirect(reply, denyRedirect(check.request, 'access_denied', 'the user denied the request'));
+      }
+      if (form['decision'] !== 'approve')
+        return consentPage(reply, session, check.request, 'Choose Approve or Deny.');
+      return issueCode(reply, context, session, check.request);
+    },
+  );
 
   app.get<{ Querystring: { next?: string } }>(
     LOGIN_PATH,
-    { schema: oauthSchemas.browserPage },
+    { schema: operation('ShowSignInPage', oauthSchemas.browserPage) },
     async (request, reply) => {
       const next = safeNext(request.query.next);
       const session = sessions.open(request, reply);
@@ -78,15 +87,19 @@ export const oauthAuthorizeRoutes: EmulatorRoutePlugin = async (app, { context }
     },
   );
 
-  app.get(SIGNED_IN_PATH, { schema: oauthSchemas.browserPage }, async (request, reply) => {
-    const who = sessions.current(request)?.user?.email;
-    const body = who
-      ? markup`<p role="status">Signed in as <strong>${who}</strong>.</p>`
-      : markup`<p>Not signed in.</p>`;
-    return html(reply, renderPage({ title: 'PrintRelay account', body }));
-  });
+  app.get(
+    SIGNED_IN_PATH,
+    { schema: operation('ShowSignedInPage', oauthSchemas.browserPage) },
+    async (request, reply) => {
+      const who = sessions.current(request)?.user?.email;
+      const body = who
+        ? markup`<p role="status">Signed in as <strong>${who}</strong>.</p>`
+        : markup`<p>Not signed in.</p>`;
+      return html(reply, renderPage({ title: 'PrintRelay account', body }));
+    },
+  );
 
-  app.post(LOGIN_PATH, { schema: oauthSchemas.browserPage }, async (request, reply) => {
+  app.post(LOGIN_PATH, { schema: operation('SignIn', oauthSchemas.browserPage) }, async (request, reply) => {
     const form = formFields(request.body);
     const next = safeNext(form['next']);
     const session = sessions.current(request);

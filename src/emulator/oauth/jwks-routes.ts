@@ -3,11 +3,16 @@
  */
 import type { EmulatorRoutePlugin } from '../context.js';
 import { oauthSchemas } from './oauth-schemas.js';
+import { operation } from '../http/schemas.js';
 
 /** Registers the JWKS route. */
 export const jwksRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  app.get('/.well-known/jwks.json', { schema: oauthSchemas.jwks }, async (_request, reply) => {
-    reply.header('cache-control', 'public, max-age=300');
-    return context.tokens.jwks();
-  });
+  app.get(
+    '/.well-known/jwks.json',
+    { schema: operation('GetJwks', oauthSchemas.jwks) },
+    async (_request, reply) => {
+      reply.header('cache-control', 'public, max-age=300');
+      return context.tokens.jwks();
+    },
+  );
 };

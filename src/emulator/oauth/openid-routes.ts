@@ -7,6 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
 import { requestBaseUrl } from '../http/pagination.js';
+import { operation } from '../http/schemas.js';
 import { DEFAULT_GRANTABLE_SCOPES } from '../../protocol/oauth-scopes.js';
 import { oauthSchemas } from './oauth-schemas.js';
 
@@ -54,8 +55,12 @@ export function serverMetadata(request: FastifyRequest, context: EmulatorContext
 
 /** Registers the discovery documents. */
 export const openidRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  for (const path of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']) {
-    app.get(path, { schema: oauthSchemas.metadata }, async (request, reply) => {
+  const documents: [string, string][] = [
+    ['/.well-known/openid-configuration', 'GetOpenIdConfiguration'],
+    ['/.well-known/oauth-authorization-server', 'GetAuthorizationServerMetadata'],
+  ];
+  for (const [path, operationId] of documents) {
+    app.get(path, { schema: operation(operationId, oauthSchemas.metadata) }, async (request, reply) => {
       reply.header('cache-control', 'public, max-age=300');
       return serverMetadata(request, context);
     });

@@ -23,26 +23,31 @@ import {
 } from '../web/pairing-page.js';
 import { type Form, clientCredentials, formFields } from './token-routes.js';
 import { oauthSchemas } from './oauth-schemas.js';
+import { operation } from '../http/schemas.js';
 
 /** Registers /oauth/pair/ and the pairing pages. */
 export const oauthPairRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   const { sessions } = context;
 
-  app.post('/oauth/pair', { schema: oauthSchemas.pair }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    const form = formFields(request.body);
-    const credentials = clientCredentials(request, form);
-    const client = await oauthEndpoint(() =>
-      context.tokens.authenticateClient(credentials.id, credentials.secret, request.ip),
-    );
-    const mode = form['mode'] ?? 'device';
-    if (mode !== 'device') throw new OAuthError(400, 'invalid_request', 'mode: must be device');
-    return context.pairings.startPairing(client, form['scope'], requestBaseUrl(request, context.baseUrl));
-  });
+  app.post(
+    '/oauth/pair',
+    { schema: operation('RequestPairingCode', oauthSchemas.pair) },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const form = formFields(request.body);
+      const credentials = clientCredentials(request, form);
+      const client = await oauthEndpoint(() =>
+        context.tokens.authenticateClient(credentials.id, credentials.secret, request.ip),
+      );
+      const mode = form['mode'] ?? 'device';
+      if (mode !== 'device') throw new OAuthError(400, 'invalid_request', 'mode: must be device');
+      return context.pairings.startPairing(client, form['scope'], requestBaseUrl(request, context.baseUrl));
+    },
+  );
 
   app.get<{ Querystring: { pairing_code?: string } }>(
     PAIRING_PAGE_PATH,
-    { schema: oauthSchemas.browserPage },
+    { schema: operation('ShowPairingPage', oauthSchemas.browserPage) },
     async (request, reply) => {
       const code = pageCode(request.query.pairing_code, reply);
       if (code === undefined) return reply;
@@ -53,24 +58,28 @@ export const oauthPairRoutes: EmulatorRoutePlugin = async (app, { context }) => 
     },
   );
 
-  app.post(PAIRING_PAGE_PATH, { schema: oauthSchemas.browserPage }, async (request, reply) => {
-    const form = formFields(request.body);
-    const code = pageCode(form['pairing_code'], reply);
-    if (code === undefined) return reply;
-    let session = sessions.current(request);
-    if (!sessions.checkCsrf(session, form['csrf_token'])) return csrfPage(reply);
-    if (!context.pairings.findOpen(code)) return expiredPage(reply);
-    if (form['email'] !== undefined || form['password'] !== undefined) {
-      const user = await context.signIn.verify(form['email'] ?? '', form['password'] ?? '', request.ip);
-      if (!user) {
-        reply.status(401);
-        return sendPairingPage(reply, context, session!, code, 'The email or password is wrong.', form);
+  app.post(
+    PAIRING_PAGE_PATH,
+    { schema: operation('ConfirmPairing', oauthSchemas.browserPage) },
+    async (request, reply) => {
+      const form = formFields(request.body);
+      const code = pageCode(form['pairing_code'], reply);
+      if (code === undefined) return reply;
+      let session = sessions.current(request);
+      if (!sessions.checkCsrf(session, form['csrf_token'])) return csrfPage(reply);
+      if (!context.pairings.findOpen(code)) return expiredPage(reply);
+      if (form['email'] !== undefined || form['password'] !== undefined) {
+        const user = await context.signIn.verify(form['email'] ?? '', form['password'] ?? '', request.ip);
+        if (!user) {
+          reply.status(401);
+          return sendPairingPage(reply, context, session!, code, 'The email or password is wrong.', form);
+        }
+        session = sessions.signIn(request, reply, session, user);
       }
-      session = sessions.signIn(request, reply, session, user);
-    }
-    if (!session?.user) return sendPairingPage(reply, context, session!, code, 'Sign in first.', form);
-    return decide(reply, context, session, code, form['decision'] !== 'deny');
-  });
+      if (!session?.user) return sendPairingPage(reply, context, session!, code, 'Sign in first.', form);
+      return decide(reply, context, session, code, form['decision'] !== 'deny');
+    },
+  );
 };
 
 function decide(

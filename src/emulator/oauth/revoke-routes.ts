@@ -10,26 +10,31 @@ import { OAuthError, oauthEndpoint } from '../http/http-errors.js';
 import type { OAuthClient } from '../clients/oauth-client-repo.js';
 import { clientCredentials, formFields } from './token-routes.js';
 import { oauthSchemas } from './oauth-schemas.js';
+import { operation } from '../http/schemas.js';
 
 /** Registers the revocation endpoint. */
 export const oauthRevokeRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  app.post('/oauth/revoke', { schema: oauthSchemas.revoke }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    const form = formFields(request.body);
-    const credentials = clientCredentials(request, form);
-    const client = await oauthEndpoint(() =>
-      context.tokens.authenticateClient(credentials.id, credentials.secret, request.ip),
-    );
-    const token = form['token'];
-    if (!token) throw new OAuthError(400, 'invalid_request', 'token: required');
-    const hint = form['token_type_hint'];
-    if (hint === 'access_token') {
-      if (!(await revokeAccess(context, client, token))) revokeRefresh(context, client, token);
-    } else if (!revokeRefresh(context, client, token)) {
-      await revokeAccess(context, client, token);
-    }
-    return reply.status(200).send({});
-  });
+  app.post(
+    '/oauth/revoke',
+    { schema: operation('RevokeToken', oauthSchemas.revoke) },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const form = formFields(request.body);
+      const credentials = clientCredentials(request, form);
+      const client = await oauthEndpoint(() =>
+        context.tokens.authenticateClient(credentials.id, credentials.secret, request.ip),
+      );
+      const token = form['token'];
+      if (!token) throw new OAuthError(400, 'invalid_request', 'token: required');
+      const hint = form['token_type_hint'];
+      if (hint === 'access_token') {
+        if (!(await revokeAccess(context, client, token))) revokeRefresh(context, client, token);
+      } else if (!revokeRefresh(context, client, token)) {
+        await revokeAccess(context, client, token);
+      }
+      return reply.status(200).send({});
+    },
+  );
 };
 
 function revokeRefresh(context: EmulatorContext, client: OAuthClient, token: string): boolean {

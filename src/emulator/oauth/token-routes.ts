@@ -10,6 +10,7 @@ import { OAuthError, oauthEndpoint } from '../http/http-errors.js';
 import type { OAuthClient } from '../clients/oauth-client-repo.js';
 import type { TokenResponse } from './token-types.js';
 import { oauthSchemas } from './oauth-schemas.js';
+import { operation } from '../http/schemas.js';
 
 /** A parsed form body. */
 export type Form = Record<string, string | undefined>;
@@ -61,8 +62,10 @@ export const grantHandlers = new Map<string, GrantHandler>([
 
 /** Registers the token endpoint. */
 export const oauthTokenRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  app.post('/oauth/access_token', { schema: oauthSchemas.token }, async (request, reply) =>
-    oauthEndpoint(() => tokenEndpoint(request, reply, context)),
+  app.post(
+    '/oauth/access_token',
+    { schema: operation('RequestAccessToken', oauthSchemas.token) },
+    async (request, reply) => oauthEndpoint(() => tokenEndpoint(request, reply, context)),
   );
 };
 

@@ -18,6 +18,7 @@ import { envelope, parsePage, requestBaseUrl } from '../http/pagination.js';
 import { parseExpand } from './partner-member-service.js';
 import { organizationResource } from './partner-organization-service.js';
 import { partnerSchemas } from './partner-schemas.js';
+import { operation } from '../http/schemas.js';
 
 type OrgParams = { Params: { orgId: string } };
 type MemberParams = { Params: { orgId: string; userId: string } };
@@ -32,25 +33,34 @@ export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   const query = (request: FastifyRequest) => request.query as Record<string, unknown>;
   const partner = (request: FastifyRequest) => request.auth.organizationId;
 
-  app.post(ORGS, { ...auth, schema: partnerSchemas.createOrganization }, async (request, reply) =>
-    reply.status(201).send(orgs.create(partner(request), request.body, requestBaseUrl(request, baseUrl))),
+  app.post(
+    ORGS,
+    { ...auth, schema: operation('CreateOrganization', partnerSchemas.createOrganization) },
+    async (request, reply) =>
+      reply.status(201).send(orgs.create(partner(request), request.body, requestBaseUrl(request, baseUrl))),
   );
-  app.get(ORGS, { ...auth, schema: partnerSchemas.listOrganizations }, async (request) => {
-    const page = parsePage(query(request));
-    const { count, results } = orgs.list(partner(request), page.limit, page.offset);
-    return envelope(request, baseUrl, page, count, results);
-  });
-  app.get<OrgParams>(`${ORGS}/:orgId`, { ...auth, schema: partnerSchemas.getOrganization }, async (request) =>
-    organizationResource(orgs.managed(partner(request), request.params.orgId)),
+  app.get(
+    ORGS,
+    { ...auth, schema: operation('ListOrganizations', partnerSchemas.listOrganizations) },
+    async (request) => {
+      const page = parsePage(query(request));
+      const { count, results } = orgs.list(partner(request), page.limit, page.offset);
+      return envelope(request, baseUrl, page, count, results);
+    },
+  );
+  app.get<OrgParams>(
+    `${ORGS}/:orgId`,
+    { ...auth, schema: operation('GetOrganization', partnerSchemas.getOrganization) },
+    async (request) => organizationResource(orgs.managed(partner(request), request.params.orgId)),
   );
   app.patch<OrgParams>(
     `${ORGS}/:orgId`,
-    { ...auth, schema: partnerSchemas.renameOrganization },
+    { ...auth, schema: operation('RenameOrganization', partnerSchemas.renameOrganization) },
     async (request) => orgs.rename(partner(request), request.params.orgId, request.body ?? {}),
   );
   app.delete<OrgParams>(
     `${ORGS}/:orgId`,
-    { ...auth, schema: partnerSchemas.deleteOrganization },
+    { ...auth, schema: operation('DeleteOrganization', partnerSchemas.deleteOrganization) },
     async (request, reply) => {
       await orgs.delete(partner(request), request.params.orgId);
       return reply.status(204).send();
@@ -59,7 +69,7 @@ export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
 
   app.get<OrgParams>(
     `${ORGS}/:orgId/members`,
-    { ...auth, schema: partnerSchemas.listMembers },
+    { ...auth, schema: operation('ListMembers', partnerSchemas.listMembers) },
     async (request) => {
       const page = parsePage(query(request));
       const expand = parseExpand(query(request)['expand'], 'user');
@@ -75,13 +85,13 @@ export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   );
   app.post<OrgParams>(
     `${ORGS}/:orgId/members`,
-    { ...auth, schema: partnerSchemas.addMember },
+    { ...auth, schema: operation('AddMember', partnerSchemas.addMember) },
     async (request, reply) =>
       reply.status(201).send(members.add(partner(request), request.params.orgId, request.body)),
   );
   app.get<MemberParams>(
     `${ORGS}/:orgId/members/:userId`,
-    { ...auth, schema: partnerSchemas.getMember },
+    { ...auth, schema: operation('GetMember', partnerSchemas.getMember) },
     async (request) => {
       const expand = parseExpand(query(request)['expand'], 'user');
       return members.get(partner(request), request.params.orgId, request.params.userId, expand);
@@ -89,13 +99,13 @@ export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   );
   app.patch<MemberParams>(
     `${ORGS}/:orgId/members/:userId`,
-    { ...auth, schema: partnerSchemas.patchMember },
+    { ...auth, schema: operation('UpdateMember', partnerSchemas.patchMember) },
     async (request) =>
       members.setRoles(partner(request), request.params.orgId, request.params.userId, request.body ?? {}),
   );
   app.delete<MemberParams>(
     `${ORGS}/:orgId/members/:userId`,
-    { ...auth, schema: partnerSchemas.deleteMember },
+    { ...auth, schema: operation('RemoveMember', partnerSchemas.deleteMember) },
     async (request, reply) => {
       members.remove(partner(request), request.params.orgId, request.params.userId);
       return reply.status(204).send();
@@ -104,7 +114,7 @@ export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
 
   app.get<UserParams>(
     '/partner/v1/users/:userId/memberships',
-    { ...auth, schema: partnerSchemas.listMemberships },
+    { ...auth, schema: operation('ListMemberships', partnerSchemas.listMemberships) },
     async (request) => {
       const page = parsePage(query(request));
       const expand = parseExpand(query(request)['expand'], 'organization');
@@ -120,7 +130,7 @@ export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   );
   app.get<MemberParams>(
     '/partner/v1/users/:userId/memberships/:orgId',
-    { ...auth, schema: partnerSchemas.getMembership },
+    { ...auth, schema: operation('GetMembership', partnerSchemas.getMembership) },
     async (request) => {
       const expand = parseExpand(query(request)['expand'], 'organization');
       return members.getOfUser(partner(request), request.params.userId, request.params.orgId, expand);

@@ -16,6 +16,7 @@ import type { PrinterRecord } from './printer-repo.js';
 import { hostId } from './printer-routes.js';
 import { printerSchemas } from './printer-schemas.js';
 import { connectorJobSchemas } from '../connectors/connector-schemas.js';
+import { operation } from '../http/schemas.js';
 
 type IdParams = { Params: { id: string } };
 type CapabilityParams = { Params: { id: string; name: string } };
@@ -34,35 +35,35 @@ export const printerCapabilityRoutes: EmulatorRoutePlugin = async (app, { contex
 
   app.get<IdParams>(
     `${base}/blob_capabilities`,
-    { ...read, schema: printerSchemas.blobCapabilities },
+    { ...read, schema: operation('GetBlobCapabilities', printerSchemas.blobCapabilities) },
     async (request) => capabilities.blobView(printer(request)),
   );
   app.patch<CapabilityParams>(
     `${base}/blob_capabilities/:name`,
-    { ...read, schema: printerSchemas.patchBlobCapability },
+    { ...read, schema: operation('UpdateBlobCapability', printerSchemas.patchBlobCapability) },
     async (request) =>
       capabilities.patchBlob(adminPrinter(request), request.params.name.toLowerCase(), request.body),
   );
   app.get<IdParams>(
     `${base}/capabilities`,
-    { ...read, schema: printerSchemas.capabilities },
+    { ...read, schema: operation('GetPrinterCapabilities', printerSchemas.capabilities) },
     async (request) => capabilities.simplified(printer(request)),
   );
   app.patch<IdParams>(
     `${base}/capabilities`,
-    { ...read, schema: printerSchemas.patchCapabilities },
+    { ...read, schema: operation('UpdatePrinterCapabilities', printerSchemas.patchCapabilities) },
     async (request) => capabilities.patchSimplified(adminPrinter(request), request.body),
   );
   app.get<IdParams>(
     `${base}/default_capabilities`,
-    { ...read, schema: printerSchemas.capabilities },
+    { ...read, schema: operation('GetDefaultCapabilities', printerSchemas.capabilities) },
     async (request) => capabilities.defaultSimplified(printer(request)),
   );
 
   const connectorOnly = { preHandler: requireScopes('printing.connectors') };
   app.put<IdParams>(
     '/connector/v1/printers/:id/blob_capabilities',
-    { ...connectorOnly, schema: connectorJobSchemas.blobCapabilities },
+    { ...connectorOnly, schema: operation('ReportBlobCapabilities', connectorJobSchemas.blobCapabilities) },
     async (request, reply) => {
       const caller = connectors.resolveCaller(request.auth, hostId(request));
       const target = printer(request);

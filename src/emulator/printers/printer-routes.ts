@@ -15,6 +15,7 @@ import { envelope, parsePage } from '../http/pagination.js';
 import { type PrinterWire, printerToWire } from './printer-wire.js';
 import type { PrinterRecord } from './printer-repo.js';
 import { printerSchemas } from './printer-schemas.js';
+import { operation } from '../http/schemas.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -27,51 +28,61 @@ export const printerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   const write = { preHandler: requireScopes('printing.connectors') };
   const read = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 
-  app.post('/printing/v1/printers', { ...write, schema: printerSchemas.create }, async (request, reply) => {
-    const printer = printers.create(request.auth.organizationId, hostId(request), request.body);
-    return reply.status(201).send(wire(printer));
-  });
+  app.post(
+    '/printing/v1/printers',
+    { ...write, schema: operation('CreatePrinter', printerSchemas.create) },
+    async (request, reply) => {
+      const printer = printers.create(request.auth.organizationId, hostId(request), request.body);
+      return reply.status(201).send(wire(printer));
+    },
+  );
 
-  app.get('/printing/v1/printers', { ...read, schema: printerSchemas.list }, async (request) => {
-    const query = request.query as Record<string, unknown>;
-    const page = parsePage(query);
-    const connectorId = query['connector_id'];
-    if (connectorId !== undefined && (typeof connectorId !== 'string' || !UUID.test(connectorId))) {
-      throw new ValidationError('connector_id', 'must be a UUID');
-    }
-    const own = ownConnector(context, request);
-    if (own === null) return envelope(request, context.baseUrl, page, 0, []);
-    const wanted = connectorId === undefined ? own : (connectorId as string).toLowerCase();
-    if (own !== undefined && wanted !== own) return envelope(request, context.baseUrl, page, 0, []);
-    const filter = wanted === undefined ? {} : { connectorId: wanted };
-    // A connector lists all its printers; admins, users and clients those they may use.
-    const usableBy = own === undefined ? context.assignments.restriction(request.auth) : undefined;
-    const restrict = usableBy === undefined ? {} : { usableBy };
-    const { count, rows } = printers.page(request.auth.organizationId, { ...page, ...filter, ...restrict });
-    return envelope(request, context.baseUrl, page, count, rows.map(wire));
-  });
+  app.get(
+    '/printing/v1/printers',
+    { ...read, schema: operation('ListPrinters', printerSchemas.list) },
+    async (request) => {
+      const query = request.query as Record<string, unknown>;
+      const page = parsePage(query);
+      const connectorId = query['connector_id'];
+      if (connectorId !== undefined && (typeof connectorId !== 'string' || !UUID.test(connectorId))) {
+        throw new ValidationError('connector_id', 'must be a UUID');
+      }
+      const own = ownConnector(context, request);
+      if (own === null) return envelope(request, context.baseUrl, page, 0, []);
+      const wanted = connectorId === undefined ? own : (connectorId as string).toLowerCase();
+      if (own !== undefined && wanted !== own) return envelope(request, context.baseUrl, page, 0, []);
+      const filter = wanted === undefined ? {} : { connectorId: wanted };
+      // A connector lists all its printers; admins, users and clients those they may use.
+      const usableBy = own === undefined ? context.assignments.restriction(request.auth) : undefined;
+      const restrict = usableBy === undefined ? {} : { usableBy };
+      const { count, rows } = printers.page(request.auth.organizationId, { ...page, ...filter, ...restrict });
+      return envelope(request, context.baseUrl, page, count, rows.map(wire));
+    },
+  );
 
-  app.get<IdParams>('/printing/v1/printers/:id', { ...read, schema: printerSchemas.get }, async (request) =>
-    wire(printers.require(request.auth.organizationId, request.params.id)),
+  app.get<IdParams>(
+    '/printing/v1/printers/:id',
+    { ...read, schema: operation('GetPrinterById', printerSchemas.get) },
+    async (request) => wire(printers.require(request.auth.organizationId, request.params.id)),
   );
 
   app.put<IdParams>(
     '/printing/v1/printers/:id',
-    { ...write, schema: printerSchemas.update },
+    { ...write, schema: operation('ReplacePrinter', printerSchemas.update) },
     async (request) =>
       wire(printers.update(request.auth.organizationId, request.params.id, request.body, 'replace')),
   );
 
   app.patch<IdParams>(
     '/printing/v1/printers/:id',
-    { ...write, schema: printerSchemas.update },
+    { ...write, schema: operation('UpdatePrinter', printerSchemas.update) },
     async (request) =>
       wire(printers.update(request.auth.organizationId, request.params.id, request.body, 'patch')),
   );
 
   app.delete<IdParams>(
     '/printing/v1/printers/:id',
-    { ...write, schema: printerSchemas.delete },
+    { ...write, schema: operation('DeletePrinter', printerSchemas.delete) },
     async (request, reply) => {
       printers.remove(request.auth.organizationId, request.params.id);
       return reply.status(204).send();

@@ -19,6 +19,7 @@ import { forbidden } from '../http/http-errors.js';
 import { claimPageRoutes } from './cards/portal-routes.js';
 import { tpfmRoutes } from './tpfm/tpfm-routes.js';
 import { pullSchemas } from './pull-schemas.js';
+import { operation } from '../http/schemas.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -43,7 +44,7 @@ export async function pullPrintingRoutes(
 
   app.post<IdParams>(
     '/printing/v1/printers/:id/pull_printing_pairing',
-    { ...anyToken, schema: pullSchemas.pairing },
+    { ...anyToken, schema: operation('SetPullPrintingPairing', pullSchemas.pairing) },
     async (request) => {
       if (!request.auth.roles.includes('admin'))
         throw forbidden('pairing a release station needs the admin role');
@@ -63,7 +64,7 @@ export async function pullPrintingRoutes(
   // Copy jobs devices recorded at the printer (CreateLocalJob / UpdateLocalJob): an admin read.
   app.get<IdParams>(
     '/printing/v1/printers/:id/local_jobs',
-    { ...anyToken, schema: pullSchemas.localJobs },
+    { ...anyToken, schema: operation('ListLocalJobs', pullSchemas.localJobs) },
     async (request) => {
       if (!request.auth.roles.includes('admin')) throw forbidden('reading local jobs needs the admin role');
       const org = request.auth.organizationId;
@@ -84,7 +85,10 @@ export async function pullPrintingRoutes(
 
   app.post(
     '/v1/users/me/cards/claim',
-    { preHandler: requireAnyScope('printing', 'account'), schema: pullSchemas.cardClaim },
+    {
+      preHandler: requireAnyScope('printing', 'account'),
+      schema: operation('ClaimCard', pullSchemas.cardClaim),
+    },
     async (request) => {
       const user = { id: request.auth.userId, organizationId: request.auth.organizationId };
       const result = services.registration.claim(user, codeOf(request.body, 4, 16));

@@ -21,6 +21,7 @@ import type { PrinterProperties } from '../../protocol/printer-properties.js';
 import { sfapiConfiguration, unknownJobStatus } from '../../protocol/sfapi-configuration.js';
 import { requireScopes } from '../http/bearer-auth.js';
 import { HttpError } from '../http/http-errors.js';
+import { operation } from '../http/schemas.js';
 import type { EmulatorContext, EmulatorRouteOptions } from '../context.js';
 import { STORAGE_UPLOAD_PREFIX, storageRoutes } from '../files/storage-routes.js';
 import { sfapiSchemas } from './sfapi-schemas.js';
@@ -38,29 +39,36 @@ export async function sfapiRoutes(app: FastifyInstance, options: EmulatorRouteOp
   const logger = context.logger.child({ part: 'sfapi' });
   await app.register(storageRoutes, { files, logger });
   const preHandler = requireScopes('printing');
-  const auth = (schema: object) => ({ preHandler, schema });
+  const auth = (operationId: string, schema: object) => ({
+    preHandler,
+    schema: operation(operationId, schema),
+  });
 
-  app.get('/sfapi/GetConfiguration/', auth(sfapiSchemas.getConfiguration), async (request) =>
-    sfapiConfiguration(baseUrl(request, context)),
+  app.get(
+    '/sfapi/GetConfiguration/',
+    auth('GetConfiguration', sfapiSchemas.getConfiguration),
+    async (request) => sfapiConfiguration(baseUrl(request, context)),
   );
 
-  app.get('/sfapi/GetPrinter/', auth(sfapiSchemas.getPrinter), async (request) =>
+  app.get('/sfapi/GetPrinter/', auth('GetPrinter', sfapiSchemas.getPrinter), async (request) =>
     context.assignments
       .usable(request.auth, printers.list(request.auth.organizationId))
       .map((p) => ({ id: p.id, name: p.name, location: p.location ?? '' })),
   );
 
-  app.get('/sfapi/GetPrinterProperties/', auth(sfapiSchemas.getPrinterProperties), async (request) =>
-    printerProperties(request, context),
+  app.get(
+    '/sfapi/GetPrinterProperties/',
+    auth('GetPrinterProperties', sfapiSchemas.getPrinterProperties),
+    async (request) => printerProperties(request, context),
   );
 
-  app.get('/sfapi/PrepareUpload/', auth(sfapiSchemas.prepareUpload), async (request) => {
+  app.get('/sfapi/PrepareUpload/', auth('PrepareUpload', sfapiSchemas.prepareUpload), async (request) => {
     const file = await files.prepareUpload(request.auth.organizationId, request.auth.userId);
     const url = `${baseUrl(request, context)}${STORAGE_UPLOAD_PREFIX}${file.fileId}?${files.signUpload(file.fileId)}`;
     return { fileid: file.fileId, sasUri: url };
   });
 
-  app.post('/sfapi/Print/', auth(sfapiSchemas.print), async (request, reply) => {
+  app.post('/sfapi/Print/', auth('Print', sfapiSchemas.print), async (request, reply) => {
     const outcome = await printing.submit(request.auth, request.body);
     if ('pendingFileId' in outcome)
       return reply.code(412).send({ fileid: outcome.pendingFileId, sasUri: '' });
@@ -71,7 +79,7 @@ export async function sfapiRoutes(app: FastifyInstance, options: EmulatorRouteOp
     return { jobid: outcome.jobid };
   });
 
-  app.get('/sfapi/Status/', auth(sfapiSchemas.status), async (request) => {
+  app.get('/sfapi/Status/', auth('Status', sfapiSchemas.status), async (request) => {
     const id = (request.query as Record<string, unknown>).id;
     if (typeof id !== 'string' || id === '') invalid('id', 'is required (the jobid)');
     return jobs.status(request.auth.organizationId, id) ?? unknownJobStatus();

@@ -63,7 +63,14 @@ export const webhookRoutes: EmulatorRoutePlugin = async (app, { context }) => {
 
   app.post(
     '/webhooks/endpoints',
-    { ...write, schema: { body: S.EndpointCreateBody, response: { ...S.WebhookErrors, 201: S.Endpoint } } },
+    {
+      ...write,
+      schema: {
+        operationId: 'CreateWebhookEndpoint',
+        body: S.EndpointCreateBody,
+        response: { ...S.WebhookErrors, 201: S.Endpoint },
+      },
+    },
     async (request, reply) =>
       reply.status(201).send(webhooks.create(request.auth.organizationId, request.body)),
   );
@@ -72,7 +79,11 @@ export const webhookRoutes: EmulatorRoutePlugin = async (app, { context }) => {
     '/webhooks/endpoints',
     {
       ...read,
-      schema: { querystring: S.PageQuery, response: { ...S.WebhookErrors, 200: S.Paginated(S.Endpoint) } },
+      schema: {
+        operationId: 'ListWebhookEndpoints',
+        querystring: S.PageQuery,
+        response: { ...S.WebhookErrors, 200: S.Paginated(S.Endpoint) },
+      },
     },
     async (request) => {
       const p = page(request);
@@ -85,7 +96,11 @@ export const webhookRoutes: EmulatorRoutePlugin = async (app, { context }) => {
     '/webhooks/endpoints/test',
     {
       ...write,
-      schema: { body: S.EndpointTestBody, response: { ...S.WebhookErrors, 200: S.EndpointTestResult } },
+      schema: {
+        operationId: 'TestWebhookEndpoint',
+        body: S.EndpointTestBody,
+        response: { ...S.WebhookErrors, 200: S.EndpointTestResult },
+      },
     },
     async (request) => webhooks.test(request.auth.organizationId, request.body),
   );
@@ -93,7 +108,14 @@ export const webhookRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   const one = { params: S.EndpointParams };
   app.get<IdParams>(
     '/webhooks/endpoints/:id',
-    { ...read, schema: { ...one, response: { ...S.WebhookErrors, 200: S.Endpoint } } },
+    {
+      ...read,
+      schema: {
+        operationId: 'GetWebhookEndpoint',
+        ...one,
+        response: { ...S.WebhookErrors, 200: S.Endpoint },
+      },
+    },
     async (request) => webhooks.get(request.auth.organizationId, request.params.id),
   );
 
@@ -101,14 +123,26 @@ export const webhookRoutes: EmulatorRoutePlugin = async (app, { context }) => {
     '/webhooks/endpoints/:id',
     {
       ...write,
-      schema: { ...one, body: S.EndpointPatchBody, response: { ...S.WebhookErrors, 200: S.Endpoint } },
+      schema: {
+        operationId: 'UpdateWebhookEndpoint',
+        ...one,
+        body: S.EndpointPatchBody,
+        response: { ...S.WebhookErrors, 200: S.Endpoint },
+      },
     },
     async (request) => webhooks.update(request.auth.organizationId, request.params.id, request.body),
   );
 
   app.delete<IdParams>(
     '/webhooks/endpoints/:id',
-    { ...write, schema: { ...one, response: { ...S.WebhookErrors, 204: S.NoContent } } },
+    {
+      ...write,
+      schema: {
+        operationId: 'DeleteWebhookEndpoint',
+        ...one,
+        response: { ...S.WebhookErrors, 204: S.NoContent },
+      },
+    },
     async (request, reply) => {
       webhooks.remove(request.auth.organizationId, request.params.id);
       return reply.status(204).send();
@@ -127,6 +161,7 @@ function registerEventRoutes(app: FastifyInstance, webhooks: WebhookService, bas
     {
       ...read,
       schema: {
+        operationId: 'ListFailedEvents',
         ...one,
         querystring: S.EventListQuery,
         response: { ...S.WebhookErrors, 200: S.Paginated(S.FailedEvent) },
@@ -147,7 +182,14 @@ function registerEventRoutes(app: FastifyInstance, webhooks: WebhookService, bas
   );
   app.delete<IdParams>(
     '/webhooks/endpoints/:id/events',
-    { ...write, schema: { ...one, response: { ...S.WebhookErrors, 204: S.NoContent } } },
+    {
+      ...write,
+      schema: {
+        operationId: 'DeleteFailedEvents',
+        ...one,
+        response: { ...S.WebhookErrors, 204: S.NoContent },
+      },
+    },
     async (request, reply) => {
       webhooks.removeAllEvents(request.auth.organizationId, request.params.id);
       return reply.status(204).send();
@@ -156,18 +198,39 @@ function registerEventRoutes(app: FastifyInstance, webhooks: WebhookService, bas
 
   app.put<IdParams>(
     '/webhooks/endpoints/:id/events/retry',
-    { ...write, schema: { ...one, response: { ...S.WebhookErrors, 200: S.RetryAllRun } } },
+    {
+      ...write,
+      schema: {
+        operationId: 'StartRetryAll',
+        ...one,
+        response: { ...S.WebhookErrors, 200: S.RetryAllRun },
+      },
+    },
     async (request, reply) =>
       reply.status(200).send(webhooks.startRetryAll(request.auth.organizationId, request.params.id)),
   );
   app.get<IdParams>(
     '/webhooks/endpoints/:id/events/retry',
-    { ...read, schema: { ...one, response: { ...S.WebhookErrors, 200: S.RetryAllRun } } },
+    {
+      ...read,
+      schema: {
+        operationId: 'GetRetryAll',
+        ...one,
+        response: { ...S.WebhookErrors, 200: S.RetryAllRun },
+      },
+    },
     async (request) => webhooks.retryAll(request.auth.organizationId, request.params.id),
   );
   app.delete<IdParams>(
     '/webhooks/endpoints/:id/events/retry',
-    { ...write, schema: { ...one, response: { ...S.WebhookErrors, 204: S.NoContent } } },
+    {
+      ...write,
+      schema: {
+        operationId: 'CancelRetryAll',
+        ...one,
+        response: { ...S.WebhookErrors, 204: S.NoContent },
+      },
+    },
     async (request, reply) => {
       webhooks.cancelRetryAll(request.auth.organizationId, request.params.id);
       return reply.status(204).send();
@@ -176,12 +239,26 @@ function registerEventRoutes(app: FastifyInstance, webhooks: WebhookService, bas
 
   app.get<EventParams>(
     '/webhooks/endpoints/:id/events/:eventId',
-    { ...read, schema: { ...event, response: { ...S.WebhookErrors, 200: S.FailedEvent } } },
+    {
+      ...read,
+      schema: {
+        operationId: 'GetFailedEvent',
+        ...event,
+        response: { ...S.WebhookErrors, 200: S.FailedEvent },
+      },
+    },
     async (request) => webhooks.event(request.auth.organizationId, request.params.id, request.params.eventId),
   );
   app.delete<EventParams>(
     '/webhooks/endpoints/:id/events/:eventId',
-    { ...write, schema: { ...event, response: { ...S.WebhookErrors, 204: S.NoContent } } },
+    {
+      ...write,
+      schema: {
+        operationId: 'DeleteFailedEvent',
+        ...event,
+        response: { ...S.WebhookErrors, 204: S.NoContent },
+      },
+    },
     async (request, reply) => {
       webhooks.removeEvent(request.auth.organizationId, request.params.id, request.params.eventId);
       return reply.status(204).send();
@@ -189,7 +266,14 @@ function registerEventRoutes(app: FastifyInstance, webhooks: WebhookService, bas
   );
   app.put<EventParams>(
     '/webhooks/endpoints/:id/events/:eventId/retry',
-    { ...write, schema: { ...event, response: { ...S.WebhookErrors, 200: S.RetryResultSchema } } },
+    {
+      ...write,
+      schema: {
+        operationId: 'RetryFailedEvent',
+        ...event,
+        response: { ...S.WebhookErrors, 200: S.RetryResultSchema },
+      },
+    },
     async (request) =>
       webhooks.retryEvent(request.auth.organizationId, request.params.id, request.params.eventId),
   );
@@ -198,12 +282,25 @@ function registerEventRoutes(app: FastifyInstance, webhooks: WebhookService, bas
 function registerSettingsRoutes(app: FastifyInstance, webhooks: WebhookService): void {
   app.get(
     '/webhooks/settings',
-    { ...read, schema: { response: { ...S.WebhookErrors, 200: S.Settings } } },
+    {
+      ...read,
+      schema: {
+        operationId: 'GetWebhookSettings',
+        response: { ...S.WebhookErrors, 200: S.Settings },
+      },
+    },
     async (request) => webhooks.settings(request.auth.organizationId),
   );
   app.patch(
     '/webhooks/settings',
-    { ...write, schema: { body: S.SettingsPatchBody, response: { ...S.WebhookErrors, 200: S.Settings } } },
+    {
+      ...write,
+      schema: {
+        operationId: 'UpdateWebhookSettings',
+        body: S.SettingsPatchBody,
+        response: { ...S.WebhookErrors, 200: S.Settings },
+      },
+    },
     async (request) => webhooks.updateSettings(request.auth.organizationId, request.body),
   );
 }

@@ -11,6 +11,7 @@ import type { UserSignIn } from '../../accounts/user-sign-in.js';
 import { html } from '../../web/html.js';
 import { errorNotice, renderPage } from '../../web/page-layout.js';
 import { pullSchemas } from '../pull-schemas.js';
+import { operation } from '../../http/schemas.js';
 
 /** Renders the claim form, with an error and the e-mail to prefill after a failed post. */
 export function renderClaimPage(data: { error?: string; email?: string; code?: string }): string {
@@ -38,27 +39,33 @@ export async function claimPageRoutes(
   app: FastifyInstance,
   options: { signIn: UserSignIn; registration: RegistrationCodeService },
 ): Promise<void> {
-  app.get(CLAIM_PAGE_PATH, { schema: pullSchemas.claimPage }, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(renderClaimPage({})),
+  app.get(
+    CLAIM_PAGE_PATH,
+    { schema: operation('ShowCardClaimPage', pullSchemas.claimPage) },
+    async (_request, reply) => reply.type('text/html; charset=utf-8').send(renderClaimPage({})),
   );
 
-  app.post(CLAIM_PAGE_PATH, { schema: pullSchemas.claimPage }, async (request, reply) => {
-    const form = (request.body ?? {}) as Record<string, unknown>;
-    const email = typeof form['email'] === 'string' ? form['email'].trim() : '';
-    const password = typeof form['password'] === 'string' ? form['password'] : '';
-    const code = typeof form['code'] === 'string' ? form['code'].trim() : '';
-    const page = (status: 400 | 401 | 404 | 409, error: string) =>
-      reply.code(status).type('text/html; charset=utf-8').send(renderClaimPage({ error, email, code }));
-    if (!email || !password || !code) return page(400, 'Email, password and code are all required.');
-    const user = await options.signIn.verify(email, password, request.ip);
-    if (!user) return page(401, 'The email or password is not correct.');
-    try {
-      options.registration.claim(user, code);
-    } catch (error) {
-      if (error instanceof NotFoundError) return page(404, 'This code is unknown or has expired.');
-      if (error instanceof ConflictError) return page(409, errorMessage(error));
-      throw error;
-    }
-    return reply.type('text/html; charset=utf-8').send(renderClaimDonePage());
-  });
+  app.post(
+    CLAIM_PAGE_PATH,
+    { schema: operation('ClaimCardInPortal', pullSchemas.claimPage) },
+    async (request, reply) => {
+      const form = (request.body ?? {}) as Record<string, unknown>;
+      const email = typeof form['email'] === 'string' ? form['email'].trim() : '';
+      const password = typeof form['password'] === 'string' ? form['password'] : '';
+      const code = typeof form['code'] === 'string' ? form['code'].trim() : '';
+      const page = (status: 400 | 401 | 404 | 409, error: string) =>
+        reply.code(status).type('text/html; charset=utf-8').send(renderClaimPage({ error, email, code }));
+      if (!email || !password || !code) return page(400, 'Email, password and code are all required.');
+      const user = await options.signIn.verify(email, password, request.ip);
+      if (!user) return page(401, 'The email or password is not correct.');
+      try {
+        options.registration.claim(user, code);
+      } catch (error) {
+        if (error instanceof NotFoundError) return page(404, 'This code is unknown or has expired.');
+        if (error instanceof ConflictError) return page(409, errorMessage(error));
+        throw error;
+      }
+      return reply.type('text/html; charset=utf-8').send(renderClaimDonePage());
+    },
+  );
 }

@@ -23,6 +23,7 @@ import {
   TpfmFailure,
 } from './tpfm-wire.js';
 import { pullSchemas } from '../pull-schemas.js';
+import { operation } from '../../http/schemas.js';
 
 /** Options of the /TPFM/ plugin. */
 export interface TpfmRoutesOptions {
@@ -57,7 +58,7 @@ function baseUrl(request: FastifyRequest, context: EmulatorContext): string {
 /** Registers GET /TPFM/. */
 export async function tpfmRoutes(app: FastifyInstance, options: TpfmRoutesOptions): Promise<void> {
   const { context, services } = options;
-  app.get('/TPFM/', { schema: pullSchemas.tpfm }, async (request, reply) => {
+  app.get('/TPFM/', { schema: operation('RunTpfmCommand', pullSchemas.tpfm) }, async (request, reply) => {
     const query = canonicalQuery(request.query);
     const langId = header(request, TPFM_HEADERS.langId) ?? 'en';
     try {

@@ -2,7 +2,8 @@
  * The emulator's OpenAPI document declares every answer: each operation has a success answer
  * (a JSON schema, another content type, or an empty body), every declared error status carries
  * the shared error body (or an HTML/XML/text page where the route answers one), and every route
- * behind a bearer token declares 401 and 403. Built in-process; nothing listens.
+ * behind a bearer token declares 401 and 403, and every operation has a unique operationId (the
+ * spec's name where it gives one). Built in-process; nothing listens.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ interface Response {
   content?: Record<string, { schema?: unknown }>;
 }
 interface Operation {
+  operationId?: string;
   responses?: Record<string, Response>;
   security?: Record<string, string[]>[];
 }
@@ -97,6 +99,31 @@ describe('/openapi.json', () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  it('names every operation with a unique PascalCase operationId', () => {
+    const missing = operations.filter(({ op }) => !op.operationId).map(({ id }) => id);
+    expect(missing).toEqual([]);
+    const badlyFormed = operations
+      .filter(({ op }) => !/^[A-Z][A-Za-z0-9]*$/.test(op.operationId ?? ''))
+      .map(({ id, op }) => `${id}: ${op.operationId}`);
+    expect(badlyFormed).toEqual([]);
+    const seen = new Map<string, string[]>();
+    for (const { id, op } of operations)
+      seen.set(op.operationId!, [...(seen.get(op.operationId!) ?? []), id]);
+    const duplicates = [...seen].filter(([, ids]) => ids.length > 1).map(([name, ids]) => `${name}: ${ids}`);
+    expect(duplicates).toEqual([]);
+  });
+
+  it("uses the spec's operation names for the print submission API", () => {
+    const byId = new Map(operations.map(({ id, op }) => [id, op.operationId]));
+    expect(byId.get('GET /sfapi/GetConfiguration/')).toBe('GetConfiguration');
+    expect(byId.get('GET /sfapi/GetPrinter/')).toBe('GetPrinter');
+    expect(byId.get('GET /sfapi/GetPrinterProperties/')).toBe('GetPrinterProperties');
+    expect(byId.get('GET /sfapi/PrepareUpload/')).toBe('PrepareUpload');
+    expect(byId.get('POST /sfapi/Print/')).toBe('Print');
+    expect(byId.get('GET /sfapi/Status/')).toBe('Status');
+    expect(byId.get('PUT /storage/uploads/{fileId}')).toBe('UploadFile');
   });
 
   it('declares 401 and 403 on every operation behind a bearer token', () => {
