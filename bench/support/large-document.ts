@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { SfapiClient } from '../../src/client/sfapi-client.js';
 import { printAndWait } from '../../test/support/whole-loop.js';
 import { runIpptoolBatch, writeBatchTest } from './ipptool-baseline.js';
-import { mb, memoryOf, resetPeak } from './processes.js';
+import { mb, memoryOf, resetPeak, samplePages } from './processes.js';
 
 /** A PDF of about `megabytes` MiB: a one-page PDF followed by padding after %%EOF, written in chunks. */
 export function writeLargeDocument(path: string, onePage: Buffer, megabytes: number): void {
@@ -48,6 +48,7 @@ export async function largeDocumentRun(run: LargeRun): Promise<number> {
     );
     const before = { agent: memoryOf(run.agentPid).rss, emulator: memoryOf(run.emulatorPid).rss };
     const reset = resetPeak(run.agentPid) && resetPeak(run.emulatorPid);
+    const sampler = samplePages(run.agentPid);
     const t0 = performance.now();
     const { status } = await printAndWait(
       run.sfapi,
@@ -56,6 +57,7 @@ export async function largeDocumentRun(run: LargeRun): Promise<number> {
       1_800_000,
     );
     const seconds = (performance.now() - t0) / 1000;
+    const agentPages = sampler.stop();
     if (status.jobstatus !== 0) throw new Error(`the large job ended with ${status.jobstatus}`);
     const after = { agent: memoryOf(run.agentPid).peak, emulator: memoryOf(run.emulatorPid).peak };
     const ours = rate(size, seconds);
@@ -64,7 +66,7 @@ export async function largeDocumentRun(run: LargeRun): Promise<number> {
       `large   ${mb(size)} through the whole path in ${seconds.toFixed(1)} s (${ours.toFixed(0)} MB/s); direct ipptool ${direct.seconds.toFixed(1)} s (${directRate.toFixed(0)} MB/s, ipptool CPU ${direct.cpuSeconds.toFixed(2)} s)`,
     );
     console.log(
-      `large   peak RSS growth${reset ? '' : ' (peak not resettable: lifetime peak)'}: agent ${mb(after.agent - before.agent)} (peak ${mb(after.agent)}), emulator ${mb(after.emulator - before.emulator)} (peak ${mb(after.emulator)})`,
+      `large   peak RSS growth${reset ? '' : ' (peak not resettable: lifetime peak)'}: agent ${mb(after.agent - before.agent)} (peak ${mb(after.agent)}), emulator ${mb(after.emulator - before.emulator)} (peak ${mb(after.emulator)}); agent peak private ${mb(agentPages.private)}, peak PSS ${mb(agentPages.pss)}`,
     );
     return ours / directRate;
   } finally {

@@ -1,8 +1,9 @@
 /**
  * The submit step of a job: one try at the printer. `submitting` is recorded before the job goes
  * out, the printer's job id as soon as the printer names it (at Create-Job, before the document),
- * when every byte of the document is with the operating system (flushed), when the printer
- * answered it (sent: docs/agent-jobs.md), and `submitted` once the printer accepted the job. A refusal
+ * when every byte of the document is with the operating system (flushed), and `submitted` once the
+ * printer accepted the job, with the fact that it answered the document (sent: docs/agent-jobs.md)
+ * and the `printing` event in the same commit. A refusal
  * that certainly printed nothing (busy, refused connection) waits and tries again; any other
  * failure leaves the outcome unknown and the job `submitting`, for reconcile-step.ts.
  */
@@ -52,6 +53,8 @@ export class SubmitStep {
     const { ticket, warnings } = await this.ticketFor(job, log);
     ledger.move(job.jobId, 'submitting', { attempt: true });
     let created = false;
+    // The printer's successful answer to the document: recorded with the move that follows it.
+    let sent = false;
     try {
       const submitted = await backend.submit({
         documentPath: job.spoolPath as string,
@@ -61,7 +64,9 @@ export class SubmitStep {
         userName: job.offer.user.email || job.offer.user.name || 'printrelay',
         ticket,
         onDocumentFlushed: () => this.record(job.jobId, 'flushed', log),
-        onDocumentSent: () => this.record(job.jobId, 'sent', log),
+        onDocumentSent: () => {
+          sent = true;
+        },
         onPrinterJobCreated: (printerJobId) => {
           created = true;
           this.deps.ledger.recordPrinterJob(job.jobId, printerJobId);
@@ -69,11 +74,11 @@ export class SubmitStep {
       });
       this.busyAnswers.delete(job.printerId);
       const notes = [...warnings, ...(submitted.notApplied ?? [])];
-      return this.outcomes.submittedAs(job, submitted.printerJobId, log, notes, submitted.state);
+      return this.outcomes.submittedAs(job, submitted.printerJobId, log, notes, submitted.state, sent);
     } catch (error) {
       if (!isRetryable(error)) throw error;
       const message = errorMessage(error);
-      if (!refusedBeforePrinting(error) || created) {
+      if (!refusedBeforePrinting(error) || created || sent) {
         // The printer may have the job (the answer was lost): look it up before sending again. The
         // agent saw this request fail, so a flush proves nothing: a printer may take the broken
         // connection as the document's end and print part of it. A job Create-Job made holds the
@@ -83,6 +88,7 @@ export class SubmitStep {
           nextRetryAt: clock.now(),
           lastError: message,
           documentFlushed: false,
+          ...(sent ? { documentSent: true as const } : {}),
         });
       }
       const delay =
@@ -114,15 +120,14 @@ export class SubmitStep {
   }
 
   /**
-   * Records what the printer has of the document: every byte flushed to the operating system, or
-   * sent (flushed and answered by the printer). A failure only means a crash now resends the job.
+   * Records that every byte of the document is with the operating system. A failure only means a
+   * crash now resends the job.
    */
-  private record(jobId: string, fact: 'flushed' | 'sent', log: Logger): void {
+  private record(jobId: string, fact: 'flushed', log: Logger): void {
     try {
-      if (fact === 'sent') this.deps.ledger.markDocumentSent(jobId);
-      else this.deps.ledger.markDocumentFlushed(jobId);
+      this.deps.ledger.markDocumentFlushed(jobId);
     } catch (error) {
-      log.warn({ error: errorMessage(error), fact }, 'could not record the document as sent');
+      log.warn({ error: errorMessage(error), fact }, 'could not record the document as flushed');
     }
   }
 
