@@ -20,16 +20,17 @@ const core = [
   'src/agent/**/{download-step,submit-step,reconcile-at-printer,watch-at-printer,job-runner,job-loop,job-outcomes,claiming-download,waiting-report,outbox-sender}.ts',
   // The pure protocol modules.
   'src/protocol/*.ts',
-  // The token service and the OAuth client rules.
-  'src/emulator/oauth/token-service.ts',
-  'src/emulator/clients/client-creation-limits.ts',
+  // The token service and the OAuth client rules (wherever under src/emulator they live: the
+  // emulator's folders may move).
+  'src/emulator/**/token-service.ts',
+  'src/emulator/**/client-creation-limits.ts',
   // /TPFM/ commands.
-  'src/emulator/pull/tpfm-commands.ts',
+  'src/emulator/**/tpfm-commands.ts',
   // Local copy-job plans.
   'src/agent/copyjobs/local-job-plan.ts',
   // Webhook retry rules and the outbound address policy.
-  'src/emulator/webhooks/webhook-retry-rules.ts',
-  'src/emulator/http/outbound-address-policy.ts',
+  'src/emulator/**/webhook-retry-rules.ts',
+  'src/emulator/**/{outbound-address-policy,embedded-ipv4}.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

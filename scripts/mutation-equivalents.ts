@@ -5,7 +5,10 @@
  * leaves them out of the score it prints and marks them; docs/testing.md lists them.
  */
 export interface EquivalentMutant {
-  /** The file, as the report names it (src/...). */
+  /**
+   * The file, as the report names it (src/...), or the end of its path from a folder on
+   * (`http/outbound-address-policy.ts`) for a file that may move between folders.
+   */
   file: string;
   /** The mutated code, exactly as in the source. */
   original: string;
@@ -25,6 +28,8 @@ const FINAL_MOVES_WHY =
 const PR = 'src/protocol/print-request.ts';
 const TC = 'src/protocol/tpfm-codes.ts';
 const TS = 'src/emulator/oauth/token-service.ts';
+const OAP = 'http/outbound-address-policy.ts';
+const EIP = 'http/embedded-ipv4.ts';
 const ERROR_RECORDED =
   'the value is undefined only after its error was recorded, and the request is refused with the same errors either way';
 const PROPERTIES_KEPT =
@@ -244,5 +249,71 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     mutator: 'ConditionalExpression',
     replacement: 'true',
     why: 'without a family id the revoked-family lookup finds nothing',
+  },
+  {
+    file: OAP,
+    original: '/%.*$/',
+    mutator: 'Regex',
+    replacement: '/%.*/',
+    why: 'the greedy .* reaches the end of the text anyway; a line break after % leaves no IP address either way',
+  },
+  {
+    file: OAP,
+    original: 'error || !socket',
+    mutator: 'LogicalOperator',
+    replacement: 'error && !socket',
+    why: 'undici answers either an error without a socket or a socket without an error: both forms agree on those',
+  },
+  {
+    file: OAP,
+    original: "'no socket'",
+    mutator: 'StringLiteral',
+    replacement: '""',
+    why: 'undici never answers without both an error and a socket, so the fallback error is never made',
+  },
+  {
+    file: OAP,
+    original: 'socket.remoteAddress === undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: 'a connected socket has a remote address; only one closed before the callback has none, and no test can hold it there',
+  },
+  {
+    file: OAP,
+    original: "''",
+    mutator: 'StringLiteral',
+    replacement: '"Stryker was here!"',
+    line: "const [address = '', prefixText, extra]",
+    why: 'split always answers at least one part, so the default of address is never used',
+  },
+  {
+    file: OAP,
+    original: "'no address'",
+    mutator: 'StringLiteral',
+    replacement: '""',
+    why: 'dns.lookup with all: true answers an error or at least one address, never an empty list',
+  },
+  {
+    file: EIP,
+    original: '/(\\d+)\\.(\\d+)\\.(\\d+)\\.(\\d+)$/',
+    mutator: 'Regex',
+    replacement: '/(\\d+)\\.(\\d+)\\.(\\d+)\\.(\\d+)/',
+    why: 'in a valid IPv6 literal a dotted IPv4 part can only be its tail',
+  },
+  {
+    file: EIP,
+    original: "''",
+    mutator: 'StringLiteral',
+    replacement: '"Stryker was here!"',
+    line: "const [head = '', rest]",
+    why: 'split always answers at least one part, so the default of head is never used',
+  },
+  {
+    file: EIP,
+    original: 'rest === undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    line: 'new Array<string>',
+    why: 'without :: the literal has all eight groups, so the zeros to fill are 8 - 8 - 0: none',
   },
 ];

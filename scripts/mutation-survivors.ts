@@ -41,7 +41,7 @@ function originalOf(lines: readonly string[], { start, end }: Mutant['location']
 function isEquivalent(file: string, original: string, line: string, m: Mutant): boolean {
   return EQUIVALENT_MUTANTS.some(
     (e) =>
-      e.file === file &&
+      (e.file === file || file.endsWith(`/${e.file}`)) &&
       e.original === original &&
       e.mutator === m.mutatorName &&
       e.replacement === m.replacement &&

@@ -17,7 +17,7 @@ import { Agent } from '../../src/agent/agent.js';
 import { sendSwipe } from '../../src/cardreader/socket/socket-reader.js';
 import { DEMO, defaultEmulatorSeed } from '../../src/config/load-config.js';
 import { createEmulator, type Emulator } from '../../src/emulator/app.js';
-import { LocalJobService } from '../../src/emulator/pull/local-jobs.js';
+import { LocalJobService } from '../../src/emulator/pull/local-jobs/local-job-service.js';
 import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { Redactor } from '../../src/log/redaction.js';
 import { demoAgentConfig } from '../support/demo-session.js';

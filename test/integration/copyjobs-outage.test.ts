@@ -11,7 +11,7 @@ import { CopyTracker } from '../../src/agent/copyjobs/copy-tracker.js';
 import { LocalJobSender } from '../../src/agent/copyjobs/local-job-sender.js';
 import { tpfmLocalJobTransport } from '../../src/agent/copyjobs/local-job-transport.js';
 import { TpfmClient } from '../../src/client/tpfm-client.js';
-import { LocalJobService } from '../../src/emulator/pull/local-jobs.js';
+import { LocalJobService } from '../../src/emulator/pull/local-jobs/local-job-service.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { type AgentDatabase, openAgentDatabase } from '../../src/store/agent-db.js';
 import { LocalJobStore } from '../../src/store/local-job-store.js';

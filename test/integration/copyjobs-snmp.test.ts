@@ -11,7 +11,7 @@ import { tpfmLocalJobTransport } from '../../src/agent/copyjobs/local-job-transp
 import { SnmpCounterSource, SnmpReadError } from '../../src/agent/copyjobs/snmp-counters.js';
 import { TpfmClient } from '../../src/client/tpfm-client.js';
 import { SnmpSourceSchema, type SnmpSourceConfig } from '../../src/config/copy-jobs-schema.js';
-import { LocalJobService } from '../../src/emulator/pull/local-jobs.js';
+import { LocalJobService } from '../../src/emulator/pull/local-jobs/local-job-service.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { openAgentDatabase } from '../../src/store/agent-db.js';
 import { LocalJobStore } from '../../src/store/local-job-store.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   REGISTRATION_JOB_USER,
   REGISTRATION_SHEET_INTERVAL_MS,
-} from '../../src/emulator/pull/registration-codes.js';
+} from '../../src/emulator/pull/cards/registration-codes.js';
 import { DEMO, startTpfmHarness, type TpfmHarness, tpfm } from './emulator-tpfm-harness.js';
 
 describe('registration sheets per card', () => {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REGISTRATION_JOB_USER } from '../../src/emulator/pull/registration-codes.js';
+import { REGISTRATION_JOB_USER } from '../../src/emulator/pull/cards/registration-codes.js';
 import { call } from './emulator-harness.js';
 import { DEMO, startTpfmHarness, type TpfmHarness, tpfm } from './emulator-tpfm-harness.js';
 

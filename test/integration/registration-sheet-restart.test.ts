@@ -11,7 +11,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import { defaultUnknownNameLimits } from '../../src/emulator/store/credential-guard.js';
-import { REGISTRATION_JOB_USER } from '../../src/emulator/pull/registration-codes.js';
+import { REGISTRATION_JOB_USER } from '../../src/emulator/pull/cards/registration-codes.js';
 import {
   call,
   createPrinter,

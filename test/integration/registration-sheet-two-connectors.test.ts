@@ -16,7 +16,7 @@ import { claimingDownload } from '../../src/agent/jobs/claiming-download.js';
 import { ChannelClient } from '../../src/client/channel-client.js';
 import { ChannelSocket } from '../../src/client/channel-socket.js';
 import { HttpClient } from '../../src/client/http-base.js';
-import { REGISTRATION_JOB_USER } from '../../src/emulator/pull/registration-codes.js';
+import { REGISTRATION_JOB_USER } from '../../src/emulator/pull/cards/registration-codes.js';
 import { defaultBackoff } from '../../src/lib/backoff.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { ServerMessage } from '../../src/protocol/connector-channel.js';

@@ -94,6 +94,7 @@ export class OutboundAddressPolicy {
   urlRefusal(url: string): string | undefined {
     const host = new URL(url).hostname;
     if (LOOPBACK_NAMES.test(host)) return this.refusal('127.0.0.1')?.replace('127.0.0.1', host);
+    // Stryker disable next-line Regex: a URL's hostname has brackets only around a whole IPv6 literal
     const bare = host.replace(/^\[|\]$/g, '');
     return isIP(bare) === 0 ? undefined : this.refusal(bare);
   }
@@ -102,6 +103,7 @@ export class OutboundAddressPolicy {
   connector(tls: buildConnector.BuildOptions = {}): buildConnector.connector {
     const base = buildConnector({ ...tls, lookup: this.lookup } as buildConnector.BuildOptions);
     return (options, callback) => {
+      // Stryker disable next-line Regex: undici's hostname has brackets only around a whole IPv6 literal
       const host = options.hostname.replace(/^\[|\]$/g, '');
       const early = isIP(host) === 0 ? undefined : this.refusal(host);
       if (early) {

@@ -2,22 +2,22 @@
  * Pull printing in the emulator, as one Fastify plugin over the pull-printing services of the
  * context (pull-services.ts: queue printers and held jobs, device auth, local jobs, registration
  * codes, running releases). It registers
- *  - GET /TPFM/ (tpfm-routes.ts),
+ *  - GET /TPFM/ (tpfm/tpfm-routes.ts),
  *  - POST /printing/v1/printers/<id>/pull_printing_pairing/ {code}: admin only; the code a
  *    release station shows becomes the printer's pull-printing password (the station then
  *    authenticates with it), making the printer a pull printer,
  *  - GET /printing/v1/printers/<id>/local_jobs: admin only; the copy jobs devices recorded at
  *    the printer with CreateLocalJob / UpdateLocalJob, newest first (state after the 24 h rule),
  *  - POST /v1/users/me/cards/claim/ {code}: the bearer token's user claims a registration code,
- *  - the portal claim page (portal-routes.ts).
+ *  - the portal claim page (cards/portal-routes.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError, ValidationError } from '../../lib/errors.js';
 import type { EmulatorRouteOptions } from '../context.js';
 import { requireAnyScope } from '../http/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
-import { claimPageRoutes } from './portal-routes.js';
-import { tpfmRoutes } from './tpfm-routes.js';
+import { claimPageRoutes } from './cards/portal-routes.js';
+import { tpfmRoutes } from './tpfm/tpfm-routes.js';
 import { pullRequests, pullSchemas } from './pull-schemas.js';
 import { operation } from '../http/schemas.js';
 

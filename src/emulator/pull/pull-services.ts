@@ -9,12 +9,12 @@ import type { Logger } from '../../log/logger.js';
 import type { FileStore } from '../files/file-store.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
-import { type LocalJobOutcomeListener, LocalJobService } from './local-jobs.js';
-import { PullQueueService } from './pull-queue.js';
-import { RegistrationCodeService } from './registration-codes.js';
-import { TpfmAuthenticator } from './tpfm-auth.js';
+import { type LocalJobOutcomeListener, LocalJobService } from './local-jobs/local-job-service.js';
+import { PullQueueService } from './held-jobs/pull-queue.js';
+import { RegistrationCodeService } from './cards/registration-codes.js';
+import { TpfmAuthenticator } from './tpfm/tpfm-auth.js';
 import type { CredentialGuard } from '../store/credential-guard.js';
-import { TpfmPrintProcesses } from './tpfm-print-process.js';
+import { TpfmPrintProcesses } from './tpfm/tpfm-print-process.js';
 
 /** The services the /TPFM/ routes, the claim routes and the portal use. */
 export interface TpfmServices {

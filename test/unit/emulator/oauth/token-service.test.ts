@@ -29,7 +29,7 @@ import { SecretHasher } from '../../../../src/emulator/store/secret-hash.js';
 import { applySeed } from '../../../../src/emulator/store/seed-loader.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { PrintRelayError } from '../../../../src/lib/errors.js';
-import { silentLogger } from '../../../../src/log/logger.js';
+import { createLogger, silentLogger } from '../../../../src/log/logger.js';
 
 const ISSUER = 'https://issuer.test';
 const SOURCE = '192.0.2.10';
@@ -62,6 +62,8 @@ let tokens: TokenService;
 let keyDir: string;
 let alice: User;
 let otherAdmin: User;
+/** The service's log lines of the current test (JSON objects). */
+let logLines: Record<string, unknown>[];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'token-service-'));
@@ -115,10 +117,12 @@ beforeEach(async () => {
     perSubject: { ...defaultCredentialLimits.perSubject, maxFailures: 2 },
   };
   const guard = new CredentialGuard(new SecretHasher(clock), clock, limits, async () => {});
+  logLines = [];
+  const destination = { write: (line: string) => void logLines.push(JSON.parse(line)) };
   tokens = new TokenService(
     store,
     clock,
-    silentLogger(),
+    createLogger({ destination, level: 'info' }),
     ISSUER,
     guard,
     new UserSignIn(store, guard),
@@ -289,15 +293,31 @@ describe('refresh tokens', () => {
     expect(await refusal(tokens.verifyAccessToken(second.access_token))).toBe(
       'invalid_token: the sign-in of this token was revoked',
     );
+    const family = decodeJwt(first.access_token).fid;
+    expect(logLines.filter((l) => l['level'] === 'warn')).toEqual([
+      expect.objectContaining({
+        client: DEMO.client.id,
+        family,
+        msg: 'refresh token reused: family revoked',
+      }),
+    ]);
   });
 
   it('answers a retry with its retry key the same, until the new token is used', async () => {
     const demo = client(DEMO.client.id);
     const first = await signIn(demo);
     const answer = await tokens.refreshGrant(demo, first.refresh_token!, undefined, 'retry-key-0000000001');
+    expect(logLines.filter((l) => /retried/.test(String(l['msg'])))).toEqual([]);
     expect(await tokens.refreshGrant(demo, first.refresh_token!, undefined, 'retry-key-0000000001')).toEqual(
       answer,
     );
+    expect(logLines.filter((l) => /retried/.test(String(l['msg'])))).toEqual([
+      expect.objectContaining({
+        level: 'info',
+        family: decodeJwt(first.access_token).fid,
+        msg: 'refresh retried with its retry key: same answer again',
+      }),
+    ]);
     expect(
       await refusal(tokens.refreshGrant(demo, first.refresh_token!, undefined, 'retry-key-0000000002')),
     ).toMatch(/already used/);

@@ -3,21 +3,21 @@
  * query of an authenticated call and return the body and extra headers, or throw TpfmFailure
  * with the spec's code. Decisions where the spec is silent are in docs/tpfm.md.
  */
-import { isValidationError, ValidationErrors } from '../../lib/errors.js';
+import { isValidationError, ValidationErrors } from '../../../lib/errors.js';
 import {
   formatCapabilitiesBody,
   formatJobListBody,
   formatUploadBody,
   formatVersionBody,
-} from '../../protocol/tpfm-bodies.js';
-import { TPFM_COMMANDS, TPFM_HEADERS, type TpfmCommand } from '../../protocol/tpfm-codes.js';
-import { parseCreateLocalJob, parseUpdateLocalJob } from '../../protocol/tpfm-local-job.js';
-import { contentTypeForExtension } from '../../protocol/sfapi-configuration.js';
-import type { TpfmServices } from './pull-services.js';
+} from '../../../protocol/tpfm-bodies.js';
+import { TPFM_COMMANDS, TPFM_HEADERS, type TpfmCommand } from '../../../protocol/tpfm-codes.js';
+import { parseCreateLocalJob, parseUpdateLocalJob } from '../../../protocol/tpfm-local-job.js';
+import { contentTypeForExtension } from '../../../protocol/sfapi-configuration.js';
+import type { TpfmServices } from '../pull-services.js';
 import type { TpfmDevice } from './tpfm-auth.js';
-import type { PrinterRecord } from '../printers/printer-repo.js';
-import type { User } from '../accounts/user-repo.js';
-import { STORAGE_UPLOAD_PREFIX } from '../files/storage-routes.js';
+import type { PrinterRecord } from '../../printers/printer-repo.js';
+import type { User } from '../../accounts/user-repo.js';
+import { STORAGE_UPLOAD_PREFIX } from '../../files/storage-routes.js';
 import { flagParam, intParam, TpfmFailure } from './tpfm-wire.js';
 
 /** One authenticated (or guest) command call. */

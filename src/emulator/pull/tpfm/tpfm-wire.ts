@@ -6,17 +6,17 @@
  * reply it writes; nothing to clean up.
  */
 import type { FastifyReply } from 'fastify';
-import { PrintRelayError } from '../../lib/errors.js';
+import { type ErrorCode, PrintRelayError } from '../../../lib/errors.js';
 import {
   encodeErrText,
   TPFM_COMMANDS,
   TPFM_HEADERS,
   type TpfmCommand,
   tpfmErrorText,
-} from '../../protocol/tpfm-codes.js';
+} from '../../../protocol/tpfm-codes.js';
 
 /** A command result other than success: `returnCode` goes to X-FMP-Return. */
-export class TpfmFailure extends PrintRelayError {
+export class TpfmFailure extends PrintRelayError<ErrorCode> {
   constructor(
     readonly returnCode: number,
     /** English detail appended to the localized text (parameter and rule). */

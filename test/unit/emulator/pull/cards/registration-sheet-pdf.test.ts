@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { registrationSheetPdf } from '../../../../src/emulator/pull/tpfm-registration-document.js';
+import { registrationSheetPdf } from '../../../../../src/emulator/pull/cards/registration-sheet-pdf.js';
 
 describe('registrationSheetPdf', () => {
   const pdf = registrationSheetPdf({

@@ -7,14 +7,14 @@
  * webhook publisher) inside the transaction that stores it. No resources to clean up.
  */
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../lib/clock.js';
-import type { Logger } from '../../log/logger.js';
+import type { Clock } from '../../../lib/clock.js';
+import type { Logger } from '../../../log/logger.js';
 import type {
   CreateLocalJobParams,
   LocalJobFields,
   UpdateLocalJobParams,
-} from '../../protocol/tpfm-local-job.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+} from '../../../protocol/tpfm-local-job.js';
+import type { EmulatorStore } from '../../store/emulator-store.js';
 import { type LocalJobRecord, LocalJobRepo, type LocalJobState } from './local-job-repo.js';
 
 /** A Pending local job closes after this long without an update. */

@@ -9,11 +9,11 @@
  * reading; the print itself goes on.
  */
 import type { FastifyReply } from 'fastify';
-import { TPFM_HEADERS } from '../../protocol/tpfm-codes.js';
-import { formatProgressChunk, formatResultLine } from '../../protocol/tpfm-progress.js';
-import { printerSupports } from './pull-queue.js';
+import { TPFM_HEADERS } from '../../../protocol/tpfm-codes.js';
+import { formatProgressChunk, formatResultLine } from '../../../protocol/tpfm-progress.js';
+import { printerSupports } from '../held-jobs/pull-queue.js';
 import type { PrintRelease, PrintUpdate } from './tpfm-print-process.js';
-import type { TpfmServices } from './pull-services.js';
+import type { TpfmServices } from '../pull-services.js';
 import { heldJob, namedPrinter, type TpfmCall } from './tpfm-commands.js';
 import { failureHeaders, flagParam, intParam, TpfmFailure } from './tpfm-wire.js';
 

@@ -6,16 +6,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import type { Clock } from '../../lib/clock.js';
-import { errorMessage } from '../../lib/errors.js';
-import type { Logger } from '../../log/logger.js';
-import { TPFM_ATTR_ON_HOLD, type TpfmJob } from '../../protocol/tpfm-job-list.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { Clock } from '../../../lib/clock.js';
+import { errorMessage } from '../../../lib/errors.js';
+import type { Logger } from '../../../log/logger.js';
+import { TPFM_ATTR_ON_HOLD, type TpfmJob } from '../../../protocol/tpfm-job-list.js';
+import type { EmulatorStore } from '../../store/emulator-store.js';
 import { type HeldJobRecord, HeldJobRepo } from './held-job-repo.js';
-import type { PrinterRecord } from '../printers/printer-repo.js';
+import type { PrinterRecord } from '../../printers/printer-repo.js';
 import { PullPrinterRepo, type PullQueueRecord } from './pull-printer-repo.js';
-import type { JobHolder, JobService, JobStatus, NewJob } from '../jobs/job-service.js';
-import { JOB_STATUS_CODE } from '../jobs/job-status.js';
+import type { JobHolder, JobService, JobStatus, NewJob } from '../../jobs/job-service.js';
+import { JOB_STATUS_CODE } from '../../jobs/job-status.js';
 
 /** Driver name shown in job-list lines of jobs submitted through /sfapi/. */
 export const PULL_DRIVER_NAME = 'PrintRelay Cloud Print';

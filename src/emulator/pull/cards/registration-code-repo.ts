@@ -3,7 +3,7 @@
  * card number and the organization, until a user of that organization claims it or it expires.
  * Borrowing the database handle; the owner of the handle closes it.
  */
-import type { EmulatorDatabase } from '../store/database.js';
+import type { EmulatorDatabase } from '../../store/database.js';
 
 /** One issued code. */
 export interface RegistrationCodeRecord {

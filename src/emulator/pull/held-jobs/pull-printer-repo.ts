@@ -4,9 +4,9 @@
  * hashes of printer_settings as the device authentication needs them. Borrowing the database
  * handle; the owner of the handle closes it.
  */
-import { ConnectorRepo, type NewConnector } from '../connectors/connector-repo.js';
-import { PrinterRepo } from '../printers/printer-repo.js';
-import type { EmulatorDatabase } from '../store/database.js';
+import { ConnectorRepo, type NewConnector } from '../../connectors/connector-repo.js';
+import { PrinterRepo } from '../../printers/printer-repo.js';
+import type { EmulatorDatabase } from '../../store/database.js';
 
 /** The queue printer of one organization. */
 export interface PullQueueRecord {

@@ -5,13 +5,13 @@
  * through the shared page layout; nothing to clean up.
  */
 import type { FastifyInstance } from 'fastify';
-import { ConflictError, errorMessage, NotFoundError } from '../../lib/errors.js';
+import { ConflictError, errorMessage, NotFoundError } from '../../../lib/errors.js';
 import { CLAIM_PAGE_PATH, type RegistrationCodeService } from './registration-codes.js';
-import type { UserSignIn } from '../accounts/user-sign-in.js';
-import { html } from '../web/html.js';
-import { errorNotice, renderPage } from '../web/page-layout.js';
-import { pullRequests, pullSchemas } from './pull-schemas.js';
-import { operation } from '../http/schemas.js';
+import type { UserSignIn } from '../../accounts/user-sign-in.js';
+import { html } from '../../web/html.js';
+import { errorNotice, renderPage } from '../../web/page-layout.js';
+import { pullRequests, pullSchemas } from '../pull-schemas.js';
+import { operation } from '../../http/schemas.js';
 
 /** Renders the claim form, with an error and the e-mail to prefill after a failed post. */
 export function renderClaimPage(data: { error?: string; email?: string; code?: string }): string {

@@ -3,8 +3,8 @@
  * the parameters of the spec's table as JSON). Borrowing the database handle; the owner of the
  * handle closes it.
  */
-import type { LocalJobFields } from '../../protocol/tpfm-local-job.js';
-import type { EmulatorDatabase } from '../store/database.js';
+import type { LocalJobFields } from '../../../protocol/tpfm-local-job.js';
+import type { EmulatorDatabase } from '../../store/database.js';
 
 /** Pending, Succeeded, Failed, or closed after 24 hours without an update. */
 export type LocalJobState = 'Pending' | 'Succeeded' | 'Failed' | 'closed';

@@ -7,11 +7,11 @@
  * any other error code 1 with X-FMP-OSError / X-FMP-OSErrText. PrintJob streams (tpfm-print-job.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { TooManyRequestsError } from '../../lib/errors.js';
-import { TPFM_COMMANDS, TPFM_HEADERS, type TpfmCommand } from '../../protocol/tpfm-codes.js';
-import type { EmulatorContext } from '../context.js';
+import { TooManyRequestsError } from '../../../lib/errors.js';
+import { TPFM_COMMANDS, TPFM_HEADERS, type TpfmCommand } from '../../../protocol/tpfm-codes.js';
+import type { EmulatorContext } from '../../context.js';
 import * as commands from './tpfm-commands.js';
-import type { TpfmServices } from './pull-services.js';
+import type { TpfmServices } from '../pull-services.js';
 import type { TpfmCall, TpfmResult } from './tpfm-commands.js';
 import { preparePrint, streamPrint } from './tpfm-print-job.js';
 import {
@@ -22,8 +22,8 @@ import {
   sendFailure,
   TpfmFailure,
 } from './tpfm-wire.js';
-import { pullRequests, pullSchemas } from './pull-schemas.js';
-import { operation } from '../http/schemas.js';
+import { pullRequests, pullSchemas } from '../pull-schemas.js';
+import { operation } from '../../http/schemas.js';
 
 /** Options of the /TPFM/ plugin. */
 export interface TpfmRoutesOptions {

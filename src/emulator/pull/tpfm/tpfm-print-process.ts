@@ -6,15 +6,15 @@
  * is deleted; a cancelled or failed one stays. Each process has a ProcId (an integer, unique per
  * emulator). A process ends by itself when its job ends; `stop()` ends them all.
  */
-import type { Logger } from '../../log/logger.js';
-import { TpfmReturnCode } from '../../protocol/tpfm-codes.js';
-import type { HeldJobRecord } from './held-job-repo.js';
-import type { JobRecord } from '../jobs/job-repo.js';
-import type { PrinterRecord } from '../printers/printer-repo.js';
-import type { User } from '../accounts/user-repo.js';
-import type { JobService } from '../jobs/job-service.js';
-import { JOB_STATUS_CODE } from '../jobs/job-status.js';
-import type { PullQueueService } from './pull-queue.js';
+import type { Logger } from '../../../log/logger.js';
+import { TpfmReturnCode } from '../../../protocol/tpfm-codes.js';
+import type { HeldJobRecord } from '../held-jobs/held-job-repo.js';
+import type { JobRecord } from '../../jobs/job-repo.js';
+import type { PrinterRecord } from '../../printers/printer-repo.js';
+import type { User } from '../../accounts/user-repo.js';
+import type { JobService } from '../../jobs/job-service.js';
+import { JOB_STATUS_CODE } from '../../jobs/job-status.js';
+import type { PullQueueService } from '../held-jobs/pull-queue.js';
 import { TpfmFailure } from './tpfm-wire.js';
 
 /** What a process reports. */

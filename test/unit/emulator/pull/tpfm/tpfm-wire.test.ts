@@ -7,10 +7,10 @@ import {
   osFailure,
   resolveCommand,
   TpfmFailure,
-} from '../../../../src/emulator/pull/tpfm-wire.js';
-import { formatOfExtension } from '../../../../src/emulator/pull/pull-queue.js';
-import { parseBasic } from '../../../../src/emulator/pull/tpfm-auth.js';
-import { decodeErrText } from '../../../../src/protocol/tpfm-codes.js';
+} from '../../../../../src/emulator/pull/tpfm/tpfm-wire.js';
+import { formatOfExtension } from '../../../../../src/emulator/pull/held-jobs/pull-queue.js';
+import { parseBasic } from '../../../../../src/emulator/pull/tpfm/tpfm-auth.js';
+import { decodeErrText } from '../../../../../src/protocol/tpfm-codes.js';
 
 describe('canonicalQuery', () => {
   it.each([

@@ -3,9 +3,9 @@
  * submitting user's queue until a release device prints or deletes them. Borrowing the database
  * handle; the owner of the handle closes it.
  */
-import type { PrintTicket } from '../../protocol/print-ticket.js';
-import { type JobFile, type JobFileRow, jobFileOf, jobFileParams } from '../jobs/job-file.js';
-import type { EmulatorDatabase } from '../store/database.js';
+import type { PrintTicket } from '../../../protocol/print-ticket.js';
+import { type JobFile, type JobFileRow, jobFileOf, jobFileParams } from '../../jobs/job-file.js';
+import type { EmulatorDatabase } from '../../store/database.js';
 
 /** One held job. */
 export interface HeldJobRecord {

@@ -13,16 +13,16 @@
 import { createHash, randomInt } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Clock } from '../../lib/clock.js';
-import { ConflictError, NotFoundError } from '../../lib/errors.js';
-import type { Logger } from '../../log/logger.js';
-import { defaultTicket } from '../../protocol/print-ticket.js';
-import { ensurePrivateDir } from '../store/data-files.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
-import type { PrinterRecord } from '../printers/printer-repo.js';
+import type { Clock } from '../../../lib/clock.js';
+import { ConflictError, NotFoundError } from '../../../lib/errors.js';
+import type { Logger } from '../../../log/logger.js';
+import { defaultTicket } from '../../../protocol/print-ticket.js';
+import { ensurePrivateDir } from '../../store/data-files.js';
+import type { EmulatorStore } from '../../store/emulator-store.js';
+import type { PrinterRecord } from '../../printers/printer-repo.js';
 import { type RegistrationCodeRecord, RegistrationCodeRepo } from './registration-code-repo.js';
-import type { JobService } from '../jobs/job-service.js';
-import { registrationSheetPdf } from './tpfm-registration-document.js';
+import type { JobService } from '../../jobs/job-service.js';
+import { registrationSheetPdf } from './registration-sheet-pdf.js';
 
 /** How long a printed code can be claimed. */
 export const REGISTRATION_CODE_TTL_MS = 24 * 60 * 60 * 1000;
