@@ -25,7 +25,7 @@ import { writePdf } from '../test/support/pdf.js';
 import { printAndWait, waitForEnd } from '../test/support/whole-loop.js';
 import { runIpptoolBatch, writeBatchTest } from './support/ipptool-baseline.js';
 import { writeLargeDocument } from './support/large-document.js';
-import { cpuSecondsOf, mb, startEmulatorPart, startPart } from './support/processes.js';
+import { agentNodeFlags, cpuSecondsOf, mb, startEmulatorPart, startPart } from './support/processes.js';
 
 const jobs = Number(process.env.BENCH_JOBS ?? 200);
 const warmupJobs = Number(process.env.BENCH_WARMUP_JOBS ?? 200);
@@ -128,6 +128,8 @@ async function main(): Promise<void> {
     const agent = await startPart(
       ['agent', '--config', agentConfig, '--data-dir', join(work, 'agent'), '--no-pretty'],
       null,
+      60_000,
+      agentNodeFlags(),
     );
     stops.unshift(() => agent.part.stop());
     const { http } = await demoSession(emulator.url, DEMO.user, 'printing', 600_000);

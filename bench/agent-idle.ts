@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startIppEvePrinter } from '../test/support/ippeveprinter.js';
 import { idleAgent, startIdlePrinters } from './support/idle-agent.js';
-import { mb, startEmulatorPart } from './support/processes.js';
+import { agentNodeFlags, emptyNodeMemory, mb, pagesPhrase, startEmulatorPart } from './support/processes.js';
 
 const many = Number(process.env.BENCH_PRINTERS ?? 50);
 const settleS = Number(process.env.BENCH_SETTLE_S ?? 15);
@@ -38,6 +38,10 @@ async function main(): Promise<void> {
     const perPrinter = (a: number, b: number) => `${((b - a) / (many - 1) / 1024).toFixed(0)} KB`;
     console.log(
       `idle    each extra printer: RSS ${perPrinter(one.rss, all.rss)}, heap ${perPrinter(one.heapUsed, all.heapUsed)}`,
+    );
+    const empty = await emptyNodeMemory(agentNodeFlags());
+    console.log(
+      `idle    empty node with the agent's flags (the floor): RSS ${mb(empty.rss)} (${pagesPhrase(empty)})`,
     );
     console.log(`ratio ${(all.rss / one.rss).toFixed(3)}`);
   } finally {

@@ -29,7 +29,16 @@ import { runIpptoolBatch, writeBatchTest } from './support/ipptool-baseline.js';
 import { runJobs } from './support/job-runs.js';
 import { largeDocumentRun } from './support/large-document.js';
 import { pinPlan, pinProcess } from './support/pinning.js';
-import { cpuSecondsOf, mb, memoryOf, privateMemoryOf } from './support/processes.js';
+import {
+  agentNodeFlags,
+  cpuSecondsOf,
+  emptyNodeMemory,
+  mb,
+  memoryOf,
+  pagesPhrase,
+  privateMemoryOf,
+  samplePages,
+} from './support/processes.js';
 import { PRINTER_NAME, printPathSettings, startPrintPath } from './support/print-path.js';
 import { scrapedRun } from './support/scrape.js';
 import { percentile } from './support/stats.js';
@@ -116,7 +125,9 @@ async function main(): Promise<void> {
       app: ownCpuSeconds(),
     });
     const before = cpuNow();
+    const sampler = samplePages(agent.part.pid);
     const ours = await runJobs(app.sfapi, onePage, printerId, jobs, concurrency);
+    const jobPeak = sampler.stop();
     const after = cpuNow();
     const cpu = {
       agent: after.agent - before.agent,
@@ -142,7 +153,11 @@ async function main(): Promise<void> {
     }
     const agentPages = privateMemoryOf(agent.part.pid);
     console.log(
-      `memory  agent peak RSS ${mb(memoryOf(agent.part.pid).peak)} (now ${mb(memoryOf(agent.part.pid).rss)}: private ${mb(agentPages.private)}, shared ${mb(agentPages.shared)}); emulator peak RSS ${mb(memoryOf(emulator.part.pid).peak)}`,
+      `memory  agent peak RSS ${mb(memoryOf(agent.part.pid).peak)} (now ${mb(memoryOf(agent.part.pid).rss)}: ${pagesPhrase(agentPages)}); during the jobs peak private ${mb(jobPeak.private)}, peak PSS ${mb(jobPeak.pss)}; emulator peak RSS ${mb(memoryOf(emulator.part.pid).peak)}`,
+    );
+    const empty = await emptyNodeMemory(agentNodeFlags());
+    console.log(
+      `memory  empty node with the agent's flags (the floor): RSS ${mb(empty.rss)} (${pagesPhrase(empty)})`,
     );
 
     if (scrapeHz > 0) {

@@ -12,7 +12,7 @@ import { sleep } from '../../src/lib/abort.js';
 import { addEverywhereQueue, startCupsd } from '../../test/support/cupsd.js';
 import { startIppEvePrinter } from '../../test/support/ippeveprinter.js';
 import { freePort } from '../../test/support/peers.js';
-import { agentNodeFlags, mb, memoryOf, privateMemoryOf, startPart } from './processes.js';
+import { agentNodeFlags, mb, memoryOf, pagesPhrase, privateMemoryOf, startPart } from './processes.js';
 import { demoCloudSection } from '../../test/support/demo-session.js';
 
 /** What an idle agent holds. */
@@ -162,7 +162,7 @@ export async function idleAgent(
     return {
       rss: samples[2] ?? 0,
       heapUsed,
-      note: `min ${mb(samples[0] ?? 0)}, max ${mb(samples[4] ?? 0)}; private ${mb(pages.private)}, shared ${mb(pages.shared)}`,
+      note: `min ${mb(samples[0] ?? 0)}, max ${mb(samples[4] ?? 0)}; ${pagesPhrase(pages)}`,
     };
   } finally {
     await agent.part.stop();

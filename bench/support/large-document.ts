@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import type { SfapiClient } from '../../src/client/sfapi-client.js';
 import { printAndWait } from '../../test/support/whole-loop.js';
 import { runIpptoolBatch, writeBatchTest } from './ipptool-baseline.js';
-import { mb, memoryOf, resetPeak } from './processes.js';
+import { largeFloor } from './large-floor.js';
+import { mb, memoryOf, resetPeak, samplePages } from './processes.js';
 
 /** A PDF of about `megabytes` MiB: a one-page PDF followed by padding after %%EOF, written in chunks. */
 export function writeLargeDocument(path: string, onePage: Buffer, megabytes: number): void {
@@ -48,6 +49,7 @@ export async function largeDocumentRun(run: LargeRun): Promise<number> {
     );
     const before = { agent: memoryOf(run.agentPid).rss, emulator: memoryOf(run.emulatorPid).rss };
     const reset = resetPeak(run.agentPid) && resetPeak(run.emulatorPid);
+    const sampler = samplePages(run.agentPid);
     const t0 = performance.now();
     const { status } = await printAndWait(
       run.sfapi,
@@ -56,6 +58,7 @@ export async function largeDocumentRun(run: LargeRun): Promise<number> {
       1_800_000,
     );
     const seconds = (performance.now() - t0) / 1000;
+    const agentPages = sampler.stop();
     if (status.jobstatus !== 0) throw new Error(`the large job ended with ${status.jobstatus}`);
     const after = { agent: memoryOf(run.agentPid).peak, emulator: memoryOf(run.emulatorPid).peak };
     const ours = rate(size, seconds);
@@ -64,7 +67,13 @@ export async function largeDocumentRun(run: LargeRun): Promise<number> {
       `large   ${mb(size)} through the whole path in ${seconds.toFixed(1)} s (${ours.toFixed(0)} MB/s); direct ipptool ${direct.seconds.toFixed(1)} s (${directRate.toFixed(0)} MB/s, ipptool CPU ${direct.cpuSeconds.toFixed(2)} s)`,
     );
     console.log(
-      `large   peak RSS growth${reset ? '' : ' (peak not resettable: lifetime peak)'}: agent ${mb(after.agent - before.agent)} (peak ${mb(after.agent)}), emulator ${mb(after.emulator - before.emulator)} (peak ${mb(after.emulator)})`,
+      `large   peak RSS growth${reset ? '' : ' (peak not resettable: lifetime peak)'}: agent ${mb(after.agent - before.agent)} (peak ${mb(after.agent)}), emulator ${mb(after.emulator - before.emulator)} (peak ${mb(after.emulator)}); agent peak private ${mb(agentPages.private)}, peak PSS ${mb(agentPages.pss)}`,
+    );
+    const floor = await largeFloor(run.work, big, run.printerUri, run.core);
+    const legRate = (leg: { seconds: number; cpuSeconds: number }) =>
+      `${leg.seconds.toFixed(1)} s (${rate(size, leg.seconds).toFixed(0)} MB/s, CPU ${leg.cpuSeconds.toFixed(2)} s)`;
+    console.log(
+      `large   floor, bare node${run.core === undefined ? '' : ` on core ${run.core}`}: IPP send ${legRate(floor.send)}; one hop (HTTP + SHA-256 + file) ${legRate(floor.hop)}; hop + send ${floor.sequential.toFixed(1)} s = large_ratio ceiling ${(direct.seconds / floor.sequential).toFixed(3)}`,
     );
     return ours / directRate;
   } finally {

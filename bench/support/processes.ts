@@ -96,15 +96,66 @@ export function agentNodeFlags(env: Record<string, string | undefined> = process
 
 /**
  * Resident memory of a process from /proc/<pid>/smaps_rollup, bytes: `private` (pages only it
- * maps: its heaps and data) and `shared` (pages other processes map too, chiefly the node
- * binary's code, which RSS counts in full for every node process).
+ * maps: its heaps and data), `shared` (pages other processes map too, chiefly the node binary's
+ * code, which RSS counts in full for every node process) and `pss` (proportional set size: each
+ * shared page divided by the number of processes mapping it, so the node binary counts in part).
  */
-export function privateMemoryOf(pid: number): { private: number; shared: number } {
+export function privateMemoryOf(pid: number): { private: number; shared: number; pss: number } {
   const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
   const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
   const rss = kb('Rss');
   const privatePages = kb('Private_Clean') + kb('Private_Dirty');
-  return { private: privatePages, shared: rss - privatePages };
+  return { private: privatePages, shared: rss - privatePages, pss: kb('Pss') };
+}
+
+/** `private`, `shared` and `pss` of privateMemoryOf, as one phrase. */
+export function pagesPhrase(pages: { private: number; shared: number; pss: number }): string {
+  return `private ${mb(pages.private)}, shared ${mb(pages.shared)}, PSS ${mb(pages.pss)}`;
+}
+
+/**
+ * Reads a process's private memory and PSS every `everyMs` until stop(), which resolves the
+ * highest of each (the kernel keeps a peak of RSS only, VmHWM, and RSS counts shared pages).
+ */
+export function samplePages(pid: number, everyMs = 200): { stop(): { private: number; pss: number } } {
+  const peak = { private: 0, pss: 0 };
+  const read = () => {
+    try {
+      const pages = privateMemoryOf(pid);
+      peak.private = Math.max(peak.private, pages.private);
+      peak.pss = Math.max(peak.pss, pages.pss);
+    } catch {
+      // the process ended: keep what was read
+    }
+  };
+  read();
+  const timer = setInterval(read, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      read();
+      return { ...peak };
+    },
+  };
+}
+
+/**
+ * The memory of an empty node process started with `nodeFlags` (the floor under any node
+ * program on this machine, in the same run): RSS, private, shared and PSS once it idled 500 ms.
+ */
+export async function emptyNodeMemory(
+  nodeFlags: string[],
+): Promise<{ rss: number; private: number; shared: number; pss: number }> {
+  const child = spawn(process.execPath, [...nodeFlags, '-e', 'setInterval(() => {}, 1e6)'], {
+    stdio: 'ignore',
+  });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const pid = child.pid as number;
+    return { rss: memoryOf(pid).rss, ...privateMemoryOf(pid) };
+  } finally {
+    child.kill('SIGKILL');
+  }
 }
 
 /** Resident memory of a process in bytes: current (VmRSS) and peak (VmHWM). */

@@ -6,10 +6,11 @@
  * the URL (cloud-trust.ts). `ca` adds a CA to trust. close() releases the pools.
  */
 import type { Readable } from 'node:stream';
-import { type Dispatcher, Pool } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Clock } from '../lib/clock.js';
 import { PermanentError, PrintRelayError, RetryableError } from '../lib/errors.js';
 import { trustedCas, untrustedCertificateError } from './cloud-trust.js';
+import { Pool } from './undici-core.js';
 
 /** Supplies bearer tokens; invalidate() makes the next token() refresh. */
 export interface TokenSource {

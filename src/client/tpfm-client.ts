@@ -6,8 +6,9 @@
  * and the final result, read from the trailer or, when a proxy dropped it, from the in-band line.
  * The caller owns the client and calls close() when it made its own dispatcher.
  */
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { trustedCas, untrustedCertificateError } from './cloud-trust.js';
+import { Agent } from './undici-core.js';
 import type { Logger } from '../log/logger.js';
 import { PrintRelayError } from '../lib/errors.js';
 import {
@@ -254,11 +255,12 @@ export class TpfmClient {
     }
     let response: Response;
     try {
-      response = await request(url, {
+      response = await (this.options.dispatcher ?? (this.ownDispatcher as Dispatcher)).request({
+        origin: url.origin,
+        path: url.pathname + url.search,
         method: 'GET',
         headers,
         signal,
-        dispatcher: this.options.dispatcher ?? this.ownDispatcher,
         headersTimeout: this.options.timeoutMs ?? 30_000,
         bodyTimeout: 0,
       });

@@ -70,6 +70,7 @@ import { webhookRoutes } from './webhooks/webhook-routes.js';
 import { type WebhookParts, startWebhookParts } from './webhooks/webhook-parts.js';
 import { CredentialGuard } from './store/credential-guard.js';
 import type { EmulatorOptions } from './emulator-options.js';
+import { type Sandbox, createSandbox } from './sandbox/sandbox.js';
 
 export type { EmulatorOptions } from './emulator-options.js';
 import { SecretHasher } from './store/secret-hash.js';
@@ -86,7 +87,7 @@ export interface Emulator {
 
 /** Builds a ready emulator (routes registered, database migrated and seeded); the caller closes it. */
 export async function createEmulator(options: EmulatorOptions): Promise<Emulator> {
-  const { context, webhookParts } = await createContext(options);
+  const { context, webhookParts, sandbox } = await createContext(options);
   const app = Fastify({
     // pino's Logger is a FastifyBaseLogger; the generic types differ only in the custom-level parameter.
     loggerInstance: options.logger.child({ part: 'emulator' }) as FastifyBaseLogger,
@@ -107,6 +108,7 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
   await app.register(cookie, { secret: randomBytes(32).toString('base64url') });
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   await registerOpenApi(app);
+  await sandbox.register(app, context);
   await registerRoutes(app, context);
   // A keep-alive connection whose last response was still finishing when close() began is not
   // idle at that moment, so the server's one sweep of idle connections misses it and close()
@@ -173,8 +175,9 @@ async function registerRoutes(app: FastifyInstance, context: EmulatorContext): P
 
 async function createContext(
   options: EmulatorOptions,
-): Promise<{ context: EmulatorContext; webhookParts: WebhookParts }> {
-  const clock = options.clock ?? systemClock;
+): Promise<{ context: EmulatorContext; webhookParts: WebhookParts; sandbox: Sandbox }> {
+  const sandbox = createSandbox(options.clock ?? systemClock, options.sandbox);
+  const clock = sandbox.clock;
   const logger = options.logger.child({ part: 'emulator' });
   await ensurePrivateDir(options.dataDir);
   await ensurePrivateDatabaseFile(options.db);
@@ -198,6 +201,8 @@ async function createContext(
       ...options.webhooks,
       policy: outbound,
     });
+    // Deliveries that came due when the test clock moved go out now, not at the next poll.
+    sandbox.onClockAdvance(() => webhookParts.dispatcher.kick());
     const jobs = new JobService(store, clock, logger, hub, webhookParts.publisher);
     const groups = new GroupService(store, clock, logger);
     const assignments = new AssignmentService(store, printers, groups, clock, logger);
@@ -269,7 +274,7 @@ async function createContext(
       partnerOrganizations,
       partnerMembers: new PartnerMemberService(store, memberships, partnerOrganizations),
     };
-    return { context, webhookParts };
+    return { context, webhookParts, sandbox };
   } catch (error) {
     store.close();
     throw error;

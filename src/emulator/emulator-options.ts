@@ -9,6 +9,7 @@ import type { Logger } from '../log/logger.js';
 import type { UploadLimits } from './files/upload-limits.js';
 import type { CredentialLimits } from './store/credential-guard.js';
 import type { WebhookOptions } from './webhooks/webhook-parts.js';
+import type { SandboxOptions } from './sandbox/sandbox.js';
 
 /** How to build an emulator (see createEmulator). */
 export interface EmulatorOptions {
@@ -19,7 +20,10 @@ export interface EmulatorOptions {
   /** Applied to an empty database only. */
   seed: EmulatorSeed;
   logger: Logger;
+  /** The base clock; the sandbox's test clock (default on) moves the emulator's time ahead of it. */
   clock?: Clock;
+  /** The console, fault switchboard and test clock under /_emulator/ (default on). */
+  sandbox?: SandboxOptions;
   /** Base for absolute URLs such as sasUri; default: see BaseUrlPolicy. Also the tokens' issuer. */
   publicUrl?: string;
   /** Honour X-Forwarded-Proto/Host/Port from a reverse proxy in front (default false). */

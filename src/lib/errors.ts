@@ -3,9 +3,32 @@
  * status codes in one place (emulator/http/http-errors.ts); services raise these and never an HTTP error, the agent's loops decide retry or give up
  * with the guards below.
  */
-export class PrintRelayError extends Error {
+/**
+ * The codes of the typed errors whose code is checked: lib's own below; a layer that raises
+ * codes of its own lists them in one module of its own by adding to this interface (declaration
+ * merging; the emulator's: emulator/error-codes.ts), so a misspelled code, at a throw site or in
+ * a comparison, fails the type check. Each value names the layer that declared the code.
+ */
+export interface ErrorCodes {
+  invalid_request: 'lib';
+  not_found: 'lib';
+  conflict: 'lib';
+  gone: 'lib';
+  forbidden: 'lib';
+  too_many_requests: 'lib';
+}
+
+/** A declared error code (see ErrorCodes). */
+export type ErrorCode = keyof ErrorCodes;
+
+/** Whether `error` is one of the typed errors and carries `code`. */
+export function hasErrorCode(error: unknown, code: ErrorCode): error is PrintRelayError {
+  return error instanceof PrintRelayError && error.code === code;
+}
+
+export class PrintRelayError<Code extends string = string> extends Error {
   constructor(
-    readonly code: string,
+    readonly code: Code,
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -15,7 +38,7 @@ export class PrintRelayError extends Error {
 }
 
 /** Bad input: names the field and the rule it broke. */
-export class ValidationError extends PrintRelayError {
+export class ValidationError extends PrintRelayError<'invalid_request'> {
   constructor(
     readonly field: string,
     readonly rule: string,
@@ -26,7 +49,7 @@ export class ValidationError extends PrintRelayError {
 }
 
 /** Several validation failures reported at once. */
-export class ValidationErrors extends PrintRelayError {
+export class ValidationErrors extends PrintRelayError<'invalid_request'> {
   constructor(readonly errors: ValidationError[]) {
     super('invalid_request', errors.map((e) => e.message).join('; '));
   }
@@ -44,43 +67,43 @@ export class RetryableError extends PrintRelayError {
 /** A failure that trying again will not fix (document rejected, unsupported format). */
 export class PermanentError extends PrintRelayError {}
 
-export class NotFoundError extends PrintRelayError {
+export class NotFoundError extends PrintRelayError<'not_found'> {
   constructor(what: string) {
     super('not_found', `${what} not found`);
   }
 }
 
 /** The request clashes with the current state (a name taken, a job already released): HTTP 409. */
-export class ConflictError extends PrintRelayError {
+export class ConflictError extends PrintRelayError<ErrorCode> {
   constructor(
     message: string,
     readonly field?: string,
-    code = 'conflict',
+    code: ErrorCode = 'conflict',
   ) {
     super(code, message);
   }
 }
 
 /** The thing existed and is gone for good (an expired code, a deleted file): HTTP 410. */
-export class GoneError extends PrintRelayError {
-  constructor(message: string, code = 'gone') {
+export class GoneError extends PrintRelayError<ErrorCode> {
+  constructor(message: string, code: ErrorCode = 'gone') {
     super(code, message);
   }
 }
 
 /** The caller is known but may not do this (role, ownership, the kind of token): HTTP 403. */
-export class ForbiddenError extends PrintRelayError {
-  constructor(message: string, code = 'forbidden') {
+export class ForbiddenError extends PrintRelayError<ErrorCode> {
+  constructor(message: string, code: ErrorCode = 'forbidden') {
     super(code, message);
   }
 }
 
 /** Too many attempts or creations in a window; `retryAfterMs` when waiting helps: HTTP 429. */
-export class TooManyRequestsError extends PrintRelayError {
+export class TooManyRequestsError extends PrintRelayError<ErrorCode> {
   constructor(
     message: string,
     readonly retryAfterMs?: number,
-    code = 'too_many_requests',
+    code: ErrorCode = 'too_many_requests',
   ) {
     super(code, message);
   }

@@ -99,6 +99,11 @@ export interface MoveDetails {
   documentFlushed?: false;
   /** A printer job of the current attempt given up (judged cut): never taken for a whole one again. */
   givenUpPrinterJob?: string;
+  /**
+   * true: the printer answered the request carrying the current attempt's document with success
+   * (recorded with the move that follows the answer, docs/agent-jobs.md).
+   */
+  documentSent?: true;
 }
 
 interface JobRow {
@@ -126,6 +131,15 @@ export class JobLedger {
     private readonly db: AgentDatabase,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * Runs `work` in one transaction of the ledger's database and returns its result: the moves it
+   * makes and the outbox rows it adds (the outbox shares the database) commit together, in one
+   * commit, or not at all when it throws. A job step and its events are recorded this way.
+   */
+  atomically<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
 
   /** Records a newly offered job; returns false when the ledger already has it. */
   add(offer: JobOffer): boolean {
@@ -164,8 +178,11 @@ export class JobLedger {
         spoolPath: details.spoolPath ?? job.spoolPath,
         firstTryAt: job.firstTryAt ?? (details.attempt ? now : undefined),
         // A new attempt has sent nothing yet.
-        documentSent: details.attempt ? false : job.documentSent,
-        documentFlushed: details.attempt ? false : (details.documentFlushed ?? job.documentFlushed),
+        documentSent: details.attempt ? false : (details.documentSent ?? job.documentSent),
+        // A document the printer answered was flushed first.
+        documentFlushed: details.attempt
+          ? false
+          : (details.documentFlushed ?? (details.documentSent === true || job.documentFlushed)),
         // The printer job of the attempt that ends here is never the next attempt's.
         earlierPrinterJobs: withEarlier(
           job.earlierPrinterJobs,

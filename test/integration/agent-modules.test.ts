@@ -122,7 +122,24 @@ describe.skipIf(!enabled)('the agent loads only what its configuration uses', ()
       'src/cli/commands/config.ts',
     ];
     expect(otherCommands.filter((name) => loaded.has(name))).toEqual([]);
+    // release stations, their card readers and UI load only once a station is configured
+    const releaseParts = ['src/agent/release/', 'src/cardreader/'];
+    expect([...loaded].filter((name) => releaseParts.some((prefix) => name.startsWith(prefix)))).toEqual([]);
     expect(NOT_FOR_A_PLAIN_AGENT.filter((name) => loaded.has(name))).toEqual([]);
+  });
+
+  it('loads of undici only Pool, Agent and the request API (src/client/undici-core.ts), never its entry with fetch, WebSocket and caches', () => {
+    const undiciFiles = [...loaded].filter((n) => n.startsWith('undici/'));
+    expect(undiciFiles).toContain('undici/lib/dispatcher/pool.js');
+    expect(undiciFiles).toContain('undici/lib/api/api-request.js');
+    const unused = [
+      'undici/index.js',
+      'undici/lib/web/',
+      'undici/lib/cache/',
+      'undici/lib/mock/',
+      'undici/lib/interceptor/',
+    ];
+    expect(undiciFiles.filter((n) => unused.some((prefix) => n.startsWith(prefix)))).toEqual([]);
   });
 
   it('checks agent.yaml with the generated validator: of Ajv only its run-time helpers, never its compiler', () => {

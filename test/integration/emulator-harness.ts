@@ -11,6 +11,7 @@ import { DEMO, defaultEmulatorSeed } from '../../src/config/demo-seed.js';
 import type { EmulatorSeed } from '../../src/config/emulator-seed-schema.js';
 import { type Emulator, createEmulator } from '../../src/emulator/app.js';
 import type { WebhookOptions } from '../../src/emulator/webhooks/webhook-parts.js';
+import type { SandboxOptions } from '../../src/emulator/sandbox/sandbox.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { CredentialLimits } from '../../src/emulator/store/credential-guard.js';
 import { silentLogger } from '../../src/log/logger.js';
@@ -51,6 +52,8 @@ export async function startHarness(
     host?: string;
     /** Largest document stored, in bytes (default the emulator's 4 GiB). */
     maxDocumentBytes?: number;
+    /** The console, faults and test clock (default on). */
+    sandbox?: SandboxOptions;
   } = {},
 ): Promise<Harness> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'emulator-test-')));
@@ -67,6 +70,7 @@ export async function startHarness(
     outboundAllow: options.outboundAllow ?? LOOPBACK_ALLOW,
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(options.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: options.maxDocumentBytes }),
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   });
   const baseUrl = await emulator.listen(options.host ?? '127.0.0.1', 0);
   return {

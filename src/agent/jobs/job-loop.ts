@@ -98,19 +98,20 @@ export class JobLoop {
    */
   offer(offer: JobOffer): boolean {
     const log = this.deps.logger.child({ job: offer.job_id });
+    const { ledger } = this.deps;
     try {
-      if (!this.running || this.deps.ledger.get(offer.job_id)) return false;
-      if (!this.deps.ledger.add(offer)) return false;
+      if (!this.running || ledger.get(offer.job_id)) return false;
+      // The job and its `received` event in one commit.
+      const added = ledger.atomically(() => {
+        if (!ledger.add(offer)) return false;
+        this.deps.emit(offer.job_id, { kind: 'received' });
+        return true;
+      });
+      if (!added) return false;
     } catch (error) {
       // Nothing reached the cloud: the job stays unclaimed there and is offered again.
       log.warn({ error: errorMessage(error) }, 'recording the job failed; it will be offered again');
       return false;
-    }
-    try {
-      this.deps.emit(offer.job_id, { kind: 'received' });
-    } catch (error) {
-      // The job is recorded: it runs, and its download claims it.
-      log.warn({ error: errorMessage(error) }, 'could not queue the received event');
     }
     log.info({ printer: offer.printer_id }, 'job received');
     this.enqueue(offer.printer_id, offer.job_id);
@@ -249,8 +250,10 @@ export class JobLoop {
 
   private failUnknownPrinter(jobId: string, printerId: string): void {
     const message = `printer ${printerId} is not configured at this connector`;
-    this.deps.emit(jobId, { kind: 'failed', error_code: 3011, message });
-    this.deps.ledger.move(jobId, 'failed', { lastError: message });
+    this.deps.ledger.atomically(() => {
+      this.deps.ledger.move(jobId, 'failed', { lastError: message });
+      this.deps.emit(jobId, { kind: 'failed', error_code: 3011, message });
+    });
   }
 }
 

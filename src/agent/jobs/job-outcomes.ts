@@ -7,7 +7,8 @@ import type { BackoffPolicy } from '../../lib/backoff.js';
 import { isRetryable, PermanentError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { BackendJobStateName } from '../../printing/printer-backend.js';
-import type { LedgerJob } from '../../store/job-ledger.js';
+import type { JobState, LedgerJob, MoveDetails } from '../../store/job-ledger.js';
+import type { NewJobEvent } from '../../store/outbox.js';
 import { type JobRunnerDeps, RESTART_JOB_CODE } from './job-runner-types.js';
 import { WaitingReporter, waitingReason } from './waiting-report.js';
 
@@ -21,6 +22,7 @@ export class JobOutcomes {
   }
 
   /**
+   * `documentSent`: the printer answered the submission's document (recorded with this move).
    * `notes` (options changed by the printer settings or not applied by the printer, one line each)
    * go to the cloud as the printing event's message, lines joined by a newline.
    */
@@ -30,17 +32,34 @@ export class JobOutcomes {
     log: Logger,
     notes: string[] = [],
     stateAtSubmit?: BackendJobStateName,
+    documentSent = false,
   ): LedgerJob {
     this.waiting.clear(job.jobId);
     if (stateAtSubmit) this.stateAtSubmit.set(job.jobId, stateAtSubmit);
-    const moved = this.deps.ledger.move(job.jobId, 'submitted', { printerJobId });
-    this.deps.emit(job.jobId, {
-      kind: 'printing',
-      printer_job_id: printerJobId,
-      ...(notes.length > 0 ? { message: notes.join('\n') } : {}),
-    });
+    const moved = this.step(
+      job.jobId,
+      'submitted',
+      { printerJobId, ...(documentSent ? { documentSent: true as const } : {}) },
+      {
+        kind: 'printing',
+        printer_job_id: printerJobId,
+        ...(notes.length > 0 ? { message: notes.join('\n') } : {}),
+      },
+    );
     log.info({ printerJobId }, 'submitted to the printer');
     return moved;
+  }
+
+  /**
+   * Moves the job and queues its event in one ledger transaction (one commit): the ledger never
+   * holds a step without its event, nor the outbox an event of a step the ledger did not take.
+   */
+  step(jobId: string, to: JobState, details: MoveDetails, event: NewJobEvent): LedgerJob {
+    return this.deps.ledger.atomically(() => {
+      const moved = this.deps.ledger.move(jobId, to, details);
+      this.deps.emit(jobId, event);
+      return moved;
+    });
   }
 
   /** The job's state in the printer's answer to the submission (once; undefined after a restart). */
@@ -51,15 +70,20 @@ export class JobOutcomes {
   }
 
   cancel(job: LedgerJob, log: Logger): LedgerJob {
-    this.deps.emit(job.jobId, { kind: 'cancelled' });
+    const moved = this.step(job.jobId, 'cancelled', {}, { kind: 'cancelled' });
     log.info('job cancelled');
-    return this.deps.ledger.move(job.jobId, 'cancelled');
+    return moved;
   }
 
   fail(job: LedgerJob, message: string, log: Logger): LedgerJob {
-    this.deps.emit(job.jobId, { kind: 'failed', error_code: RESTART_JOB_CODE, message });
+    const moved = this.step(
+      job.jobId,
+      'failed',
+      { lastError: message },
+      { kind: 'failed', error_code: RESTART_JOB_CODE, message },
+    );
     log.warn({ error: message }, 'job failed');
-    return this.deps.ledger.move(job.jobId, 'failed', { lastError: message });
+    return moved;
   }
 
   /** Sends a throttled `waiting` event when `error` is a printer or spool problem. */

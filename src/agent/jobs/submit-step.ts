@@ -1,8 +1,9 @@
 /**
  * The submit step of a job: one try at the printer. `submitting` is recorded before the job goes
  * out, the printer's job id as soon as the printer names it (at Create-Job, before the document),
- * when every byte of the document is with the operating system (flushed), when the printer
- * answered it (sent: docs/agent-jobs.md), and `submitted` once the printer accepted the job. A refusal
+ * when every byte of the document is with the operating system (flushed), and `submitted` once the
+ * printer accepted the job, with the fact that it answered the document (sent: docs/agent-jobs.md)
+ * and the `printing` event in the same commit. A refusal
  * that certainly printed nothing (busy, refused connection) waits and tries again; any other
  * failure leaves the outcome unknown and the job `submitting`, for reconcile-step.ts.
  */
@@ -14,6 +15,7 @@ import type { PrinterBackend } from '../../printing/printer-backend.js';
 import type { PrintTicket } from '../../protocol/print-ticket.js';
 import type { LedgerJob } from '../../store/job-ledger.js';
 import type { JobOutcomes } from './job-outcomes.js';
+import type { HeldDocuments } from './held-documents.js';
 import { type JobControl, type JobRunnerDeps, printerJobName } from './job-runner-types.js';
 
 export class SubmitStep {
@@ -21,15 +23,23 @@ export class SubmitStep {
   private readonly busyAnswers = new Map<string, number>();
   /** Per job refused busy: the end of the printer's previous job, taken when the refusal came. */
   private readonly previousJobs = new Map<string, Promise<void>>();
+  /**
+   * Printers that answered busy while one of this connector's jobs was still there: they take one
+   * job at a time, so a job for them waits for the previous one to end instead of hearing busy.
+   */
+  private readonly oneAtATime = new Set<string>();
 
   constructor(
     private readonly deps: JobRunnerDeps,
     private readonly outcomes: JobOutcomes,
+    /** Small documents kept in memory from their download: sent instead of reading the file. */
+    private readonly held: HeldDocuments,
   ) {}
 
   /** Drops what the step keeps of a job that ended. */
   forget(jobId: string): void {
     this.previousJobs.delete(jobId);
+    this.held.forget(jobId);
   }
 
   /** One Print-Job (or Create-Job + Send-Document). */
@@ -40,6 +50,10 @@ export class SubmitStep {
     this.previousJobs.delete(job.jobId);
     if (job.nextRetryAt && job.nextRetryAt > clock.now()) {
       await waitToRetry(job.nextRetryAt - clock.now(), control.wake, previous);
+      if (control.wake.aborted) return this.outcomes.require(job.jobId);
+    } else if (previous && this.oneAtATime.has(job.printerId)) {
+      // The printer would answer busy until its previous job (ours, watched anyway) ends.
+      await waitToRetry(jobs.retry_max_ms, control.wake, previous);
       if (control.wake.aborted) return this.outcomes.require(job.jobId);
     }
     if (job.firstTryAt !== undefined && clock.now() - job.firstTryAt > jobs.give_up_after_s * 1000) {
@@ -52,28 +66,36 @@ export class SubmitStep {
     const { ticket, warnings } = await this.ticketFor(job, log);
     ledger.move(job.jobId, 'submitting', { attempt: true });
     let created = false;
+    // The printer's successful answer to the document: recorded with the move that follows it.
+    let sent = false;
     try {
+      const documentBytes = this.held.get(job.jobId);
       const submitted = await backend.submit({
         documentPath: job.spoolPath as string,
+        ...(documentBytes ? { documentBytes } : {}),
         documentFormat: job.offer.document.content_type,
         jobName: printerJobName(job.jobId),
         documentName: job.offer.document.name,
         userName: job.offer.user.email || job.offer.user.name || 'printrelay',
         ticket,
         onDocumentFlushed: () => this.record(job.jobId, 'flushed', log),
-        onDocumentSent: () => this.record(job.jobId, 'sent', log),
+        onDocumentSent: () => {
+          sent = true;
+        },
         onPrinterJobCreated: (printerJobId) => {
           created = true;
           this.deps.ledger.recordPrinterJob(job.jobId, printerJobId);
         },
       });
       this.busyAnswers.delete(job.printerId);
+      // The printer has it; a resend after a crash or a repair reads the spool file.
+      this.held.forget(job.jobId);
       const notes = [...warnings, ...(submitted.notApplied ?? [])];
-      return this.outcomes.submittedAs(job, submitted.printerJobId, log, notes, submitted.state);
+      return this.outcomes.submittedAs(job, submitted.printerJobId, log, notes, submitted.state, sent);
     } catch (error) {
       if (!isRetryable(error)) throw error;
       const message = errorMessage(error);
-      if (!refusedBeforePrinting(error) || created) {
+      if (!refusedBeforePrinting(error) || created || sent) {
         // The printer may have the job (the answer was lost): look it up before sending again. The
         // agent saw this request fail, so a flush proves nothing: a printer may take the broken
         // connection as the document's end and print part of it. A job Create-Job made holds the
@@ -83,6 +105,7 @@ export class SubmitStep {
           nextRetryAt: clock.now(),
           lastError: message,
           documentFlushed: false,
+          ...(sent ? { documentSent: true as const } : {}),
         });
       }
       const delay =
@@ -109,20 +132,20 @@ export class SubmitStep {
     this.busyAnswers.set(job.printerId, answers + 1);
     const previous = control.previousJobEnded?.();
     if (!previous) return busyDelay(answers, this.deps.jobs.retry_max_ms);
+    this.oneAtATime.add(job.printerId);
     this.previousJobs.set(job.jobId, previous);
     return this.deps.jobs.retry_max_ms;
   }
 
   /**
-   * Records what the printer has of the document: every byte flushed to the operating system, or
-   * sent (flushed and answered by the printer). A failure only means a crash now resends the job.
+   * Records that every byte of the document is with the operating system. A failure only means a
+   * crash now resends the job.
    */
-  private record(jobId: string, fact: 'flushed' | 'sent', log: Logger): void {
+  private record(jobId: string, fact: 'flushed', log: Logger): void {
     try {
-      if (fact === 'sent') this.deps.ledger.markDocumentSent(jobId);
-      else this.deps.ledger.markDocumentFlushed(jobId);
+      this.deps.ledger.markDocumentFlushed(jobId);
     } catch (error) {
-      log.warn({ error: errorMessage(error), fact }, 'could not record the document as sent');
+      log.warn({ error: errorMessage(error), fact }, 'could not record the document as flushed');
     }
   }
 

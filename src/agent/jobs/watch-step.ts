@@ -65,9 +65,9 @@ export class WatchStep {
   private finish(job: LedgerJob, state: BackendJobState, log: Logger): LedgerJob {
     const pages = { pages_printed: state.pagesCompleted, pages_total: state.pagesTotal };
     if (state.state === 'completed') {
-      this.deps.emit(job.jobId, { kind: 'completed', ...pages });
+      const moved = this.outcomes.step(job.jobId, 'completed', {}, { kind: 'completed', ...pages });
       log.info(pages, 'job completed');
-      return this.deps.ledger.move(job.jobId, 'completed');
+      return moved;
     }
     if (state.state === 'cancelled') return this.outcomes.cancel(job, log);
     return this.outcomes.fail(

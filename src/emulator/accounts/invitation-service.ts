@@ -7,7 +7,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
-import { ConflictError, GoneError, NotFoundError, ValidationError } from '../../lib/errors.js';
+import {
+  ConflictError,
+  type ErrorCode,
+  GoneError,
+  NotFoundError,
+  ValidationError,
+} from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
 import { hashToken, randomToken } from '../store/secret-hash.js';
@@ -20,6 +26,12 @@ import type { UserSignIn } from './user-sign-in.js';
 
 /** invitation_status values. */
 export type InvitationStatus = 'OPEN' | 'ACCEPTED' | 'EXPIRED';
+
+/** The error code of an invitation that can no longer be accepted, by its status. */
+const CLOSED_INVITATION_CODE = {
+  ACCEPTED: 'invitation_accepted',
+  EXPIRED: 'invitation_expired',
+} as const satisfies Record<Exclude<InvitationStatus, 'OPEN'>, ErrorCode>;
 
 /** Path of the acceptance page; the token travels in the query (request logs keep paths only). */
 export const INVITATION_PAGE_PATH = '/accounts/invitation';
@@ -215,7 +227,7 @@ export class InvitationService {
   private assertOpen(invitation: Invitation): void {
     const status = this.status(invitation);
     if (status !== 'OPEN')
-      throw new GoneError(`the invitation is ${status.toLowerCase()}`, `invitation_${status.toLowerCase()}`);
+      throw new GoneError(`the invitation is ${status.toLowerCase()}`, CLOSED_INVITATION_CODE[status]);
   }
 
   private joinExisting(inv: Invitation, user: User): User {

@@ -15,7 +15,7 @@ import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BlockCountError } from './uncommitted-blocks.js';
-import { PrintRelayError, ValidationError, errorMessage } from '../../lib/errors.js';
+import { ValidationError, errorMessage, hasErrorCode } from '../../lib/errors.js';
 import { FILE_CHUNK } from '../../lib/file-sink.js';
 import type { Logger } from '../../log/logger.js';
 import { parseBlockList } from '../../protocol/sfapi-block-list.js';
@@ -194,7 +194,7 @@ function sendStorageError(reply: FastifyReply, error: unknown, log: Logger, file
   if (error instanceof TooLargeError) return sendXmlError(reply, 413, 'RequestBodyTooLarge', error.message);
   if (error instanceof BlockCountError)
     return sendXmlError(reply, 409, 'BlockCountExceedsLimit', error.message);
-  if (error instanceof PrintRelayError && error.code === 'conflict') {
+  if (hasErrorCode(error, 'conflict')) {
     return sendXmlError(reply, 409, 'BlobImmutable', error.message);
   }
   log.error({ err: error, file: fileId }, 'upload failed');

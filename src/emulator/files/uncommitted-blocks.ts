@@ -7,18 +7,18 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PrintRelayError } from '../../lib/errors.js';
+import { type ErrorCode, PrintRelayError } from '../../lib/errors.js';
 import type { UploadLimits } from './upload-limits.js';
 
 /** Thrown when a body exceeds a size limit; mapped to 413. */
-export class TooLargeError extends PrintRelayError {
+export class TooLargeError extends PrintRelayError<ErrorCode> {
   constructor(limit: number, message = `the document exceeds ${limit} bytes`) {
     super('too_large', message);
   }
 }
 
 /** A block beyond a file's uncommitted block count; answered 409 BlockCountExceedsLimit. */
-export class BlockCountError extends PrintRelayError {
+export class BlockCountError extends PrintRelayError<ErrorCode> {
   constructor(limit: number) {
     super(
       'block_count',

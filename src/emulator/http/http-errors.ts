@@ -1,10 +1,12 @@
 /**
  * Typed errors of the emulator's HTTP layer and the one mapping from any thrown error to an
  * HTTP status, headers and JSON body `{ error, message, field?, rule? }`. Routes throw; the
- * error handler (http/error-handler.ts) calls `toHttpError` and answers.
+ * error handler (http/error-handler.ts) calls `toHttpError` and answers. An error of a domain's
+ * own wire protocol (the OAuth server's) extends WireMappedError and says what it becomes.
  */
 import {
   ConflictError,
+  type ErrorCode,
   ForbiddenError,
   GoneError,
   NotFoundError,
@@ -15,13 +17,12 @@ import {
   ValidationError,
   ValidationErrors,
 } from '../../lib/errors.js';
-import { OAuthGrantError, TokenVerificationError } from '../oauth/oauth-errors.js';
 
 /** An error that knows its HTTP status (401, 403, 409, 416, ...). */
-export class HttpError extends PrintRelayError {
+export class HttpError extends PrintRelayError<ErrorCode> {
   constructor(
     readonly status: number,
-    code: string,
+    code: ErrorCode,
     message: string,
     readonly headers: Record<string, string> = {},
     readonly field?: string,
@@ -32,9 +33,17 @@ export class HttpError extends PrintRelayError {
 
 /** An OAuth 2.0 error (RFC 6749 section 5.2 / RFC 6750 section 3.1). */
 export class OAuthError extends HttpError {
-  constructor(status: number, code: string, description: string, headers: Record<string, string> = {}) {
+  constructor(status: number, code: ErrorCode, description: string, headers: Record<string, string> = {}) {
     super(status, code, description, headers);
   }
+}
+
+/**
+ * A service's error whose wire form belongs to a protocol of its domain (RFC 6749 for the OAuth
+ * server's): `toHttpError()` gives the HttpError it is answered with.
+ */
+export abstract class WireMappedError<Code extends ErrorCode = ErrorCode> extends PrintRelayError<Code> {
+  abstract toHttpError(): HttpError;
 }
 
 /** 401 with `WWW-Authenticate: Bearer error="invalid_token"`. */
@@ -50,14 +59,6 @@ export function insufficientScope(required: string[], how: 'all of' | 'one of' =
   return new OAuthError(403, 'insufficient_scope', `this call needs ${how} the scopes: ${scope}`, {
     'www-authenticate': `Bearer realm="printrelay", error="insufficient_scope", scope="${scope}"`,
   });
-}
-
-/** A refused token request: invalid_client is 401 with a Basic challenge, the rest 400. */
-function oauthGrantError(error: OAuthGrantError): OAuthError {
-  if (error.code === 'invalid_client') {
-    return new OAuthError(401, error.code, error.message, { 'www-authenticate': 'Basic realm="printrelay"' });
-  }
-  return new OAuthError(400, error.code, error.message);
 }
 
 /**
@@ -98,8 +99,7 @@ export interface HttpErrorResponse {
 
 /** Maps any thrown value to a status and body; unknown errors become 500 without details. */
 export function toHttpError(error: unknown): HttpErrorResponse {
-  if (error instanceof OAuthGrantError) return toHttpError(oauthGrantError(error));
-  if (error instanceof TokenVerificationError) return toHttpError(invalidToken(error.message));
+  if (error instanceof WireMappedError) return toHttpError(error.toHttpError());
   if (error instanceof OAuthError) {
     const body = { error: error.code, error_description: error.message, message: error.message };
     return { status: error.status, headers: error.headers, body };

@@ -11,7 +11,7 @@ import { rm } from 'node:fs/promises';
 import type { Clock } from '../../lib/clock.js';
 import { ConflictError, GoneError, NotFoundError, PrintRelayError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
-import { CHANNEL_PATHS, type JobOffer } from '../../protocol/connector-channel.js';
+import { CHANNEL_PATHS, type JobEvent, type JobOffer } from '../../protocol/connector-channel.js';
 import type { PrintTicket } from '../../protocol/print-ticket.js';
 import type { ConnectorRecord } from '../connectors/connector-repo.js';
 import type { EmulatorStore } from '../store/emulator-store.js';
@@ -20,6 +20,9 @@ import type { JobNotifier } from '../connectors/connector-hub.js';
 import { type JobOutcomeListener, ignoreJobOutcomes } from './job-outcomes.js';
 import { applyJobEvent, isFinal, parseJobEvent } from './job-events.js';
 import { JOB_STATUS_CODE, type JobStatus, jobStatus } from './job-status.js';
+
+/** Sees a connector's job event before it is applied and returns the event to apply instead. */
+export type JobReportFilter = (jobId: string, event: JobEvent) => Promise<JobEvent>;
 
 /** The Status response (re-exported for the print API). */
 export type { JobStatus } from './job-status.js';
@@ -50,6 +53,7 @@ export type JobWatcher = (job: JobRecord) => void;
 /** Creates, routes and tracks jobs. */
 export class JobService {
   private holder: JobHolder | undefined;
+  private reportFilter: JobReportFilter | undefined;
   private readonly watchers = new Map<string, Set<JobWatcher>>();
 
   constructor(
@@ -169,7 +173,8 @@ export class JobService {
 
   /** Applies a connector's event (idempotent by event_id, in seq order); returns whether it changed the job. */
   async applyEvent(connector: ConnectorRecord, jobId: string, body: unknown): Promise<boolean> {
-    const event = parseJobEvent(body);
+    const parsed = parseJobEvent(body);
+    const event = this.reportFilter ? await this.reportFilter(jobId.toLowerCase(), parsed) : parsed;
     const result = this.store.transaction(() => {
       let job = this.requireForConnector(connector, jobId);
       if (job.claimedBy !== null && job.claimedBy !== connector.id)
@@ -225,6 +230,11 @@ export class JobService {
     this.notifyWatchers(job.id);
     void this.finished({ ...job, state: 'cancelled' });
     return true;
+  }
+
+  /** Installs the filter of connectors' reports (the sandbox's job faults; a later call replaces it). */
+  setReportFilter(filter: JobReportFilter): void {
+    this.reportFilter = filter;
   }
 
   /** Installs the pull-printing hold hook (one holder; a later call replaces it). */

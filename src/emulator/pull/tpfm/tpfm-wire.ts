@@ -6,7 +6,7 @@
  * reply it writes; nothing to clean up.
  */
 import type { FastifyReply } from 'fastify';
-import { PrintRelayError } from '../../../lib/errors.js';
+import { type ErrorCode, PrintRelayError } from '../../../lib/errors.js';
 import {
   encodeErrText,
   TPFM_COMMANDS,
@@ -16,7 +16,7 @@ import {
 } from '../../../protocol/tpfm-codes.js';
 
 /** A command result other than success: `returnCode` goes to X-FMP-Return. */
-export class TpfmFailure extends PrintRelayError {
+export class TpfmFailure extends PrintRelayError<ErrorCode> {
   constructor(
     readonly returnCode: number,
     /** English detail appended to the localized text (parameter and rule). */

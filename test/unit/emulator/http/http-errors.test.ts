@@ -19,9 +19,9 @@ describe('toHttpError maps the domain errors services raise', () => {
       {},
     ],
     [
-      new ConflictError('already released', undefined, 'job_released'),
+      new ConflictError('already a member', undefined, 'already_member'),
       409,
-      { error: 'job_released', message: 'already released' },
+      { error: 'already_member', message: 'already a member' },
       {},
     ],
     [new GoneError('the code expired'), 410, { error: 'gone', message: 'the code expired' }, {}],

@@ -1,0 +1,129 @@
+/**
+ * Applies the switchboard's HTTP rules to the emulated service's requests, in a preValidation
+ * hook (after the body is parsed, before any check or sign-in): `respond` answers instead of the
+ * operation, `latency_ms` waits before it runs, `cut` lets it run and then sends the headers and
+ * half of the body before cutting the connection. Every response a rule touched carries
+ * `x-printrelay-fault: <rule id>`. The sandbox's own routes (/_emulator/) are never touched.
+ */
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { EmulatorContext } from '../../context.js';
+import { bearerToken } from '../../http/bearer-auth.js';
+import type { FaultKind } from './fault-rule.js';
+import type { FaultCaller, FaultSwitchboard, FaultTarget } from './fault-switchboard.js';
+
+const HTTP_KINDS: readonly FaultKind[] = ['respond', 'latency', 'cut'];
+/** The header naming the rule that touched a response. */
+export const FAULT_HEADER = 'x-printrelay-fault';
+/** Bytes of a streamed answer of unknown length sent before a cut. */
+const CUT_UNKNOWN_LENGTH_AT = 64 * 1024;
+
+/** The operationId of the request's route, if it has one. */
+export function operationOf(request: FastifyRequest): string | undefined {
+  const schema = request.routeOptions.schema as { operationId?: string } | undefined;
+  return schema?.operationId;
+}
+
+/** Adds the hooks; call before the service's routes are registered. */
+export function installHttpFaults(
+  app: FastifyInstance,
+  board: FaultSwitchboard,
+  context: EmulatorContext,
+): void {
+  const cuts = new WeakSet<FastifyRequest>();
+  app.addHook('preValidation', async (request, reply) => {
+    if (!board.has(HTTP_KINDS) || isSandboxPath(request)) return;
+    const rule = await board.take(HTTP_KINDS, requestTarget(request, context));
+    if (!rule) return;
+    reply.header(FAULT_HEADER, rule.id);
+    request.log.info({ fault: rule.id, kind: rule.action.kind }, 'fault rule applied');
+    const action = rule.action;
+    if (action.kind === 'latency') await sleep(action.ms);
+    else if (action.kind === 'cut') cuts.add(request);
+    else if (action.kind === 'respond') {
+      reply.code(action.status).headers(action.headers);
+      if (action.body === undefined) return reply.send(faultBody(rule.id, action.status));
+      if (typeof action.body === 'string') return reply.send(action.body);
+      return reply.type('application/json; charset=utf-8').send(JSON.stringify(action.body));
+    }
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!cuts.has(request)) return payload;
+    cuts.delete(request);
+    const source = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    if (Buffer.isBuffer(source)) {
+      reply.header('content-length', source.length);
+      return Readable.from(cutAfter([source], Math.ceil(source.length / 2)));
+    }
+    if (source instanceof Readable) {
+      const length = Number(reply.getHeader('content-length'));
+      const limit = Number.isFinite(length) && length > 0 ? Math.ceil(length / 2) : CUT_UNKNOWN_LENGTH_AT;
+      return Readable.from(cutAfter(source, limit));
+    }
+    return payload;
+  });
+}
+
+function isSandboxPath(request: FastifyRequest): boolean {
+  return (request.routeOptions.url ?? request.url).toLowerCase().startsWith('/_emulator');
+}
+
+/** The default body of a `respond` rule without one: the emulator's error shape. */
+function faultBody(ruleId: string, status: number): Record<string, string> {
+  return { error: 'fault_injected', message: `fault rule ${ruleId} answered ${status}` };
+}
+
+/** Yields the first `limit` bytes of `source`, then fails (so the connection is cut). */
+async function* cutAfter(source: AsyncIterable<Buffer> | Iterable<Buffer>, limit: number) {
+  let sent = 0;
+  for await (const chunk of source) {
+    const piece = chunk.subarray(0, limit - sent);
+    sent += piece.length;
+    yield piece;
+    if (sent >= limit) break;
+  }
+  // Let the piece reach the socket before the failure destroys it.
+  await new Promise((resolve) => setImmediate(resolve));
+  throw new Error('fault rule: connection cut mid-response');
+}
+
+/** What the switchboard may ask of a request. */
+function requestTarget(request: FastifyRequest, context: EmulatorContext): FaultTarget {
+  let caller: Promise<FaultCaller | undefined> | undefined;
+  return {
+    operation: operationOf(request),
+    mentions: (printerId) => mentions(request, printerId.toLowerCase()),
+    caller: () => {
+      caller ??= callerOf(request, context);
+      return caller;
+    },
+  };
+}
+
+function mentions(request: FastifyRequest, id: string): boolean {
+  for (const part of [request.params, request.query, request.body]) {
+    if (typeof part !== 'object' || part === null) continue;
+    for (const value of Object.values(part as Record<string, unknown>))
+      if (typeof value === 'string' && value.toLowerCase() === id) return true;
+  }
+  return false;
+}
+
+async function callerOf(request: FastifyRequest, context: EmulatorContext): Promise<FaultCaller | undefined> {
+  const token = bearerToken(request);
+  if (token === undefined) return undefined;
+  try {
+    const claims = await context.tokens.verifyAccessToken(token);
+    if (claims.tk === 'client') return { organizationId: claims.org, clientId: claims.client_id };
+    const user = context.store.users.findById(claims.sub);
+    return {
+      organizationId: claims.org,
+      userId: claims.sub,
+      ...(user ? { userEmail: user.email } : {}),
+      clientId: claims.client_id,
+    };
+  } catch {
+    return undefined;
+  }
+}
