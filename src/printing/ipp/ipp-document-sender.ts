@@ -1,7 +1,7 @@
 /**
- * The document of an IPP request, sent from its file: opened once (size, last bytes and body from
- * one handle), written chunk by chunk with its last bytes on their own, and reported flushed once
- * every byte is with the operating system. "Sent" is more than that: see docs/agent-jobs.md.
+ * The document of an IPP request, sent from its file (opened once: size, last bytes and body from
+ * one handle) or from memory (a small document the agent holds), written with its last bytes on
+ * their own, and reported flushed once every byte is with the operating system. "Sent" is more than that: see docs/agent-jobs.md.
  */
 import type { ClientRequest } from 'node:http';
 import { type FileHandle, open } from 'node:fs/promises';
@@ -9,13 +9,20 @@ import { PermanentError } from '../../lib/errors.js';
 import { FILE_CHUNK } from '../../lib/file-sink.js';
 
 /**
- * The document of a request: one open file for its size, its tail and its body. Once `streaming`,
- * the sender closes it when it is done with it (it may go on after an early answer).
+ * The document of a request: one open file for its size, its tail and its body, or its bytes in
+ * memory (a small document the agent holds: no file to open or read). Once `streaming`, the
+ * sender closes the file when it is done with it (it may go on after an early answer).
  */
 export interface DocumentSource {
-  file: FileHandle;
+  file: FileHandle | undefined;
+  bytes?: Buffer;
   size: number;
   streaming: boolean;
+}
+
+/** A document held in memory. */
+export function documentFromBytes(bytes: Buffer): DocumentSource {
+  return { file: undefined, bytes, size: bytes.length, streaming: false };
 }
 
 /** The document's last bytes, written on their own once everything before them left the process. */
@@ -33,9 +40,9 @@ const TAIL_BYTES = 1024;
  * finished.
  */
 export async function streamDocument(document: DocumentSource, req: ClientRequest, onFlushed?: () => void) {
-  const { file, size } = document;
+  const { file, bytes, size } = document;
   const tailStart = Math.max(0, size - TAIL_BYTES);
-  const tail = await readTail(file, tailStart, size);
+  const tail = bytes ? bytes.subarray(tailStart) : await readTail(file as FileHandle, tailStart, size);
   await new Promise<void>((resolve, reject) => {
     const fail = (error: unknown) => reject(error);
     req.once('error', fail);
@@ -43,7 +50,12 @@ export async function streamDocument(document: DocumentSource, req: ClientReques
       resolve();
       return;
     }
-    const source = file.createReadStream({
+    if (bytes) {
+      // In memory: the body in one write; its callback says it left the process.
+      req.write(bytes.subarray(0, tailStart), (error?: Error | null) => (error ? reject(error) : resolve()));
+      return;
+    }
+    const source = (file as FileHandle).createReadStream({
       start: 0,
       end: tailStart - 1,
       highWaterMark: FILE_CHUNK,
