@@ -60,6 +60,7 @@ export class WebhookPublisher implements JobOutcomeListener, LocalJobOutcomeList
         printer: { id: job.printerId, name: printer?.name ?? '' },
         connector: this.connector(job.claimedBy ?? printer?.connectorId ?? ''),
         user: this.user(job.userId),
+        ...(job.message ? { failureReason: job.message } : {}),
       };
       return buildEvent(eventId, now, facts, settings, this.randomDigit);
     });
