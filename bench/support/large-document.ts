@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { SfapiClient } from '../../src/client/sfapi-client.js';
 import { printAndWait } from '../../test/support/whole-loop.js';
 import { runIpptoolBatch, writeBatchTest } from './ipptool-baseline.js';
+import { largeFloor } from './large-floor.js';
 import { mb, memoryOf, resetPeak, samplePages } from './processes.js';
 
 /** A PDF of about `megabytes` MiB: a one-page PDF followed by padding after %%EOF, written in chunks. */
@@ -67,6 +68,12 @@ export async function largeDocumentRun(run: LargeRun): Promise<number> {
     );
     console.log(
       `large   peak RSS growth${reset ? '' : ' (peak not resettable: lifetime peak)'}: agent ${mb(after.agent - before.agent)} (peak ${mb(after.agent)}), emulator ${mb(after.emulator - before.emulator)} (peak ${mb(after.emulator)}); agent peak private ${mb(agentPages.private)}, peak PSS ${mb(agentPages.pss)}`,
+    );
+    const floor = await largeFloor(run.work, big, run.printerUri, run.core);
+    const legRate = (leg: { seconds: number; cpuSeconds: number }) =>
+      `${leg.seconds.toFixed(1)} s (${rate(size, leg.seconds).toFixed(0)} MB/s, CPU ${leg.cpuSeconds.toFixed(2)} s)`;
+    console.log(
+      `large   floor, bare node${run.core === undefined ? '' : ` on core ${run.core}`}: IPP send ${legRate(floor.send)}; one hop (HTTP + SHA-256 + file) ${legRate(floor.hop)}; hop + send ${floor.sequential.toFixed(1)} s = large_ratio ceiling ${(direct.seconds / floor.sequential).toFixed(3)}`,
     );
     return ours / directRate;
   } finally {

@@ -16,7 +16,7 @@ import { acquireDataDirLock, type ControlNote } from '../store/data-dir-lock.js'
 import type { LocalJobRecord } from '../store/local-job-store.js';
 import type { OutboxStats } from '../store/outbox.js';
 import type { AgentContext, AgentDeps, Running, StartingParts } from './agent-parts.js';
-import { bringUp, tearDown } from './bring-up.js';
+import { bringUp, startReleaseStations, tearDown } from './bring-up.js';
 import { caFileChange } from './cloud-access.js';
 import type { RegisteredPrinter } from './connector/registration.js';
 import { agentControl, startControl } from './control-view.js';
@@ -169,7 +169,8 @@ export class Agent {
       });
     }
     if (readers.added.length + readers.removed.length + readers.changed.length > 0) {
-      await r.stations?.reconfigure(next.release_stations);
+      if (r.stations) await r.stations.reconfigure(next.release_stations);
+      else await startReleaseStations(this.ctx, r);
     }
     return changes;
   }

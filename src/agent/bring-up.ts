@@ -22,10 +22,8 @@ import { readHostFacts } from './connector/identity.js';
 import { OutboxSender } from './jobs/outbox-sender.js';
 import { Registration } from './connector/registration.js';
 import { retryUntilReachable } from './connector/startup-retry.js';
-import type { AgentControl } from './control/agent-control.js';
 import { countedGrants, observedTokens } from './control/agent-instruments.js';
 import { CopyJobs } from './copyjobs/copy-jobs.js';
-import { ReleaseStations } from './release/release-stations.js';
 
 /** Brings every part up into `r`; throws when the signal aborts between phases (the caller tears down). */
 export async function bringUp(ctx: AgentContext, r: StartingParts, signal?: AbortSignal): Promise<Running> {
@@ -88,15 +86,26 @@ export async function bringUp(ctx: AgentContext, r: StartingParts, signal?: Abor
     ...(ca ? { cloudCa: ca } : {}),
   });
   await r.copies.start();
-  r.stations = releaseStations(ctx, r.control, r.copies);
-  await r.stations.start();
+  await startReleaseStations(ctx, r);
   return r as Running;
 }
 
-/** Release stations never fail the agent: their start() logs and retries on its own. */
-function releaseStations(ctx: AgentContext, control: AgentControl, copies: CopyJobs): ReleaseStations {
+/**
+ * Creates and starts the release stations once the configuration names one (at start, or at a
+ * reload that adds the first): until then the agent loads none of their modules (card readers,
+ * the release sessions and their UI) and `r.stations` stays undefined. Release stations never
+ * fail the agent: their start() logs and retries on its own.
+ */
+export async function startReleaseStations(
+  ctx: AgentContext,
+  r: Pick<StartingParts, 'stations' | 'control' | 'copies'>,
+): Promise<void> {
+  const { copies } = r;
+  if (r.stations || !copies || ctx.deps.config.release_stations.length === 0) return;
+  const { ReleaseStations } = await import('./release/release-stations.js');
   const { config, logger, release } = ctx.deps;
-  return new ReleaseStations({
+  const { control } = r;
+  r.stations = new ReleaseStations({
     ...release,
     onSwipe: (station, outcome) => control.swipe(station, outcome),
     configs: config.release_stations,
@@ -106,6 +115,7 @@ function releaseStations(ctx: AgentContext, control: AgentControl, copies: CopyJ
     redactor: ctx.deps.redactor ?? new Redactor(),
     ...(ctx.caPem ? { cloudCa: ctx.caPem } : {}),
   });
+  await r.stations.start();
 }
 
 /** Stops every part that exists, in reverse order; the database and the lock go last. */

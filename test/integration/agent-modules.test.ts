@@ -122,6 +122,9 @@ describe.skipIf(!enabled)('the agent loads only what its configuration uses', ()
       'src/cli/commands/config.ts',
     ];
     expect(otherCommands.filter((name) => loaded.has(name))).toEqual([]);
+    // release stations, their card readers and UI load only once a station is configured
+    const releaseParts = ['src/agent/release/', 'src/cardreader/'];
+    expect([...loaded].filter((name) => releaseParts.some((prefix) => name.startsWith(prefix)))).toEqual([]);
     expect(NOT_FOR_A_PLAIN_AGENT.filter((name) => loaded.has(name))).toEqual([]);
   });
 
