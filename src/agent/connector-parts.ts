@@ -16,6 +16,7 @@ import { SyncStateStore } from '../store/sync-state-store.js';
 import type { AgentContext, Running } from './agent-parts.js';
 import { retryBackoff } from './cloud-access.js';
 import { claimingDownload } from './jobs/claiming-download.js';
+import { SMALL_DOCUMENT_BYTES } from './jobs/held-documents.js';
 import { readHostFacts } from './connector/identity.js';
 import { JobFeed } from './jobs/job-feed.js';
 import { JobLoop } from './jobs/job-loop.js';
@@ -77,8 +78,9 @@ export function jobLoop(ctx: AgentContext, r: Running, channel: ChannelClient): 
     ledger: r.ledger,
     emit,
     download: async (offer, target, s) => {
-      await claimingDownload(channel, offer, target, s);
+      const bytes = await claimingDownload(channel, offer, target, s, SMALL_DOCUMENT_BYTES);
       r.control.metrics.downloaded(offer.document.size);
+      return bytes;
     },
     discardEvents: (jobId) => r.outbox.discardJob(jobId),
     adjustTicket: (printerId, ticket) =>

@@ -6,10 +6,12 @@
  * releases the HTTP pools.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, statSync, unlinkSync } from 'node:fs';
+import { createReadStream, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { RetryableError } from '../lib/errors.js';
 import { FILE_CHUNK, fileSink } from '../lib/file-sink.js';
+import { PRIVATE_FILE_MODE } from '../lib/private-paths.js';
 import {
   CHANNEL_PATHS,
   CLAIMING_DOWNLOAD_QUERY,
@@ -263,18 +265,28 @@ export class ChannelClient {
    * is requested with Range and appended. The sha256 is computed in the same pass as the write
    * (a resumed download hashes the part already on disk first); a mismatch deletes the file and
    * throws a RetryableError. With `claim` (protocol 2) the download also claims the job; a cloud
-   * of protocol 1 answers 409 then, see isClaimConflict.
+   * of protocol 1 answers 409 then, see isClaimConflict. With `keepUpTo`, a document of at most
+   * that many bytes (and none of it on disk yet) is read whole into memory, hashed, and written to
+   * `target` in one step once its sha256 matches; its bytes are returned (undefined otherwise).
    */
   async download(
     jobId: string,
     document: JobDocument,
     target: string,
     signal?: AbortSignal,
-    options: { claim?: boolean } = {},
-  ): Promise<void> {
+    options: { claim?: boolean; keepUpTo?: number } = {},
+  ): Promise<Buffer | undefined> {
     const have = fileSize(target);
     let digest: string | undefined;
-    if (have < document.size || document.size === 0) {
+    let kept: Buffer | undefined;
+    if (have === 0 && options.keepUpTo !== undefined && document.size <= options.keepUpTo) {
+      kept = await this.fetchSmall(jobId, document, target, signal, options.claim === true);
+      digest = createHash('sha256').update(kept).digest('hex');
+      if (digest === document.sha256.toLowerCase()) {
+        writeSmallSpool(target, kept);
+        return kept;
+      }
+    } else if (have < document.size || document.size === 0) {
       const resume = have > 0 && have < document.size;
       const res = await this.http.request({
         method: 'GET',
@@ -294,12 +306,64 @@ export class ChannelClient {
     }
     digest ??= await sha256File(target);
     if (digest !== document.sha256.toLowerCase()) {
-      unlinkSync(target);
+      if (!kept) unlinkSync(target);
       throw new RetryableError(
         'checksum_mismatch',
         `job ${jobId}: document sha256 ${digest} != ${document.sha256}`,
       );
     }
+    return undefined;
+  }
+
+  /**
+   * A small document whole into memory (no resume: a cut one is fetched again whole); at most
+   * `document.size` bytes are taken.
+   */
+  private async fetchSmall(
+    jobId: string,
+    document: JobDocument,
+    target: string,
+    signal: AbortSignal | undefined,
+    claim: boolean,
+  ): Promise<Buffer> {
+    const path = document.url || CHANNEL_PATHS.document(jobId);
+    const res = await this.http.request({
+      method: 'GET',
+      path,
+      ...(claim ? { query: CLAIMING_DOWNLOAD_QUERY } : {}),
+      headers: this.hostHeader(),
+      signal,
+    });
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const collect = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        length += chunk.length;
+        if (length > document.size) done(new Error(`more than the announced ${document.size} bytes`));
+        else {
+          chunks.push(chunk);
+          done();
+        }
+      },
+    });
+    await spoolTo(`GET ${path}`, target, res.body, [collect], signal);
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length);
+  }
+}
+
+/**
+ * Writes a small document's spool file in one step (private); a failed write (disk full) is a
+ * RetryableError `spool_write` naming the file, as for a streamed one.
+ */
+function writeSmallSpool(target: string, bytes: Buffer): void {
+  try {
+    writeFileSync(target, bytes, { mode: PRIVATE_FILE_MODE });
+  } catch (error) {
+    rmSync(target, { force: true });
+    const code = (error as { code?: string }).code ?? '';
+    throw new RetryableError('spool_write', `cannot write the spool file ${target}: ${spoolProblem(code)}`, {
+      cause: error,
+    });
   }
 }
 

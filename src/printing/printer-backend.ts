@@ -33,6 +33,11 @@ export interface PrinterDescription {
 export interface BackendJob {
   /** Path of the spooled document; backends stream it, never read it whole. */
   documentPath: string;
+  /**
+   * The spooled document's bytes, when the agent still holds them from the download (a small
+   * document): a backend that streams the document may send these instead of reading the file.
+   */
+  documentBytes?: Buffer;
   /** MIME type (application/pdf, text/plain, ...). */
   documentFormat: string;
   jobName: string;

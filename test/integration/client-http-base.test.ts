@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -152,6 +152,52 @@ describe('HttpClient against a local server', () => {
       .download('j1', { ...doc, sha256: 'cd'.repeat(32) }, target)
       .catch((e) => e);
     expect(wrong.code).toBe('checksum_mismatch');
+    expect(existsSync(target)).toBe(false);
+    await http.close();
+  });
+
+  it('keeps a small document in memory as well, its spool file private, and only a matching one', async () => {
+    const content = Buffer.from('%PDF-1.4 a small document kept in memory beside its spool file');
+    const sha256 = createHash('sha256').update(content).digest('hex');
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-length': String(content.length) });
+      res.end(content);
+    };
+    const http = new HttpClient({ baseUrl: base, timeoutMs: 2000 });
+    const channel = new ChannelClient(http);
+    const target = join(dir, 'small.pdf');
+    const doc = {
+      url: '/doc',
+      size: content.length,
+      sha256,
+      extension: 'pdf',
+      content_type: 'application/pdf',
+      name: 'd',
+    };
+    const kept = await channel.download('j2', doc, target, undefined, { keepUpTo: content.length });
+    expect(kept).toEqual(content);
+    expect(readFileSync(target)).toEqual(content);
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+    // Larger than keepUpTo: streamed to the file only, as before.
+    rmSync(target);
+    expect(
+      await channel.download('j2', doc, target, undefined, { keepUpTo: content.length - 1 }),
+    ).toBeUndefined();
+    expect(readFileSync(target)).toEqual(content);
+    // A mismatch writes no spool file.
+    rmSync(target);
+    const wrong: RetryableError = await channel
+      .download('j2', { ...doc, sha256: 'ef'.repeat(32) }, target, undefined, { keepUpTo: content.length })
+      .catch((e) => e);
+    expect(wrong.code).toBe('checksum_mismatch');
+    expect(existsSync(target)).toBe(false);
+    // More bytes than announced: refused, nothing written.
+    const short = { ...doc, size: content.length - 5 };
+    const tooLong: RetryableError = await channel
+      .download('j2', short, target, undefined, { keepUpTo: content.length })
+      .catch((e) => e);
+    expect(tooLong).toBeInstanceOf(RetryableError);
+    expect(tooLong.message).toMatch(/more than the announced/);
     expect(existsSync(target)).toBe(false);
     await http.close();
   });

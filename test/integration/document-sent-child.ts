@@ -1,11 +1,13 @@
 /**
  * Child of document-sent-rule.test.ts: submits one document to the printer at PRINTER_URI through
  * IppBackend (Create-Job + Send-Document) or IppClient.printJob (MODE=print-job), and SIGKILLs
- * itself inside the callback CALLBACK names (`sent`, the default, or `flushed`): whatever the
+ * itself inside the callback CALLBACK names (`sent`, the default, or `flushed`); with
+ * FROM_MEMORY=1 the document's bytes go from memory (`documentBytes`, as the agent sends a small
+ * document it kept from the download) instead of from the file. Whatever the
  * printer has then is all it ever gets. It writes the callback's name to stdout (synchronously)
  * just before dying, so the test knows the callback ran.
  */
-import { writeSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import { createLogger } from '../../src/log/logger.js';
 import { IppBackend } from '../../src/printing/ipp/ipp-backend.js';
 
@@ -23,6 +25,7 @@ const dieNow = () => {
 const backend = new IppBackend(uri, { logger });
 const job = {
   documentPath,
+  ...(process.env.FROM_MEMORY === '1' ? { documentBytes: readFileSync(documentPath) } : {}),
   documentFormat: 'text/plain',
   jobName,
   userName: 'sent-rule',

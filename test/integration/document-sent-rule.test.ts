@@ -78,12 +78,18 @@ describe.runIf(enabled)('a document is recorded sent only once the printer has a
     return seen;
   }
 
-  for (const mode of ['create-job', 'print-job'] as const) {
+  for (const [mode, from] of [
+    ['create-job', 'file'],
+    ['print-job', 'file'],
+    ['create-job', 'memory'],
+    ['print-job', 'memory'],
+  ] as const) {
     for (const callback of ['sent', 'flushed'] as const) {
-      it(`${mode}: killed inside the ${callback} callback, the printer still has every byte`, async () => {
-        const jobName = `sent-rule-${mode}-${callback}`;
+      it(`${mode} from ${from}: killed inside the ${callback} callback, the printer still has every byte`, async () => {
+        const jobName = `sent-rule-${mode}-${from}-${callback}`;
         const { out, signal } = await runChild({
           MODE: mode,
+          FROM_MEMORY: from === 'memory' ? '1' : '0',
           CALLBACK: callback,
           PRINTER_URI: printer.uri,
           DOCUMENT_PATH: documentPath,

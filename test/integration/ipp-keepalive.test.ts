@@ -4,7 +4,7 @@
  * kept-open connection when the next request arrives on it (what a printer's idle timeout does
  * when it strikes just as a request goes out).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -101,6 +101,32 @@ describe.runIf(hasPeer)('one kept-open connection per printer (ippeveprinter)', 
     for (let i = 0; i < 100 && relay.closed() === 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(relay.closed()).toBe(1);
     relay.server.close();
+  });
+
+  it('sends a document held in memory without reading its file', async () => {
+    const backend = new IppBackend(printer.uri, { logger });
+    const bytes = readFileSync(pdf);
+    const flushed: string[] = [];
+    for (const name of ['memory-create-job', 'memory-again']) {
+      const job = await backend.submit({
+        // No file there: the bytes are what goes to the printer.
+        documentPath: join(dir, 'not-there.pdf'),
+        documentBytes: bytes,
+        documentFormat: 'application/pdf',
+        jobName: name,
+        userName: 'u',
+        ticket: { copies: 1 },
+        onDocumentFlushed: () => flushed.push(name),
+      });
+      let state = await backend.jobState(job.printerJobId);
+      while (!isFinalJobState(state.state)) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        state = await backend.jobState(job.printerJobId);
+      }
+      expect(state.state).toBe('completed');
+    }
+    expect(flushed).toEqual(['memory-create-job', 'memory-again']);
+    await backend.close();
   });
 });
 

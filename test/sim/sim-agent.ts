@@ -6,6 +6,7 @@
  * on the same database.
  */
 import { claimingDownload } from '../../src/agent/jobs/claiming-download.js';
+import { SMALL_DOCUMENT_BYTES } from '../../src/agent/jobs/held-documents.js';
 import { JobLoop } from '../../src/agent/jobs/job-loop.js';
 import { JobRunner } from '../../src/agent/jobs/job-runner.js';
 import { OutboxSender } from '../../src/agent/jobs/outbox-sender.js';
@@ -72,7 +73,8 @@ export function startAgent(wiring: AgentWiring): AgentLife {
   const runner = new JobRunner({
     ledger,
     emit,
-    download: (offer, target, signal) => claimingDownload(network, offer, target, signal),
+    download: (offer, target, signal) =>
+      claimingDownload(network, offer, target, signal, SMALL_DOCUMENT_BYTES),
     discardEvents: (jobId) => outbox.discardJob(jobId),
     jobs: SIM_JOBS,
     spoolDir,

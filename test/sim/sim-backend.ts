@@ -59,7 +59,8 @@ export class SimBackend implements PrinterBackend {
   }
 
   async submit(job: BackendJob): Promise<SubmittedJob> {
-    const document = this.spool.read(job.documentPath);
+    // The bytes the agent kept from the download, else the spool file (after a restart, a resend).
+    const document = job.documentBytes ?? this.spool.read(job.documentPath);
     if (!document) throw new PermanentError('spool_missing', `no spool file at ${job.documentPath}`);
     const printer = this.printer;
     let id: number;

@@ -51,8 +51,8 @@ export class SimNetwork {
     document: JobDocument,
     target: string,
     signal?: AbortSignal,
-    options: { claim?: boolean } = {},
-  ): Promise<void> {
+    options: { claim?: boolean; keepUpTo?: number } = {},
+  ): Promise<Buffer | undefined> {
     const have = this.spool.size(target);
     if (have < document.size || document.size === 0) {
       await this.reach(`GET ${document.url}`);
@@ -77,6 +77,9 @@ export class SimNetwork {
       this.spool.delete(target);
       throw new RetryableError('checksum_mismatch', `job ${jobId}: document sha256 mismatch`);
     }
+    // A small document is also returned in memory, a copy of the spool file's bytes.
+    const kept = options.keepUpTo !== undefined && document.size <= options.keepUpTo;
+    return kept ? Buffer.from(this.spool.read(target) as Buffer) : undefined;
   }
 
   /** ChannelClient.claim: this connector is the only one, so a claim always succeeds. */

@@ -15,16 +15,20 @@ export class ClaimRefusedError extends PermanentError {
   }
 }
 
-/** Downloads `offer`'s document to `target`, claiming the job on the way. */
+/**
+ * Downloads `offer`'s document to `target`, claiming the job on the way. With `keepUpTo`, a
+ * document of at most that many bytes is also returned in memory (ChannelClient.download).
+ */
 export async function claimingDownload(
   channel: Pick<ChannelClient, 'download' | 'claim'>,
   offer: JobOffer,
   target: string,
   signal: AbortSignal,
-): Promise<void> {
+  keepUpTo?: number,
+): Promise<Buffer | undefined> {
+  const keep = keepUpTo === undefined ? {} : { keepUpTo };
   try {
-    await channel.download(offer.job_id, offer.document, target, signal, { claim: true });
-    return;
+    return await channel.download(offer.job_id, offer.document, target, signal, { claim: true, ...keep });
   } catch (error) {
     if (!isClaimConflict(error)) throw error;
   }
@@ -34,5 +38,5 @@ export async function claimingDownload(
     if (isClaimConflict(error)) throw new ClaimRefusedError(offer.job_id, (error as Error).message);
     throw error;
   }
-  await channel.download(offer.job_id, offer.document, target, signal);
+  return channel.download(offer.job_id, offer.document, target, signal, keep);
 }

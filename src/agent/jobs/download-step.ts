@@ -13,6 +13,7 @@ import { errorMessage, isRetryable, PermanentError, RetryableError } from '../..
 import type { Logger } from '../../log/logger.js';
 import type { LedgerJob } from '../../store/job-ledger.js';
 import { ClaimRefusedError } from './claiming-download.js';
+import type { HeldDocuments } from './held-documents.js';
 import type { JobOutcomes } from './job-outcomes.js';
 import type { JobRunnerDeps } from './job-runner-types.js';
 
@@ -23,6 +24,8 @@ export class DownloadStep {
   constructor(
     private readonly deps: JobRunnerDeps,
     private readonly outcomes: JobOutcomes,
+    /** Small documents kept in memory beside their spool file, for the submission. */
+    private readonly held: HeldDocuments,
   ) {}
 
   /** Forgets a job that ended. */
@@ -37,7 +40,8 @@ export class DownloadStep {
       `${safeName(job.jobId)}.${safeName(job.offer.document.extension)}`,
     );
     try {
-      await this.deps.download(job.offer, target, stop);
+      const bytes = await this.deps.download(job.offer, target, stop);
+      if (Buffer.isBuffer(bytes)) this.held.keep(job.jobId, bytes);
     } catch (error) {
       if (error instanceof ClaimRefusedError) return this.refused(job, error.message, log);
       if (isRefusedForGood(error) && !stop.aborted)

@@ -22,8 +22,12 @@ export function printerJobName(jobId: string): string {
 export interface JobRunnerDeps {
   ledger: JobLedger;
   emit: (jobId: string, event: NewJobEvent) => void;
-  /** Downloads the document, claiming the job (ClaimRefusedError when the cloud refuses the claim). */
-  download: (offer: JobOffer, target: string, signal: AbortSignal) => Promise<void>;
+  /**
+   * Downloads the document to `target`, claiming the job (ClaimRefusedError when the cloud refuses
+   * the claim); resolves with its bytes (a Buffer) when it also kept them in memory (a small document,
+   * held-documents.ts), which the submission then sends instead of reading the file.
+   */
+  download: (offer: JobOffer, target: string, signal: AbortSignal) => Promise<unknown>;
   /** Removes the undelivered events of a job (one the cloud refused us); returns how many. */
   discardEvents?: (jobId: string) => number;
   /** Applies the admin's capability overrides (tray names, disabled trays, papers) to a ticket. */

@@ -15,6 +15,7 @@ import type { Logger } from '../../log/logger.js';
 import type { PrinterBackend } from '../../printing/printer-backend.js';
 import type { LedgerJob } from '../../store/job-ledger.js';
 import { DownloadStep } from './download-step.js';
+import { HeldDocuments } from './held-documents.js';
 import { JobOutcomes } from './job-outcomes.js';
 import type { JobControl, JobRunnerDeps } from './job-runner-types.js';
 import { ReconcileStep } from './reconcile-step.js';
@@ -44,8 +45,9 @@ export class JobRunner {
 
   constructor(private readonly deps: JobRunnerDeps) {
     this.outcomes = new JobOutcomes(deps);
-    this.downloads = new DownloadStep(deps, this.outcomes);
-    this.submits = new SubmitStep(deps, this.outcomes);
+    const held = new HeldDocuments();
+    this.downloads = new DownloadStep(deps, this.outcomes, held);
+    this.submits = new SubmitStep(deps, this.outcomes, held);
     this.reconciler = new ReconcileStep(deps, this.outcomes);
     this.watcher = new WatchStep(deps, this.outcomes);
   }

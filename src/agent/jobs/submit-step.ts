@@ -15,6 +15,7 @@ import type { PrinterBackend } from '../../printing/printer-backend.js';
 import type { PrintTicket } from '../../protocol/print-ticket.js';
 import type { LedgerJob } from '../../store/job-ledger.js';
 import type { JobOutcomes } from './job-outcomes.js';
+import type { HeldDocuments } from './held-documents.js';
 import { type JobControl, type JobRunnerDeps, printerJobName } from './job-runner-types.js';
 
 export class SubmitStep {
@@ -22,15 +23,23 @@ export class SubmitStep {
   private readonly busyAnswers = new Map<string, number>();
   /** Per job refused busy: the end of the printer's previous job, taken when the refusal came. */
   private readonly previousJobs = new Map<string, Promise<void>>();
+  /**
+   * Printers that answered busy while one of this connector's jobs was still there: they take one
+   * job at a time, so a job for them waits for the previous one to end instead of hearing busy.
+   */
+  private readonly oneAtATime = new Set<string>();
 
   constructor(
     private readonly deps: JobRunnerDeps,
     private readonly outcomes: JobOutcomes,
+    /** Small documents kept in memory from their download: sent instead of reading the file. */
+    private readonly held: HeldDocuments,
   ) {}
 
   /** Drops what the step keeps of a job that ended. */
   forget(jobId: string): void {
     this.previousJobs.delete(jobId);
+    this.held.forget(jobId);
   }
 
   /** One Print-Job (or Create-Job + Send-Document). */
@@ -41,6 +50,10 @@ export class SubmitStep {
     this.previousJobs.delete(job.jobId);
     if (job.nextRetryAt && job.nextRetryAt > clock.now()) {
       await waitToRetry(job.nextRetryAt - clock.now(), control.wake, previous);
+      if (control.wake.aborted) return this.outcomes.require(job.jobId);
+    } else if (previous && this.oneAtATime.has(job.printerId)) {
+      // The printer would answer busy until its previous job (ours, watched anyway) ends.
+      await waitToRetry(jobs.retry_max_ms, control.wake, previous);
       if (control.wake.aborted) return this.outcomes.require(job.jobId);
     }
     if (job.firstTryAt !== undefined && clock.now() - job.firstTryAt > jobs.give_up_after_s * 1000) {
@@ -56,8 +69,10 @@ export class SubmitStep {
     // The printer's successful answer to the document: recorded with the move that follows it.
     let sent = false;
     try {
+      const documentBytes = this.held.get(job.jobId);
       const submitted = await backend.submit({
         documentPath: job.spoolPath as string,
+        ...(documentBytes ? { documentBytes } : {}),
         documentFormat: job.offer.document.content_type,
         jobName: printerJobName(job.jobId),
         documentName: job.offer.document.name,
@@ -73,6 +88,8 @@ export class SubmitStep {
         },
       });
       this.busyAnswers.delete(job.printerId);
+      // The printer has it; a resend after a crash or a repair reads the spool file.
+      this.held.forget(job.jobId);
       const notes = [...warnings, ...(submitted.notApplied ?? [])];
       return this.outcomes.submittedAs(job, submitted.printerJobId, log, notes, submitted.state, sent);
     } catch (error) {
@@ -115,6 +132,7 @@ export class SubmitStep {
     this.busyAnswers.set(job.printerId, answers + 1);
     const previous = control.previousJobEnded?.();
     if (!previous) return busyDelay(answers, this.deps.jobs.retry_max_ms);
+    this.oneAtATime.add(job.printerId);
     this.previousJobs.set(job.jobId, previous);
     return this.deps.jobs.retry_max_ms;
   }

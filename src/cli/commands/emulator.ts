@@ -6,14 +6,18 @@
  * --webhook-timeout-ms N (the receivers' answer deadline; default 30000), --allow-outbound CIDR
  * (private ranges fileurl and webhooks may reach; default none: public addresses only),
  * --registration-sheet-interval-s N (one registration sheet per unknown card per N s; 600),
- * --cors-origin ORIGIN (browser origins allowed besides registered redirect URLs), --no-faults
- * (no console, fault switchboard or test clock: a production-like start). Prints
+ * --cors-origin ORIGIN (browser origins allowed besides registered redirect URLs), --faults FILE
+ * (fault rules in force from the start), --no-faults (no console, fault switchboard or test
+ * clock: a production-like start). Subcommands `faults` and `clock` steer a running one
+ * (emulator-sandbox.ts). Prints
  * `listening on <url>`; a signal closes it.
  */
 import { readFileSync } from 'node:fs';
 import { ensurePrivateDir } from '../../lib/private-paths.js';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { loadFaultFile } from '../../emulator/sandbox/faults/fault-file.js';
+import { addSandboxCommands } from './emulator-sandbox.js';
 import { defaultEmulatorSeed, loadEmulatorSeed } from '../../config/load-config.js';
 import { readTlsFiles, selfSignedTls, type TlsMaterial } from '../tls-files.js';
 import { addOutboundOption, type OutboundFlags, outboundAllowOf } from '../outbound-flags.js';
@@ -41,8 +45,8 @@ interface EmulatorFlags extends LogFlags, OutboundFlags, CorsFlags {
   tls?: boolean;
   tlsCert?: string;
   tlsKey?: string;
-  /** False with --no-faults. */
-  faults: boolean;
+  /** A scenario file with --faults FILE, false with --no-faults. */
+  faults?: string | false;
 }
 
 /** Registers `emulator`. */
@@ -62,8 +66,10 @@ export function registerEmulatorCommand(program: Command): void {
       'at most one registration-code sheet per unknown card in this many seconds',
       '600',
     )
+    .option('--faults <file>', 'fault rules (YAML: version: 1, faults: [...]) in force from the start')
     .option('--no-faults', 'no console, fault switchboard or test clock under /_emulator/ (production-like)');
   addServingOptions(command);
+  addSandboxCommands(command);
   addOutboundOption(command, 'default: public addresses only');
   addCorsOption(command);
   addLogOptions(command).action(async (flags: EmulatorFlags) => runEmulator(flags));
@@ -73,6 +79,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
   const { host, port } = parseListenAddress(flags.listen);
   const webhooks = webhookOptions(flags);
   const seed = flags.seed ? loadEmulatorSeed(flags.seed) : defaultEmulatorSeed();
+  const faults = typeof flags.faults === 'string' ? loadFaultFile(flags.faults) : [];
   const { logger, redactor } = createCliLogger(flags);
   registerSeedSecrets(seed, redactor);
   const dataDir = resolve(flags.dataDir);
@@ -98,7 +105,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
     outboundAllow,
     registrationSheetIntervalMs: sheetIntervalS * 1000,
     corsOrigins,
-    sandbox: { enabled: flags.faults },
+    sandbox: flags.faults === false ? { enabled: false } : { faults },
   });
   let url: string;
   try {

@@ -16,6 +16,8 @@ import { registerFaultRoutes } from './faults/fault-routes.js';
 import { FaultSwitchboard } from './faults/fault-switchboard.js';
 import { installHttpFaults } from './faults/http-fault-hooks.js';
 import { installJobFaults } from './faults/job-faults.js';
+import { installPrinterFaults } from './faults/printer-faults.js';
+import { registerConsoleRoutes } from './console/console-routes.js';
 
 /** How the sandbox starts (EmulatorOptions.sandbox). */
 export interface SandboxOptions {
@@ -47,12 +49,17 @@ export function createSandbox(base: Clock, options: SandboxOptions = {}): Sandbo
   return {
     clock,
     enabled: true,
-    onClockAdvance: (listener) => clock.onAdvance(listener),
+    onClockAdvance: (listener) => {
+      clock.onAdvance(listener);
+    },
     register: async (app, context) => {
       registerClockRoutes(app, clock);
       registerFaultRoutes(app, faults);
       installHttpFaults(app, faults, context);
       installJobFaults(faults, context);
+      const stopPrinterFaults = installPrinterFaults(faults, clock, context);
+      app.addHook('onClose', async () => stopPrinterFaults());
+      registerConsoleRoutes(app, context, { clock, faults });
     },
   };
 }

@@ -145,6 +145,7 @@ export class IppBackend implements PrinterBackend {
     for (const d of dropped) this.logger.warn({ option: d.option, reason: d.reason }, 'print option dropped');
     const request = {
       documentPath: job.documentPath,
+      ...(job.documentBytes ? { documentBytes: job.documentBytes } : {}),
       documentFormat: job.documentFormat,
       jobName: job.jobName,
       ...(job.documentName ? { documentName: job.documentName } : {}),

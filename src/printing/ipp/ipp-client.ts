@@ -1,7 +1,7 @@
 /**
  * A streaming IPP client for one printer URI: Get-Printer-Attributes, Print-Job, Create-Job,
  * Send-Document, Validate-Job, Get-Job-Attributes, Get-Jobs and Cancel-Job. Documents stream from
- * their file; every request has a timeout on top of the caller's signal; every failure is typed
+ * their file, or go from memory when the caller holds their bytes; every request has a timeout on top of the caller's signal; every failure is typed
  * (ipp-errors.ts). Connections to the printer are kept open between requests; close() ends them.
  */
 import { Agent as HttpAgent } from 'node:http';
@@ -30,6 +30,8 @@ export interface IppClientOptions {
 /** A document and its job attributes for Print-Job / Validate-Job. */
 export interface IppJobRequest {
   documentPath: string;
+  /** The document's bytes when the caller holds them (the same as the file): sent instead of reading the file. */
+  documentBytes?: Buffer;
   documentFormat: string;
   jobName: string;
   /** IPP document-name (the original file name). */
@@ -120,6 +122,7 @@ export class IppClient {
       signal,
       job: job.jobAttributes,
       documentPath: job.documentPath,
+      documentBytes: job.documentBytes,
       onDocumentFlushed: job.onDocumentFlushed,
       onDocumentSent: job.onDocumentSent,
     });
@@ -153,6 +156,7 @@ export class IppClient {
       {
         signal,
         documentPath: job.documentPath,
+        documentBytes: job.documentBytes,
         onDocumentFlushed: job.onDocumentFlushed,
         onDocumentSent: job.onDocumentSent,
       },
@@ -260,6 +264,7 @@ export class IppClient {
       signal?: AbortSignal;
       job?: IppAttribute[];
       documentPath?: string;
+      documentBytes?: Buffer;
       onDocumentFlushed?: () => void;
       onDocumentSent?: () => void;
     },
@@ -283,6 +288,7 @@ export class IppClient {
     const response = await exchange(this.target, header, {
       operation: name,
       documentPath: extra.documentPath,
+      documentBytes: extra.documentBytes,
       onDocumentFlushed: () => {
         flushed = true;
         extra.onDocumentFlushed?.();

@@ -1,7 +1,7 @@
 /**
- * The document of an IPP request, sent from its file: opened once (size, last bytes and body from
- * one handle), written chunk by chunk with its last bytes on their own, and reported flushed once
- * every byte is with the operating system. "Sent" is more than that: see docs/agent-jobs.md.
+ * The document of an IPP request, sent from its file (opened once: size, last bytes and body from
+ * one handle) or from memory (a small document the agent holds), written with its last bytes on
+ * their own, and reported flushed once every byte is with the operating system. "Sent" is more than that: see docs/agent-jobs.md.
  */
 import type { ClientRequest } from 'node:http';
 import { type FileHandle, open } from 'node:fs/promises';
@@ -9,13 +9,20 @@ import { PermanentError } from '../../lib/errors.js';
 import { FILE_CHUNK } from '../../lib/file-sink.js';
 
 /**
- * The document of a request: one open file for its size, its tail and its body. Once `streaming`,
- * the sender closes it when it is done with it (it may go on after an early answer).
+ * The document of a request: one open file for its size, its tail and its body, or its bytes in
+ * memory (a small document the agent holds: no file to open or read). Once `streaming`, the
+ * sender closes the file when it is done with it (it may go on after an early answer).
  */
 export interface DocumentSource {
-  file: FileHandle;
+  file: FileHandle | undefined;
+  bytes?: Buffer;
   size: number;
   streaming: boolean;
+}
+
+/** A document held in memory. */
+export function documentFromBytes(bytes: Buffer): DocumentSource {
+  return { file: undefined, bytes, size: bytes.length, streaming: false };
 }
 
 /** The document's last bytes, written on their own once everything before them left the process. */
@@ -33,11 +40,12 @@ const TAIL_BYTES = 1024;
  * finished.
  */
 export async function streamDocument(document: DocumentSource, req: ClientRequest, onFlushed?: () => void) {
-  const { file, size } = document;
+  const { file, bytes, size } = document;
   const tailStart = Math.max(0, size - TAIL_BYTES);
-  const tail = await readTail(file, tailStart, size);
+  const tail = bytes ? bytes.subarray(tailStart) : await readTail(file as FileHandle, tailStart, size);
   try {
-    await writeBody(file, tailStart, req);
+    if (bytes) await writeBytes(bytes.subarray(0, tailStart), req);
+    else await writeBody(file as FileHandle, tailStart, req);
   } catch (error) {
     req.destroy(error as Error);
     throw error;
@@ -70,12 +78,7 @@ export async function streamDocument(document: DocumentSource, req: ClientReques
  */
 async function writeBody(file: FileHandle, end: number, req: ClientRequest): Promise<void> {
   if (end === 0) return;
-  const closed = new Promise<never>((_resolve, reject) => {
-    const onClose = () => reject(new Error('connection closed while sending the document'));
-    if (req.destroyed) onClose();
-    else req.once('close', onClose);
-  });
-  closed.catch(() => undefined);
+  const closed = closing(req);
   const length = Math.min(FILE_CHUNK, end);
   const buffers = [Buffer.allocUnsafe(length), Buffer.allocUnsafe(length)];
   const writing: (Promise<void> | undefined)[] = [undefined, undefined];
@@ -93,6 +96,27 @@ async function writeBody(file: FileHandle, end: number, req: ClientRequest): Pro
     writing[turn]?.catch(() => undefined);
   }
   await Promise.race([Promise.all(writing), closed]);
+}
+
+/** In memory (a small document the agent holds): the body in one write; its callback says it left the process. */
+async function writeBytes(body: Buffer, req: ClientRequest): Promise<void> {
+  if (body.length === 0) return;
+  const written = new Promise<void>((resolve, reject) =>
+    req.write(body, (error) => (error ? reject(error) : resolve())),
+  );
+  written.catch(() => undefined);
+  await Promise.race([written, closing(req)]);
+}
+
+/** Rejects once the request closes (handled: it only ends a race). */
+function closing(req: ClientRequest): Promise<never> {
+  const closed = new Promise<never>((_resolve, reject) => {
+    const onClose = () => reject(new Error('connection closed while sending the document'));
+    if (req.destroyed) onClose();
+    else req.once('close', onClose);
+  });
+  closed.catch(() => undefined);
+  return closed;
 }
 
 /**

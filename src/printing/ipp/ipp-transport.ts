@@ -12,7 +12,12 @@ import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { PermanentError, ValidationError } from '../../lib/errors.js';
 import { decodeMessage, type IppMessage, IppIncompleteError } from './ipp-codec.js';
-import { type DocumentSource, openDocument, streamDocument } from './ipp-document-sender.js';
+import {
+  type DocumentSource,
+  documentFromBytes,
+  openDocument,
+  streamDocument,
+} from './ipp-document-sender.js';
 import { errorForNetworkFailure, IppResponseError } from './ipp-errors.js';
 
 /** Where and how to reach a printer, parsed from an ipp:// or ipps:// URI. */
@@ -77,6 +82,8 @@ export interface ExchangeOptions {
   operation: string;
   /** Path of a document to stream after the attributes. */
   documentPath?: string;
+  /** The document's bytes, when the caller holds them (the same as the file at documentPath): sent instead of reading the file. */
+  documentBytes?: Buffer;
   /** The caller's signal: aborting it ends the exchange with the signal's reason. */
   signal?: AbortSignal;
   /** Time the whole exchange may take; past it the request ends as timed out (printer_unreachable). */
@@ -105,7 +112,11 @@ export async function exchange(
   options: ExchangeOptions,
 ): Promise<IppMessage> {
   if (options.signal?.aborted) throw options.signal.reason;
-  const document = options.documentPath ? await openDocument(options.documentPath) : undefined;
+  const document = options.documentBytes
+    ? documentFromBytes(options.documentBytes)
+    : options.documentPath
+      ? await openDocument(options.documentPath)
+      : undefined;
   try {
     // Each stale socket is destroyed when it fails, so the pool's free sockets run out quickly.
     for (let attempt = 1; ; attempt++) {
@@ -117,7 +128,7 @@ export async function exchange(
       }
     }
   } finally {
-    if (document && !document.streaming) await document.file.close().catch(() => undefined);
+    if (document?.file && !document.streaming) await document.file.close().catch(() => undefined);
   }
 }
 
@@ -211,7 +222,7 @@ function exchangeOnce(
     const closeFile = () => {
       if (fileClosed) return;
       fileClosed = true;
-      document.file.close().catch(() => undefined);
+      document.file?.close().catch(() => undefined);
     };
     req.once('close', closeFile);
     const closed = new Promise<void>((resolve) => req.once('close', () => resolve()));

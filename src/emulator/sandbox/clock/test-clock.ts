@@ -12,7 +12,7 @@ export const MAX_ADVANCE_S = 10 * 366 * 24 * 3600;
 /** A Clock whose time a developer can move forward; the owner never needs to clean up. */
 export class TestClock implements Clock {
   private offset = 0;
-  private readonly listeners: Array<() => void> = [];
+  private readonly listeners = new Set<() => void>();
 
   constructor(private readonly base: Clock) {}
 
@@ -32,8 +32,9 @@ export class TestClock implements Clock {
     for (const listener of this.listeners) listener();
   }
 
-  /** Calls `listener` after every advance (timers that wait for a time re-read the clock). */
-  onAdvance(listener: () => void): void {
-    this.listeners.push(listener);
+  /** Calls `listener` after every advance (timers that wait for a time re-read the clock); returns the function that stops it. */
+  onAdvance(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 }

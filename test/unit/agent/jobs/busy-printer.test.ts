@@ -103,3 +103,56 @@ it('a job refused busy waits for the printer’s previous job instead of polling
   expect(printer.printed).toEqual([printerJobName('first'), printerJobName('second')]);
   expect(printer.busyAnswers).toBe(1);
 });
+
+it('once a printer answered busy while holding the previous job, later jobs wait for it without asking', async () => {
+  const ledger = new JobLedger(db, systemClock);
+  const printer = new SlowPrinter();
+  const runner = new JobRunner({
+    ledger,
+    emit: () => {},
+    download: async (_offer, target) => writeFileSync(target, '%PDF-'),
+    jobs: {
+      retry_initial_ms: 5,
+      retry_max_ms: 60_000,
+      give_up_after_s: 600,
+      download_attempts: 3,
+      status_poll_ms: 5,
+    },
+    spoolDir: dir,
+    clock: systemClock,
+    logger: silentLogger(),
+  });
+  const loop = new JobLoop({
+    ledger,
+    runner,
+    emit: () => {},
+    backendFor: () => printer,
+    spoolDir: dir,
+    logger: silentLogger(),
+  });
+  loop.start();
+  const ids = ['one', 'two', 'three', 'four'];
+  for (const id of ids) loop.offer(jobOffer(id));
+  const reached = async (id: string, states: string[]) => {
+    for (let i = 0; i < 500 && !states.includes(ledger.get(id)?.state ?? ''); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  for (const id of ids) {
+    await reached(id, ['submitted', 'completed']);
+    // Long enough for a job that does not wait to be sent and refused.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    printer.finishPrinting();
+  }
+  await reached('four', ['completed']);
+  await loop.stop();
+  expect(printer.printed).toEqual(ids.map(printerJobName));
+  // Job two heard busy once (the printer's way was not known yet); three and four waited.
+  expect(printer.busyAnswers).toBe(1);
+  expect(ids.map((id) => ledger.get(id)?.state)).toEqual([
+    'completed',
+    'completed',
+    'completed',
+    'completed',
+  ]);
+});
