@@ -9,7 +9,7 @@
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { ForbiddenError } from '../../lib/errors.js';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireScopes } from '../http/bearer-auth.js';
+import { requireScopes } from './bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
 import type { AccountCaller } from './account-user-service.js';

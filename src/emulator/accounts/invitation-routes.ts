@@ -13,7 +13,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GoneError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireScopes } from '../http/bearer-auth.js';
+import { requireScopes } from './bearer-auth.js';
 import { CSRF_FIELD, checkFormCsrf, issueFormCsrf } from '../http/form-csrf.js';
 import { envelope, parsePage, requestBaseUrl } from '../http/pagination.js';
 import { renderErrorPage } from '../web/error-page.js';

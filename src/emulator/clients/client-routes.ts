@@ -6,7 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireScopes } from '../http/bearer-auth.js';
+import { requireScopes } from '../accounts/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';

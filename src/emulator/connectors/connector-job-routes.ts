@@ -9,7 +9,7 @@ import type { FastifyRequest } from 'fastify';
 import { ValidationError } from '../../lib/errors.js';
 import type { JobEventBatchResult, JobPollResponse } from '../../protocol/connector-channel.js';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireScopes } from '../http/bearer-auth.js';
+import { requireScopes } from '../accounts/bearer-auth.js';
 import { sendFileWithRange } from '../http/file-range.js';
 import { forbidden, toHttpError } from '../http/http-errors.js';
 import { connectorToWire } from './connector-service.js';

@@ -10,7 +10,7 @@
 import { ValidationError } from '../../lib/errors.js';
 import { CHANNEL_CLOSE, type Connector } from '../../protocol/connector-channel.js';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireAnyScope } from '../http/bearer-auth.js';
+import { requireAnyScope } from '../accounts/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { connectorToWire } from './connector-service.js';

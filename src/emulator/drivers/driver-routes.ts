@@ -7,7 +7,7 @@
  */
 import { ValidationError } from '../../lib/errors.js';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireAnyScope } from '../http/bearer-auth.js';
+import { requireAnyScope } from '../accounts/bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { driverRequests, driverSchemas } from '../printers/printer-schemas.js';
 import { operation } from '../http/schemas.js';

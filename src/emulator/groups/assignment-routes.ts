@@ -11,7 +11,7 @@
  */
 import { ValidationError } from '../../lib/errors.js';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireAnyScope } from '../http/bearer-auth.js';
+import { requireAnyScope } from '../accounts/bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { requireAdmin } from './group-routes.js';
 import { groupRequests, groupSchemas } from './group-schemas.js';

@@ -15,7 +15,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireAnyScope } from '../http/bearer-auth.js';
+import { requireAnyScope } from '../accounts/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { groupToWire } from './group-service.js';

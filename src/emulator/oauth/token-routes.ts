@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
 import { OAuthError, oauthEndpoint } from '../http/http-errors.js';
-import type { OAuthClient } from '../clients/oauth-client-repo.js';
+import type { OAuthClient } from '../clients/clients-face.js';
 import type { TokenResponse } from './token-types.js';
 import { oauthRequests } from './oauth-request-schemas.js';
 import { oauthSchemas } from './oauth-schemas.js';

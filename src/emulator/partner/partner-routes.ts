@@ -13,7 +13,7 @@ import type { FastifyRequest } from 'fastify';
 import { ForbiddenError } from '../../lib/errors.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireScopes } from '../http/bearer-auth.js';
+import { requireScopes } from '../accounts/bearer-auth.js';
 import { envelope, parsePage, requestBaseUrl } from '../http/pagination.js';
 import { parseExpand } from './partner-member-service.js';
 import { organizationResource } from './partner-organization-service.js';

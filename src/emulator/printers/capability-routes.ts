@@ -10,7 +10,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireAnyScope, requireScopes } from '../http/bearer-auth.js';
+import { requireAnyScope, requireScopes } from '../accounts/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import type { PrinterRecord } from './printer-repo.js';
 import { hostId } from './printer-routes.js';

@@ -10,7 +10,7 @@
 import type { FastifyRequest } from 'fastify';
 import { NotFoundError, ValidationError } from '../../lib/errors.js';
 import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
-import { requireAnyScope, requireScopes } from '../http/bearer-auth.js';
+import { requireAnyScope, requireScopes } from '../accounts/bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { type PrinterWire, printerToWire } from './printer-wire.js';
 import type { PrinterRecord } from './printer-repo.js';

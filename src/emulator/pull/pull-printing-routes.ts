@@ -14,7 +14,7 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError, ValidationError } from '../../lib/errors.js';
 import type { EmulatorRouteOptions } from '../context.js';
-import { requireAnyScope } from '../http/bearer-auth.js';
+import { requireAnyScope } from '../accounts/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import { claimPageRoutes } from './cards/portal-routes.js';
 import { tpfmRoutes } from './tpfm/tpfm-routes.js';

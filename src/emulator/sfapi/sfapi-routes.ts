@@ -23,7 +23,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ValidationError, ValidationErrors } from '../../lib/errors.js';
 import type { PrinterProperties } from '../../protocol/printer-properties.js';
 import { sfapiConfiguration, unknownJobStatus } from '../../protocol/sfapi-configuration.js';
-import { requireScopes } from '../http/bearer-auth.js';
+import { requireScopes } from '../accounts/bearer-auth.js';
 import { HttpError } from '../http/http-errors.js';
 import { type DocumentedRequest, operation } from '../http/schemas.js';
 import type { EmulatorContext, EmulatorRouteOptions } from '../context.js';

@@ -23,7 +23,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireAnyScope, requireScopes } from '../http/bearer-auth.js';
+import { requireAnyScope, requireScopes } from '../accounts/bearer-auth.js';
 import type { BaseUrlPolicy } from '../http/base-url.js';
 import { forbidden } from '../http/http-errors.js';
 import { envelope } from '../http/pagination.js';

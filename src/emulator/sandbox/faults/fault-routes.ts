@@ -42,12 +42,14 @@ export function faultResource(rule: FaultRule): Record<string, unknown> {
         ? { latency_ms: action.ms }
         : action.kind === 'cut'
           ? { cut: true }
-          : {
-              end_job:
-                action.errorCode === undefined
-                  ? { pages_printed: action.pagesPrinted }
-                  : { error_code: action.errorCode },
-            };
+          : action.kind === 'printer_state'
+            ? { printer_state: action.state }
+            : {
+                end_job:
+                  action.errorCode === undefined
+                    ? { pages_printed: action.pagesPrinted }
+                    : { error_code: action.errorCode },
+              };
   return {
     id: rule.id,
     ...rule.scope,

@@ -19,7 +19,9 @@ export type FaultAction =
    * When a connector reports a job printed, record it failed with this code instead, or
    * printed with this many pages.
    */
-  | { kind: 'end_job'; errorCode?: number; pagesPrinted?: number };
+  | { kind: 'end_job'; errorCode?: number; pagesPrinted?: number }
+  /** While in force, the printer's new jobs wait (not offered to its connector), with this reason. */
+  | { kind: 'printer_state'; state: 'offline' | 'jammed' };
 
 /** The kinds of action. */
 export type FaultKind = FaultAction['kind'];
@@ -53,7 +55,7 @@ export interface FaultIssue {
 }
 
 const SCOPE_KEYS = ['operation', 'printer', 'user', 'client'] as const;
-const ACTION_KEYS = ['respond', 'latency_ms', 'cut', 'end_job'] as const;
+const ACTION_KEYS = ['respond', 'latency_ms', 'cut', 'end_job', 'printer_state'] as const;
 const KNOWN = new Set<string>([...SCOPE_KEYS, ...ACTION_KEYS, 'times', 'duration_s']);
 const MAX_LATENCY_MS = 300_000;
 
@@ -97,6 +99,16 @@ export function checkFaultRule(input: unknown): { draft?: FaultRuleDraft; issues
           path: [key],
           rule: 'does not apply to end_job (jobs are matched by printer and user)',
         });
+  if (action?.kind === 'printer_state') {
+    if (scope.printer === undefined)
+      issues.push({ path: ['printer'], rule: 'is required with printer_state' });
+    for (const key of ['operation', 'user', 'client', 'times'] as const)
+      if (input[key] !== undefined)
+        issues.push({
+          path: [key],
+          rule: 'does not apply to printer_state (it lasts until removed or duration_s ends)',
+        });
+  }
   if (issues.length > 0 || !action) return { issues };
   const draft: FaultRuleDraft = { scope, action };
   if (times !== undefined) draft.times = times as number;
@@ -111,6 +123,11 @@ function checkAction(key: string, value: unknown, issues: FaultIssue[]): FaultAc
     return undefined;
   }
   if (key === 'end_job') return checkEndJob(value, issues);
+  if (key === 'printer_state') {
+    if (value === 'offline' || value === 'jammed') return { kind: 'printer_state', state: value };
+    issues.push({ path: [key], rule: 'must be offline or jammed' });
+    return undefined;
+  }
   if (key === 'cut') {
     if (value === true) return { kind: 'cut' };
     issues.push({ path: [key], rule: 'must be true' });

@@ -113,6 +113,13 @@ export class FaultSwitchboard {
     return undefined;
   }
 
+  /** The printer_state rule in force for a printer (no use is counted), or undefined. */
+  printerState(printerId: string): FaultRule | undefined {
+    this.expire();
+    const id = printerId.toLowerCase();
+    return this.rules.find((r) => r.action.kind === 'printer_state' && r.scope.printer?.toLowerCase() === id);
+  }
+
   /** Calls `listener` after every change; returns the function that stops it. */
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
