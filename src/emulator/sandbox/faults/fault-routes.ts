@@ -44,12 +44,14 @@ export function faultResource(rule: FaultRule): Record<string, unknown> {
           ? { cut: true }
           : action.kind === 'printer_state'
             ? { printer_state: action.state }
-            : {
-                end_job:
-                  action.errorCode === undefined
-                    ? { pages_printed: action.pagesPrinted }
-                    : { error_code: action.errorCode },
-              };
+            : action.kind === 'drop_connector'
+              ? { drop_connector: true }
+              : {
+                  end_job:
+                    action.errorCode === undefined
+                      ? { pages_printed: action.pagesPrinted }
+                      : { error_code: action.errorCode },
+                };
   return {
     id: rule.id,
     ...rule.scope,

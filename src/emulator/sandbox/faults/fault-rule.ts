@@ -21,7 +21,9 @@ export type FaultAction =
    */
   | { kind: 'end_job'; errorCode?: number; pagesPrinted?: number }
   /** While in force, the printer's new jobs wait (not offered to its connector), with this reason. */
-  | { kind: 'printer_state'; state: 'offline' | 'jammed' };
+  | { kind: 'printer_state'; state: 'offline' | 'jammed' }
+  /** Close the connector's channel and answer its requests 503 while in force. */
+  | { kind: 'drop_connector' };
 
 /** The kinds of action. */
 export type FaultKind = FaultAction['kind'];
@@ -36,6 +38,8 @@ export interface FaultScope {
   user?: string;
   /** An OAuth client_id, matched against the bearer token's client. */
   client?: string;
+  /** A connector id, matched against the request's X-Host-Id (drop_connector only). */
+  connector?: string;
 }
 
 /** A rule as given, before the switchboard numbers it. */
@@ -54,8 +58,8 @@ export interface FaultIssue {
   rule: string;
 }
 
-const SCOPE_KEYS = ['operation', 'printer', 'user', 'client'] as const;
-const ACTION_KEYS = ['respond', 'latency_ms', 'cut', 'end_job', 'printer_state'] as const;
+const SCOPE_KEYS = ['operation', 'printer', 'user', 'client', 'connector'] as const;
+const ACTION_KEYS = ['respond', 'latency_ms', 'cut', 'end_job', 'printer_state', 'drop_connector'] as const;
 const KNOWN = new Set<string>([...SCOPE_KEYS, ...ACTION_KEYS, 'times', 'duration_s']);
 const MAX_LATENCY_MS = 300_000;
 
@@ -109,6 +113,14 @@ export function checkFaultRule(input: unknown): { draft?: FaultRuleDraft; issues
           rule: 'does not apply to printer_state (it lasts until removed or duration_s ends)',
         });
   }
+  if (action?.kind === 'drop_connector') {
+    if (scope.connector === undefined)
+      issues.push({ path: ['connector'], rule: 'is required with drop_connector' });
+    for (const key of ['operation', 'printer', 'user', 'client'] as const)
+      if (scope[key] !== undefined)
+        issues.push({ path: [key], rule: 'does not apply to drop_connector (it is scoped by connector)' });
+  } else if (action && scope.connector !== undefined)
+    issues.push({ path: ['connector'], rule: 'applies to drop_connector only' });
   if (issues.length > 0 || !action) return { issues };
   const draft: FaultRuleDraft = { scope, action };
   if (times !== undefined) draft.times = times as number;
@@ -123,6 +135,11 @@ function checkAction(key: string, value: unknown, issues: FaultIssue[]): FaultAc
     return undefined;
   }
   if (key === 'end_job') return checkEndJob(value, issues);
+  if (key === 'drop_connector') {
+    if (value === true) return { kind: 'drop_connector' };
+    issues.push({ path: [key], rule: 'must be true' });
+    return undefined;
+  }
   if (key === 'printer_state') {
     if (value === 'offline' || value === 'jammed') return { kind: 'printer_state', state: value };
     issues.push({ path: [key], rule: 'must be offline or jammed' });

@@ -2,7 +2,8 @@
  * Applies the switchboard's HTTP rules to the emulated service's requests, in a preValidation
  * hook (after the body is parsed, before any check or sign-in): `respond` answers instead of the
  * operation, `latency_ms` waits before it runs, `cut` lets it run and then sends the headers and
- * half of the body before cutting the connection. Every response a rule touched carries
+ * half of the body before cutting the connection, `drop_connector` answers 503 to every request
+ * naming the connector (X-Host-Id), its channel's reconnects included. Every response a rule touched carries
  * `x-printrelay-fault: <rule id>`. The sandbox's own routes (/_emulator/) are never touched.
  */
 import { Readable } from 'node:stream';
@@ -13,7 +14,7 @@ import { bearerToken } from '../../http/bearer-auth.js';
 import type { FaultKind } from './fault-rule.js';
 import type { FaultCaller, FaultSwitchboard, FaultTarget } from './fault-switchboard.js';
 
-const HTTP_KINDS: readonly FaultKind[] = ['respond', 'latency', 'cut'];
+const HTTP_KINDS: readonly FaultKind[] = ['respond', 'latency', 'cut', 'drop_connector'];
 /** The header naming the rule that touched a response. */
 export const FAULT_HEADER = 'x-printrelay-fault';
 /** Bytes of a streamed answer of unknown length sent before a cut. */
@@ -41,7 +42,10 @@ export function installHttpFaults(
     const action = rule.action;
     if (action.kind === 'latency') await sleep(action.ms);
     else if (action.kind === 'cut') cuts.add(request);
-    else if (action.kind === 'respond') {
+    else if (action.kind === 'drop_connector') {
+      const message = `fault rule ${rule.id} dropped the connector`;
+      return reply.code(503).send({ error: 'fault_injected', message });
+    } else if (action.kind === 'respond') {
       reply.code(action.status).headers(action.headers);
       if (action.body === undefined) return reply.send(faultBody(rule.id, action.status));
       if (typeof action.body === 'string') return reply.send(action.body);
@@ -91,8 +95,10 @@ async function* cutAfter(source: AsyncIterable<Buffer> | Iterable<Buffer>, limit
 /** What the switchboard may ask of a request. */
 function requestTarget(request: FastifyRequest, context: EmulatorContext): FaultTarget {
   let caller: Promise<FaultCaller | undefined> | undefined;
+  const host = request.headers['x-host-id'];
   return {
     operation: operationOf(request),
+    ...(typeof host === 'string' ? { connector: host } : {}),
     mentions: (printerId) => mentions(request, printerId.toLowerCase()),
     caller: () => {
       caller ??= callerOf(request, context);
