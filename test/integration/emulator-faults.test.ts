@@ -81,6 +81,16 @@ describe('HTTP fault rules', () => {
     expect(Array.isArray(JSON.parse(whole.text))).toBe(true);
     const listed = (await call(h.baseUrl, 'GET', '/_emulator/faults', undefined)).body;
     expect(listed.map((r: { id: string; hits: number }) => [r.id, r.hits])).toEqual([['f1', 1]]);
+
+    await addFault(h.baseUrl, {
+      operation: 'GetPrinter',
+      user: DEMO.admin.email,
+      slow_chunks_ms: 5,
+      times: 1,
+    });
+    const slowly = await getPrinter(h.baseUrl, admin);
+    expect([slowly.status, slowly.headers['x-printrelay-fault']]).toEqual([200, 'f3']);
+    expect(JSON.parse(slowly.text)).toEqual(JSON.parse(whole.text));
   });
 
   it('refuses a bad rule naming every field, adds nothing of a refused batch, and removes rules', async () => {

@@ -42,16 +42,18 @@ export function faultResource(rule: FaultRule): Record<string, unknown> {
         ? { latency_ms: action.ms }
         : action.kind === 'cut'
           ? { cut: true }
-          : action.kind === 'printer_state'
-            ? { printer_state: action.state }
-            : action.kind === 'drop_connector'
-              ? { drop_connector: true }
-              : {
-                  end_job:
-                    action.errorCode === undefined
-                      ? { pages_printed: action.pagesPrinted }
-                      : { error_code: action.errorCode },
-                };
+          : action.kind === 'slow_chunks'
+            ? { slow_chunks_ms: action.ms }
+            : action.kind === 'printer_state'
+              ? { printer_state: action.state }
+              : action.kind === 'drop_connector'
+                ? { drop_connector: true }
+                : {
+                    end_job:
+                      action.errorCode === undefined
+                        ? { pages_printed: action.pagesPrinted }
+                        : { error_code: action.errorCode },
+                  };
   return {
     id: rule.id,
     ...rule.scope,

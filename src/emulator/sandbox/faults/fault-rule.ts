@@ -15,6 +15,8 @@ export type FaultAction =
   | { kind: 'latency'; ms: number }
   /** Send the answer's headers and half its body, then cut the connection. */
   | { kind: 'cut' }
+  /** Send the answer's body in 16 KiB pieces with this pause before each. */
+  | { kind: 'slow_chunks'; ms: number }
   /**
    * When a connector reports a job printed, record it failed with this code instead, or
    * printed with this many pages.
@@ -59,7 +61,15 @@ export interface FaultIssue {
 }
 
 const SCOPE_KEYS = ['operation', 'printer', 'user', 'client', 'connector'] as const;
-const ACTION_KEYS = ['respond', 'latency_ms', 'cut', 'end_job', 'printer_state', 'drop_connector'] as const;
+const ACTION_KEYS = [
+  'respond',
+  'latency_ms',
+  'cut',
+  'slow_chunks_ms',
+  'end_job',
+  'printer_state',
+  'drop_connector',
+] as const;
 const KNOWN = new Set<string>([...SCOPE_KEYS, ...ACTION_KEYS, 'times', 'duration_s']);
 const MAX_LATENCY_MS = 300_000;
 
@@ -94,7 +104,9 @@ export function checkFaultRule(input: unknown): { draft?: FaultRuleDraft; issues
     issues.push({ path: given.length === 0 ? [] : [given[1]!], rule: `${rule} ${ACTION_KEYS.join(', ')}` });
   }
   const action = given.length === 1 ? checkAction(given[0]!, input[given[0]!], issues) : undefined;
-  if ((action?.kind === 'respond' || action?.kind === 'cut') && scope.operation === undefined)
+  const needsOperation =
+    action?.kind === 'respond' || action?.kind === 'cut' || action?.kind === 'slow_chunks';
+  if (needsOperation && scope.operation === undefined)
     issues.push({ path: ['operation'], rule: `is required with ${given[0]}` });
   if (action?.kind === 'end_job')
     for (const key of ['operation', 'client'] as const)
@@ -143,6 +155,11 @@ function checkAction(key: string, value: unknown, issues: FaultIssue[]): FaultAc
   if (key === 'printer_state') {
     if (value === 'offline' || value === 'jammed') return { kind: 'printer_state', state: value };
     issues.push({ path: [key], rule: 'must be offline or jammed' });
+    return undefined;
+  }
+  if (key === 'slow_chunks_ms') {
+    if (isWhole(value, 1, 60_000)) return { kind: 'slow_chunks', ms: value };
+    issues.push({ path: [key], rule: 'must be a whole number of milliseconds from 1 to 60000' });
     return undefined;
   }
   if (key === 'cut') {
