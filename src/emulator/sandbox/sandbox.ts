@@ -17,6 +17,7 @@ import { FaultSwitchboard } from './faults/fault-switchboard.js';
 import { installHttpFaults } from './faults/http-fault-hooks.js';
 import { installJobFaults } from './faults/job-faults.js';
 import { installConnectorFaults } from './faults/connector-faults.js';
+import { installWebhookFaults } from './faults/webhook-faults.js';
 import { installPrinterFaults } from './faults/printer-faults.js';
 import { registerConsoleRoutes } from './console/console-routes.js';
 
@@ -59,6 +60,7 @@ export function createSandbox(base: Clock, options: SandboxOptions = {}): Sandbo
       installHttpFaults(app, faults, context);
       installJobFaults(faults, context);
       installConnectorFaults(faults, context);
+      installWebhookFaults(faults, context);
       const stopPrinterFaults = installPrinterFaults(faults, clock, context);
       app.addHook('onClose', async () => stopPrinterFaults());
       registerConsoleRoutes(app, context, { clock, faults });

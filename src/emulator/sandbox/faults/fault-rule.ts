@@ -25,7 +25,9 @@ export type FaultAction =
   /** While in force, the printer's new jobs wait (not offered to its connector), with this reason. */
   | { kind: 'printer_state'; state: 'offline' | 'jammed' }
   /** Close the connector's channel and answer its requests 503 while in force. */
-  | { kind: 'drop_connector' };
+  | { kind: 'drop_connector' }
+  /** Record a webhook receiver's answer as this failing status (the receiver still got the POST). */
+  | { kind: 'webhook_status'; status: number };
 
 /** The kinds of action. */
 export type FaultKind = FaultAction['kind'];
@@ -42,6 +44,8 @@ export interface FaultScope {
   client?: string;
   /** A connector id, matched against the request's X-Host-Id (drop_connector only). */
   connector?: string;
+  /** A webhook endpoint id (webhook_status only). */
+  endpoint?: string;
 }
 
 /** A rule as given, before the switchboard numbers it. */
@@ -60,7 +64,7 @@ export interface FaultIssue {
   rule: string;
 }
 
-const SCOPE_KEYS = ['operation', 'printer', 'user', 'client', 'connector'] as const;
+const SCOPE_KEYS = ['operation', 'printer', 'user', 'client', 'connector', 'endpoint'] as const;
 const ACTION_KEYS = [
   'respond',
   'latency_ms',
@@ -69,6 +73,7 @@ const ACTION_KEYS = [
   'end_job',
   'printer_state',
   'drop_connector',
+  'webhook_status',
 ] as const;
 const KNOWN = new Set<string>([...SCOPE_KEYS, ...ACTION_KEYS, 'times', 'duration_s']);
 const MAX_LATENCY_MS = 300_000;
@@ -133,6 +138,12 @@ export function checkFaultRule(input: unknown): { draft?: FaultRuleDraft; issues
         issues.push({ path: [key], rule: 'does not apply to drop_connector (it is scoped by connector)' });
   } else if (action && scope.connector !== undefined)
     issues.push({ path: ['connector'], rule: 'applies to drop_connector only' });
+  if (action?.kind === 'webhook_status') {
+    for (const key of ['operation', 'printer', 'user', 'client'] as const)
+      if (scope[key] !== undefined)
+        issues.push({ path: [key], rule: 'does not apply to webhook_status (it is scoped by endpoint)' });
+  } else if (action && scope.endpoint !== undefined)
+    issues.push({ path: ['endpoint'], rule: 'applies to webhook_status only' });
   if (issues.length > 0 || !action) return { issues };
   const draft: FaultRuleDraft = { scope, action };
   if (times !== undefined) draft.times = times as number;
@@ -147,6 +158,11 @@ function checkAction(key: string, value: unknown, issues: FaultIssue[]): FaultAc
     return undefined;
   }
   if (key === 'end_job') return checkEndJob(value, issues);
+  if (key === 'webhook_status') {
+    if (isWhole(value, 300, 599)) return { kind: 'webhook_status', status: value };
+    issues.push({ path: [key], rule: 'must be a failing HTTP status from 300 to 599' });
+    return undefined;
+  }
   if (key === 'drop_connector') {
     if (value === true) return { kind: 'drop_connector' };
     issues.push({ path: [key], rule: 'must be true' });

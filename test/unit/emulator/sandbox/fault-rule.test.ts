@@ -45,7 +45,7 @@ describe('fault rules as given', () => {
       [
         {
           path: [],
-          rule: 'is required: one action of respond, latency_ms, cut, slow_chunks_ms, end_job, printer_state, drop_connector',
+          rule: 'is required: one action of respond, latency_ms, cut, slow_chunks_ms, end_job, printer_state, drop_connector, webhook_status',
         },
       ],
     ],
@@ -54,7 +54,7 @@ describe('fault rules as given', () => {
       [
         {
           path: ['cut'],
-          rule: 'only one action of respond, latency_ms, cut, slow_chunks_ms, end_job, printer_state, drop_connector',
+          rule: 'only one action of respond, latency_ms, cut, slow_chunks_ms, end_job, printer_state, drop_connector, webhook_status',
         },
       ],
     ],
