@@ -30,6 +30,8 @@ const TC = 'src/protocol/tpfm-codes.ts';
 const TS = 'src/emulator/oauth/token-service.ts';
 const OAP = 'http/outbound-address-policy.ts';
 const EIP = 'http/embedded-ipv4.ts';
+const TCM = 'tpfm/tpfm-commands.ts';
+const UNDEFINED_LEFT_OUT = 'a parameter set to undefined is read as missing, the same as one left out';
 const ERROR_RECORDED =
   'the value is undefined only after its error was recorded, and the request is refused with the same errors either way';
 const PROPERTIES_KEPT =
@@ -315,5 +317,33 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     replacement: 'false',
     line: 'new Array<string>',
     why: 'without :: the literal has all eight groups, so the zeros to fill are 8 - 8 - 0: none',
+  },
+  {
+    file: TCM,
+    original: 'maxEntries === undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: UNDEFINED_LEFT_OUT,
+  },
+  {
+    file: TCM,
+    original: 'modifiedSeconds === undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: UNDEFINED_LEFT_OUT,
+  },
+  {
+    file: TCM,
+    original: 'hold === undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: 'intParam answers undefined for a missing value itself',
+  },
+  {
+    file: TCM,
+    original: '!isValidationError(error)',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: 'the local-job parsers throw nothing but ValidationErrors',
   },
 ];

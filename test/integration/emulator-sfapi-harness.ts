@@ -15,6 +15,7 @@ import type { EmulatorSeed } from '../../src/config/emulator-seed-schema.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { type Logger, silentLogger } from '../../src/log/logger.js';
 import type { ConnectorRegistration } from '../../src/protocol/connector-channel.js';
+import { checkRequestAgainstOpenApi } from '../support/openapi-requests.js';
 import { checkResponseAgainstOpenApi } from '../support/openapi-responses.js';
 
 export interface SfapiHarness {
@@ -155,11 +156,14 @@ export async function startSfapiHarness(
   };
 }
 
-/** GET or POST on the emulator with a bearer token; the parsed JSON body and the status. */
+/**
+ * GET or POST on the emulator with a bearer token; the parsed JSON body and the status. Request
+ * and answer are checked against /openapi.json (`offContract`: the test sends lenient input on purpose).
+ */
 export async function call(
   harness: SfapiHarness,
   path: string,
-  options: { method?: 'GET' | 'POST'; body?: unknown; token?: string } = {},
+  options: { method?: 'GET' | 'POST'; body?: unknown; token?: string; offContract?: boolean } = {},
   // biome-ignore lint/suspicious/noExplicitAny: tests read JSON answers of many shapes freely.
 ): Promise<{ status: number; body: any }> {
   const response = await request(`${harness.base}${path}`, {
@@ -172,6 +176,8 @@ export async function call(
   });
   const text = await response.body.text();
   const body = text === '' ? undefined : JSON.parse(text);
-  await checkResponseAgainstOpenApi(harness.base, options.method ?? 'GET', path, response.statusCode, body);
+  const sent = { method: options.method ?? 'GET', path, contentType: 'application/json', body: options.body };
+  await checkRequestAgainstOpenApi(harness.base, sent, response.statusCode, options);
+  await checkResponseAgainstOpenApi(harness.base, sent.method, path, response.statusCode, body);
   return { status: response.statusCode, body };
 }

@@ -8,7 +8,7 @@
 import type { Clock } from '../../lib/clock.js';
 import { ConflictError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import type { Membership } from './membership-repo.js';
 import type { UserRole } from './user-repo.js';
 

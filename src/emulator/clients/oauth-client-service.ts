@@ -15,7 +15,7 @@ import {
   validateClientPatch,
   validateNewClient,
 } from '../../protocol/oauth-client-rules.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import type { OAuthClient } from './oauth-client-repo.js';
 import { randomToken, type SecretHasher } from '../store/secret-hash.js';
 import { ClientCreationLimits, type Creator } from './client-creation-limits.js';
@@ -157,6 +157,11 @@ export class OAuthClientService {
         'tenant_mode_multi_clients_exist',
       );
     }
+  }
+
+  /** Forgets the client-creation log of an organization being deleted (in the caller's transaction). */
+  forgetOrganization(organizationId: string): void {
+    this.limits.forgetOrganization(organizationId);
   }
 
   private visible(organizationId: string, clientId: string): OAuthClient {

@@ -18,8 +18,8 @@ import {
   WAITING_PREFIX,
 } from '../../protocol/connector-channel.js';
 import type { PrintTicket } from '../../protocol/print-ticket.js';
-import type { ConnectorRecord } from '../connectors/connector-repo.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { ConnectorRecord } from '../connectors/connectors-face.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import type { JobRecord } from './job-repo.js';
 import type { JobNotifier } from '../connectors/connector-hub.js';
 import { type JobOutcomeListener, ignoreJobOutcomes } from './job-outcomes.js';

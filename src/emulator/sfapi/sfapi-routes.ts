@@ -19,12 +19,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ValidationError, ValidationErrors } from '../../lib/errors.js';
 import type { PrinterProperties } from '../../protocol/printer-properties.js';
 import { sfapiConfiguration, unknownJobStatus } from '../../protocol/sfapi-configuration.js';
-import { requireScopes } from '../http/bearer-auth.js';
+import { requireScopes } from '../accounts/bearer-auth.js';
 import { HttpError } from '../http/http-errors.js';
-import { operation } from '../http/schemas.js';
+import { type DocumentedRequest, operation } from '../http/schemas.js';
 import type { EmulatorContext, EmulatorRouteOptions } from '../context.js';
 import { STORAGE_UPLOAD_PREFIX, storageRoutes } from '../files/storage-routes.js';
-import { sfapiSchemas } from './sfapi-schemas.js';
+import { sfapiRequests, sfapiSchemas } from './sfapi-schemas.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -39,9 +39,9 @@ export async function sfapiRoutes(app: FastifyInstance, options: EmulatorRouteOp
   const logger = context.logger.child({ part: 'sfapi' });
   await app.register(storageRoutes, { files, logger });
   const preHandler = requireScopes('printing');
-  const auth = (operationId: string, schema: object) => ({
+  const auth = (operationId: string, schema: object, documented: DocumentedRequest = sfapiRequests.none) => ({
     preHandler,
-    schema: operation(operationId, schema),
+    schema: operation(operationId, schema, documented),
   });
 
   app.get(
@@ -58,7 +58,7 @@ export async function sfapiRoutes(app: FastifyInstance, options: EmulatorRouteOp
 
   app.get(
     '/sfapi/GetPrinterProperties/',
-    auth('GetPrinterProperties', sfapiSchemas.getPrinterProperties),
+    auth('GetPrinterProperties', sfapiSchemas.getPrinterProperties, sfapiRequests.getPrinterProperties),
     async (request) => printerProperties(request, context),
   );
 
@@ -68,18 +68,22 @@ export async function sfapiRoutes(app: FastifyInstance, options: EmulatorRouteOp
     return { fileid: file.fileId, sasUri: url };
   });
 
-  app.post('/sfapi/Print/', auth('Print', sfapiSchemas.print), async (request, reply) => {
-    const outcome = await printing.submit(request.auth, request.body);
-    if ('pendingFileId' in outcome)
-      return reply.code(412).send({ fileid: outcome.pendingFileId, sasUri: '' });
-    request.log.info(
-      { job: outcome.jobid, printer: outcome.printerId, size: outcome.size },
-      'print job submitted',
-    );
-    return { jobid: outcome.jobid };
-  });
+  app.post(
+    '/sfapi/Print/',
+    auth('Print', sfapiSchemas.print, sfapiRequests.print),
+    async (request, reply) => {
+      const outcome = await printing.submit(request.auth, request.body);
+      if ('pendingFileId' in outcome)
+        return reply.code(412).send({ fileid: outcome.pendingFileId, sasUri: '' });
+      request.log.info(
+        { job: outcome.jobid, printer: outcome.printerId, size: outcome.size },
+        'print job submitted',
+      );
+      return { jobid: outcome.jobid };
+    },
+  );
 
-  app.get('/sfapi/Status/', auth('Status', sfapiSchemas.status), async (request) => {
+  app.get('/sfapi/Status/', auth('Status', sfapiSchemas.status, sfapiRequests.status), async (request) => {
     const id = (request.query as Record<string, unknown>).id;
     if (typeof id !== 'string' || id === '') invalid('id', 'is required (the jobid)');
     return jobs.status(request.auth.organizationId, id) ?? unknownJobStatus();

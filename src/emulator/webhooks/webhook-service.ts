@@ -9,7 +9,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
 import { ConflictError, NotFoundError, ValidationError, ValidationErrors } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import type { DeliveryRecord, EventOrderKey } from './webhook-delivery-repo.js';
 import type { WebhookAnswerFilter, WebhookDispatcher } from './webhook-dispatcher.js';
 import { FAILED_EVENT_STORAGE_MS } from './webhook-retry-rules.js';

@@ -15,8 +15,8 @@ import { parseCreateLocalJob, parseUpdateLocalJob } from '../../../protocol/tpfm
 import { contentTypeForExtension } from '../../../protocol/sfapi-configuration.js';
 import type { TpfmServices } from '../pull-services.js';
 import type { TpfmDevice } from './tpfm-auth.js';
-import type { PrinterRecord } from '../../printers/printer-repo.js';
-import type { User } from '../../accounts/user-repo.js';
+import type { PrinterRecord } from '../../printers/printers-face.js';
+import type { User } from '../../accounts/accounts-face.js';
 import { STORAGE_UPLOAD_PREFIX } from '../../files/storage-routes.js';
 import { flagParam, intParam, TpfmFailure } from './tpfm-wire.js';
 
@@ -154,6 +154,7 @@ function localJobParams<T>(parse: () => T): T {
     return parse();
   } catch (error) {
     if (!isValidationError(error)) throw error;
+    // Stryker disable next-line ArrayDeclaration: the parsers throw ValidationErrors only, never a single ValidationError
     const list = error instanceof ValidationErrors ? error.errors : [error];
     throw new TpfmFailure(12, list.map((e) => e.message).join('; '));
   }
@@ -187,6 +188,7 @@ function uploadParams(query: Record<string, string | undefined>) {
   const name = query['DocumentName'];
   if (name === undefined || name.trim() === '') throw new TpfmFailure(11, 'DocumentName is required');
   if (name.length > 255) throw new TpfmFailure(11, 'DocumentName must be at most 255 characters');
+  // Stryker disable next-line StringLiteral: any other text for a missing extension breaks the same rule below
   const extension = query['FileExtension']?.trim() ?? '';
   if (!/^[A-Za-z0-9]{1,16}$/.test(extension)) {
     throw new TpfmFailure(11, 'FileExtension is required: 1 to 16 letters or digits, without the dot');

@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EmulatorContext } from '../../context.js';
-import { bearerToken } from '../../http/bearer-auth.js';
+import { bearerToken } from '../../accounts/bearer-auth.js';
 import type { FaultKind } from './fault-rule.js';
 import type { FaultCaller, FaultSwitchboard, FaultTarget } from './fault-switchboard.js';
 
