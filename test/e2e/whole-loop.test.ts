@@ -117,6 +117,52 @@ describe.runIf(haveIppEve)('the whole loop in one box', () => {
     expect(status.jobstatusstring).toMatch(/document-format|not supported/i);
   });
 
+  it('fails random bytes sent as a PDF with 3011 naming the type, instead of printing 0 pages', async () => {
+    const id = await printerId('E2E IPP Everywhere');
+    const noise = join(work, 'noise.pdf');
+    writeFileSync(noise, Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 151 + 7) % 251)));
+    const { jobId, status } = await printAndWait(app.sfapi, noise, {
+      type: 'pdf',
+      printerid: id,
+      alias: 'noise.pdf',
+    });
+    expect(status.jobstatus).toBe(3011);
+    expect(status.jobstatusstring).toBe(
+      'ERROR|RESTART|the document is not a PDF (application/pdf): it does not start with %PDF- (in its first 1024 bytes)|',
+    );
+    expect(status.jobpagesprinted).toBe(0);
+    // Refused before the printer: nothing reached ippeveprinter's spool.
+    const spooled = readdirSync(inject('ippeveprinterSpool'));
+    expect(spooled.some((name) => name.includes(`printrelay-${jobId}`))).toBe(false);
+  });
+
+  it('fails pageranges 5-9 on a 2-page PDF with 3011 naming pageranges and the page count', async () => {
+    const id = await printerId('E2E IPP Everywhere');
+    const pdf = await writePdf(join(work, 'two.pdf'), 2);
+    const { status } = await printAndWait(app.sfapi, pdf, {
+      type: 'pdf',
+      printerid: id,
+      alias: 'two.pdf',
+      pageRanges: '5-9',
+    });
+    expect(status.jobstatus).toBe(3011);
+    expect(status.jobstatusstring).toBe(
+      'ERROR|RESTART|pageranges 5-9 selects no page of the document, which has 2 pages|',
+    );
+  });
+
+  it('prints a 2-page PDF whose pageranges 2-9 selects its second page', async () => {
+    const id = await printerId('E2E IPP Everywhere');
+    const pdf = await writePdf(join(work, 'two-more.pdf'), 2);
+    const { status } = await printAndWait(app.sfapi, pdf, {
+      type: 'pdf',
+      printerid: id,
+      alias: 'two-more.pdf',
+      pageRanges: '2-9',
+    });
+    expect(status.jobstatus).toBe(0);
+  });
+
   it('answers Status 2 for a job id it never issued', async () => {
     const status = await app.sfapi.status('00000000-0000-4000-8000-000000000000');
     expect(status.jobstatus).toBe(2);
