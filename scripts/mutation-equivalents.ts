@@ -33,6 +33,7 @@ const EIP = 'http/embedded-ipv4.ts';
 const TCM = 'tpfm/tpfm-commands.ts';
 const RU = 'src/protocol/oauth-redirect-uri.ts';
 const OB = 'src/store/outbox.ts';
+const PG = 'src/protocol/tpfm-progress.ts';
 const SC = 'src/protocol/oauth-scopes.ts';
 const CR = 'src/protocol/oauth-client-rules.ts';
 const SAME_SCHEME =
@@ -423,5 +424,13 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     replacement: '["Stryker was here"]',
     line: 'exclude: Iterable<string> = []',
     why: 'a default that leaves out one job id no job has behaves as an empty list',
+  },
+  {
+    file: PG,
+    original: "''",
+    mutator: 'StringLiteral',
+    replacement: '"Stryker was here!"',
+    line: "parts.pop() ?? ''",
+    why: 'split always answers at least one part, so the default is never used',
   },
 ];
