@@ -72,6 +72,7 @@ describe('parseJobListLine', () => {
     const odd = parseJobListLine('a.pdf:1:2:3:0:x1:":\'"');
     expect([odd.displayName, odd.driverName]).toEqual(['"', '\'"']);
     expect(parseJobListLine('a.pdf:1:2:3:0:x1:"":x').displayName).toBe('');
+    expect(parseJobListLine('a.pdf:1:2:3:0:x1:"Report:x').displayName).toBe('"Report');
   });
 
   it.each([
