@@ -58,9 +58,9 @@ import { OAuthClientService } from './clients/oauth-client-service.js';
 import { PairingService } from './oauth/pairing.js';
 import { PrinterService } from './printers/printer-service.js';
 import { TokenService } from './oauth/token-service.js';
-import { openEmulatorStore } from './store/emulator-store.js';
+import { openEmulatorStore } from './emulator-store.js';
 import { ensurePrivateDatabaseFile, ensurePrivateDir, warnOnLooseModes } from './store/data-files.js';
-import { applySeed } from './store/seed-loader.js';
+import { applySeed } from './seed-loader.js';
 import { FileStore } from './files/file-store.js';
 import { UrlFetcher } from './files/url-fetcher.js';
 import { SessionService } from './oauth/sessions.js';
@@ -229,10 +229,16 @@ async function createContext(
         : { registrationSheetIntervalMs: options.registrationSheetIntervalMs }),
       localJobOutcomes: webhookParts.publisher,
     });
-    const memberships = new MembershipService(store, clock, logger);
+    const memberships = new MembershipService(store, clock, logger, store.refreshTokens);
     const mail = new MailOutbox(store.db, clock);
     const invitations = new InvitationService(store, memberships, mail, clock, logger, signIn);
-    const oauthClients = new OAuthClientService(store, clock, logger, credentials.hasher);
+    const oauthClients = new OAuthClientService(
+      store,
+      clock,
+      logger,
+      credentials.hasher,
+      store.refreshTokens,
+    );
     const partnerOrganizations = new PartnerOrganizationService(
       store,
       memberships,

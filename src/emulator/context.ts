@@ -24,7 +24,7 @@ import type { OAuthClientService } from './clients/oauth-client-service.js';
 import type { PairingService } from './oauth/pairing.js';
 import type { PrinterService } from './printers/printer-service.js';
 import type { TokenService } from './oauth/token-service.js';
-import type { EmulatorStore } from './store/emulator-store.js';
+import type { EmulatorStore } from './emulator-store.js';
 import type { FileStore } from './files/file-store.js';
 import type { UrlFetcher } from './files/url-fetcher.js';
 import type { SessionService } from './oauth/sessions.js';

@@ -103,6 +103,20 @@ describe.runIf(haveIppEve)('the whole loop in one box', () => {
     }
   });
 
+  it('fails a docx ippeveprinter does not take with 3011, and Status says why', async () => {
+    const id = await printerId('E2E IPP Everywhere');
+    const docx = join(work, 'letter.docx');
+    writeFileSync(docx, 'PK\u0003\u0004 not a real word document');
+    const { status } = await printAndWait(app.sfapi, docx, {
+      type: 'docx',
+      printerid: id,
+      alias: 'letter.docx',
+    });
+    expect(status.jobstatus).toBe(3011);
+    expect(status.jobstatusstring).toMatch(/^ERROR\|RESTART\|.*\S.*\|$/);
+    expect(status.jobstatusstring).toMatch(/document-format|not supported/i);
+  });
+
   it('answers Status 2 for a job id it never issued', async () => {
     const status = await app.sfapi.status('00000000-0000-4000-8000-000000000000');
     expect(status.jobstatus).toBe(2);

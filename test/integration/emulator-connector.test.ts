@@ -484,7 +484,7 @@ describe('events and status', () => {
     });
   });
 
-  it('failed jobs answer 3011 or the connector error code', async () => {
+  it('failed jobs answer 3011 or the connector error code, with its reason after the flags', async () => {
     const plain = await newJob();
     await call(h.baseUrl, 'POST', `/connector/v1/jobs/${plain}/claim`, token);
     await postEvent(plain, event('failed', 1));
@@ -495,7 +495,10 @@ describe('events and status', () => {
     const coded = await newJob();
     await call(h.baseUrl, 'POST', `/connector/v1/jobs/${coded}/claim`, token);
     await postEvent(coded, event('failed', 1, { error_code: 1804, message: 'paper jam' }));
-    expect(ctx.jobs.status(orgId, coded)!.jobstatus).toBe(1804);
+    expect(ctx.jobs.status(orgId, coded)).toMatchObject({
+      jobstatus: 1804,
+      jobstatusstring: 'ERROR|RESTART|paper jam|',
+    });
   });
 
   it('applies events once (event_id) and in seq order; a finished job stays finished', async () => {

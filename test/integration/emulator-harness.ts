@@ -16,6 +16,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import type { CredentialLimits } from '../../src/emulator/store/credential-guard.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { ConnectorRegistration } from '../../src/protocol/connector-channel.js';
+import { checkRequestAgainstOpenApi } from '../support/openapi-requests.js';
 import { checkResponseAgainstOpenApi } from '../support/openapi-responses.js';
 
 export { DEMO };
@@ -101,6 +102,7 @@ export async function tokenRequest(
   baseUrl: string,
   form: Record<string, string>,
   authorization?: string,
+  options: { offContract?: boolean } = {},
 ): Promise<CallResult<Record<string, unknown>>> {
   const res = await request(`${baseUrl}/oauth/access_token/`, {
     method: 'POST',
@@ -111,6 +113,13 @@ export async function tokenRequest(
     body: new URLSearchParams(form).toString(),
   });
   const body = (await res.body.json()) as Record<string, unknown>;
+  const sent = {
+    method: 'POST',
+    path: '/oauth/access_token/',
+    contentType: 'application/x-www-form-urlencoded',
+    body: form,
+  };
+  await checkRequestAgainstOpenApi(baseUrl, sent, res.statusCode, options);
   await checkResponseAgainstOpenApi(baseUrl, 'POST', '/oauth/access_token/', res.statusCode, body);
   return { status: res.statusCode, headers: res.headers, body };
 }
@@ -130,7 +139,11 @@ export async function passwordToken(
   return res.body['access_token'] as string;
 }
 
-/** A JSON call with a bearer token; the body is parsed when there is one. */
+/**
+ * A JSON call with a bearer token; the body is parsed when there is one. The request is checked
+ * against /openapi.json (test/support/openapi-requests.ts): give `offContract` when the test sends
+ * input the document calls wrong on purpose (lenient input); the answer is checked too.
+ */
 // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely; each assertion states the shape it expects.
 export async function call<T = any>(
   baseUrl: string,
@@ -139,6 +152,7 @@ export async function call<T = any>(
   token: string | undefined,
   body?: unknown,
   headers: Record<string, string> = {},
+  options: { offContract?: boolean } = {},
 ): Promise<CallResult<T>> {
   const res = await request(`${baseUrl}${path}`, {
     method,
@@ -151,6 +165,9 @@ export async function call<T = any>(
   });
   const text = await res.body.text();
   const parsed = text === '' ? undefined : JSON.parse(text);
+  const contentType = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
+  const sent = { method, path, contentType: contentType ?? 'application/json', body };
+  await checkRequestAgainstOpenApi(baseUrl, sent, res.statusCode, options);
   await checkResponseAgainstOpenApi(baseUrl, method, path, res.statusCode, parsed);
   return { status: res.statusCode, headers: res.headers, body: parsed as T };
 }

@@ -10,7 +10,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningIppEvePrinter, startIppEvePrinter } from '../support/ippeveprinter.js';
 import { peersAvailable } from '../support/peers.js';
-import { printAndWait, startWholeLoop, type WholeLoop } from '../support/whole-loop.js';
+import { printAndWait, startWholeLoop, type WholeLoop, waitForEnd } from '../support/whole-loop.js';
 
 const enabled = peersAvailable('ippeveprinter');
 const PRINTER = 'Fault Test Printer';
@@ -65,6 +65,33 @@ describe.runIf(enabled)('job fault rules with the real agent and printer', () =>
       });
       expect(third.status.jobstatus).toBe(0);
       expect(third.status.jobstatusstring).toBe('PRINTED|COMPLETE|');
+    } finally {
+      await app.close();
+    }
+  }, 90_000);
+
+  it("holds a jammed printer's new job back, shows why in Status, and prints it once the rule is removed", async () => {
+    const app = await loop.app();
+    try {
+      const printerId = (await app.sfapi.getPrinters()).find((p) => p.name === PRINTER)!.id;
+      const jam = await addFault(loop.url, { printer: printerId, printer_state: 'jammed' });
+      const { fileid, sasUri } = await app.sfapi.prepareUpload();
+      await app.sfapi.upload(sasUri, sample, () => {});
+      const { jobid } = await app.sfapi.print({
+        fileid,
+        type: 'pdf',
+        printerid: printerId,
+        alias: 'jam.pdf',
+      });
+      const waiting = await app.sfapi.status(jobid);
+      expect(waiting.jobstatus).toBe(1246);
+      expect(waiting.jobstatusstring).toBe(`WAITING|printer jammed (fault rule ${jam.id})|`);
+      expect(loop.emulator.app.emulator.store.jobs.findById(jobid)?.state).toBe('pending');
+
+      const removed = await request(`${loop.url}/_emulator/faults/${jam.id}`, { method: 'DELETE' });
+      expect(removed.statusCode).toBe(204);
+      const done = await waitForEnd(app.sfapi, jobid);
+      expect([done.jobstatus, done.jobstatusstring]).toEqual([0, 'PRINTED|COMPLETE|']);
     } finally {
       await app.close();
     }

@@ -16,6 +16,7 @@ import type { EmulatorContext } from '../../src/emulator/context.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { freePort } from '../support/peers.js';
+import { checkRequestAgainstOpenApi } from '../support/openapi-requests.js';
 import { checkResponseAgainstOpenApi } from '../support/openapi-responses.js';
 
 export { DEMO };
@@ -131,6 +132,7 @@ export async function formPost(
   url: string,
   form: Record<string, string>,
   headers: Record<string, string> = {},
+  options: { offContract?: boolean } = {},
 ): Promise<{
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -144,6 +146,13 @@ export async function formPost(
   const text = await res.body.text();
   const parsed = text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>);
   const target = new URL(url);
+  const sent = {
+    method: 'POST',
+    path: `${target.pathname}${target.search}`,
+    contentType: 'application/x-www-form-urlencoded',
+    body: form,
+  };
+  await checkRequestAgainstOpenApi(target.origin, sent, res.statusCode, options);
   await checkResponseAgainstOpenApi(target.origin, 'POST', target.pathname, res.statusCode, parsed);
   return { status: res.statusCode, headers: res.headers, body: parsed ?? {} };
 }
@@ -253,6 +262,7 @@ export async function api(
   path: string,
   token: string | undefined,
   body?: unknown,
+  options: { offContract?: boolean } = {},
   // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely; each assertion states the shape it expects.
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
   const res = await request(`${baseUrl}${path}`, {
@@ -265,6 +275,8 @@ export async function api(
   });
   const text = await res.body.text();
   const parsed = text === '' ? undefined : JSON.parse(text);
+  const sent = { method, path, contentType: 'application/json', body };
+  await checkRequestAgainstOpenApi(baseUrl, sent, res.statusCode, options);
   await checkResponseAgainstOpenApi(baseUrl, method, path, res.statusCode, parsed);
   return { status: res.statusCode, headers: res.headers, body: parsed };
 }

@@ -1,13 +1,15 @@
 /**
  * The OpenAPI 3.1 document of the emulator: /openapi.json passes a real validator
  * (@seriousme/openapi-schema-validator), names every account and partner operation with its
- * response schemas, /docs serves the browser, and the harness's response check (used by every
- * `call()` of the suite) rejects a body that drifts from the document or an undeclared answer.
+ * response schemas, documents requests, /docs serves the browser, the harness's response check
+ * (used by every `call()` of the suite) rejects a body that drifts from the document or an
+ * undeclared answer, and its request check rejects a request off the document that succeeded.
  * Schemas never drop fields on the wire: a field no closed schema names still reaches the client.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkRequestAgainstOpenApi } from '../support/openapi-requests.js';
 import { checkResponseAgainstOpenApi } from '../support/openapi-responses.js';
 import { type Harness, call, passwordToken, startHarness } from './emulator-harness.js';
 
@@ -133,6 +135,49 @@ describe('response check of the harness', () => {
     ).rejects.toThrow('GET /no/such/route 200: no operation of /openapi.json serves this path');
     const missing = await call(h.baseUrl, 'GET', '/no/such/route', undefined);
     expect(missing.body).toEqual({ error: 'not_found', message: 'no route GET /no/such/route' });
+  });
+});
+
+describe('request check of the harness', () => {
+  const print = (body: unknown) => ({
+    method: 'POST',
+    path: '/sfapi/Print/',
+    contentType: 'application/json',
+    body,
+  });
+  const good = { fileid: 'f1', type: 'pdf', printerid: '5e0c8a4e-3f0b-4d3c-8f2a-9b6a1d7e2c44', copies: 2 };
+
+  it('documents the request of every operation that takes one', async () => {
+    const doc = await call(h.baseUrl, 'GET', '/openapi.json', undefined);
+    const printBody = doc.body.paths['/sfapi/Print/'].post.requestBody.content['application/json'].schema;
+    expect(printBody.required).toEqual(['type', 'printerid']);
+    expect(Object.keys(printBody.properties)).toEqual(
+      expect.arrayContaining(['pageranges', 'duplexmode', 'paperwidth']),
+    );
+    const status = doc.body.paths['/sfapi/Status/'].get.parameters;
+    expect(status).toEqual([expect.objectContaining({ in: 'query', name: 'id', required: true })]);
+    const token = doc.body.paths['/oauth/access_token'].post.requestBody.content;
+    expect(Object.keys(token)).toEqual(['application/x-www-form-urlencoded']);
+  });
+
+  it('fails a succeeded request the document calls wrong, passes a refused one, and holds offContract to its word', async () => {
+    await expect(checkRequestAgainstOpenApi(h.baseUrl, print(good), 200)).resolves.toBeUndefined();
+    await expect(checkRequestAgainstOpenApi(h.baseUrl, print({ ...good, copies: '2' }), 200)).rejects.toThrow(
+      /POST \/sfapi\/Print\/ 200: the request does not match \/openapi.json \(Print\) yet succeeded:\n {2}body: \/copies must be integer/,
+    );
+    await expect(
+      checkRequestAgainstOpenApi(h.baseUrl, print({ ...good, bogus: 1 }), 400),
+    ).resolves.toBeUndefined();
+    await expect(
+      checkRequestAgainstOpenApi(h.baseUrl, print({ ...good, copies: '2' }), 200, { offContract: true }),
+    ).resolves.toBeUndefined();
+    await expect(
+      checkRequestAgainstOpenApi(h.baseUrl, print(good), 200, { offContract: true }),
+    ).rejects.toThrow(/marked offContract, but the request matches/);
+    const status = { method: 'GET', path: '/sfapi/Status/?id=J&verbose=1' };
+    await expect(checkRequestAgainstOpenApi(h.baseUrl, status, 200)).rejects.toThrow(
+      /query parameter verbose: not documented/,
+    );
   });
 });
 

@@ -15,6 +15,7 @@ import type { EmulatorSeed } from '../../src/config/emulator-seed-schema.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { type Logger, silentLogger } from '../../src/log/logger.js';
 import type { ConnectorRegistration } from '../../src/protocol/connector-channel.js';
+import { checkRequestAgainstOpenApi } from '../support/openapi-requests.js';
 import { checkResponseAgainstOpenApi } from '../support/openapi-responses.js';
 
 export interface SfapiHarness {
@@ -155,23 +156,35 @@ export async function startSfapiHarness(
   };
 }
 
-/** GET or POST on the emulator with a bearer token; the parsed JSON body and the status. */
+/**
+ * GET or POST on the emulator with a bearer token; the parsed JSON body and the status. Request
+ * and answer are checked against /openapi.json (`offContract`: the test sends lenient input on purpose).
+ */
 export async function call(
   harness: SfapiHarness,
   path: string,
-  options: { method?: 'GET' | 'POST'; body?: unknown; token?: string } = {},
+  options: {
+    method?: 'GET' | 'POST';
+    body?: unknown;
+    token?: string;
+    offContract?: boolean;
+    headers?: Record<string, string>;
+  } = {},
   // biome-ignore lint/suspicious/noExplicitAny: tests read JSON answers of many shapes freely.
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: any; headers: Record<string, string | string[] | undefined> }> {
   const response = await request(`${harness.base}${path}`, {
     method: options.method ?? 'GET',
     headers: {
       authorization: `Bearer ${options.token ?? harness.token}`,
       ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
     },
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
   });
   const text = await response.body.text();
   const body = text === '' ? undefined : JSON.parse(text);
-  await checkResponseAgainstOpenApi(harness.base, options.method ?? 'GET', path, response.statusCode, body);
-  return { status: response.statusCode, body };
+  const sent = { method: options.method ?? 'GET', path, contentType: 'application/json', body: options.body };
+  await checkRequestAgainstOpenApi(harness.base, sent, response.statusCode, options);
+  await checkResponseAgainstOpenApi(harness.base, sent.method, path, response.statusCode, body);
+  return { status: response.statusCode, body, headers: response.headers };
 }

@@ -5,13 +5,13 @@ import { openSqlite } from '../../src/lib/sqlite.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultEmulatorSeed } from '../../src/config/demo-seed.js';
 import { openEmulatorDatabase, runMigrations, schemaVersion } from '../../src/emulator/store/database.js';
-import { openEmulatorStore } from '../../src/emulator/store/emulator-store.js';
+import { openEmulatorStore } from '../../src/emulator/emulator-store.js';
 import { MIGRATIONS } from '../../src/emulator/store/migrations.js';
 import { SecretHasher } from '../../src/emulator/store/secret-hash.js';
 import { CredentialGuard } from '../../src/emulator/store/credential-guard.js';
 import { UserSignIn } from '../../src/emulator/accounts/user-sign-in.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { applySeed } from '../../src/emulator/store/seed-loader.js';
+import { applySeed } from '../../src/emulator/seed-loader.js';
 import { call, DEMO, passwordToken, startHarness } from './emulator-harness.js';
 
 let dir: string;

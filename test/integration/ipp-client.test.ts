@@ -2,7 +2,7 @@
  * IppBackend / IppClient against a real IPP Everywhere printer (ippeveprinter from CUPS), and
  * the failure mapping against a closed port and tiny misbehaving TCP servers.
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,6 +92,35 @@ describe.runIf(hasPeer)('IppBackend against ippeveprinter', () => {
     const found = await backend.ipp.findJobByName('t-text/plain');
     expect(found?.['job-state']).toBe(9);
     await backend.close();
+  });
+
+  it('sends a document of several read buffers byte for byte (two buffers reused in turn)', async () => {
+    const printer = await startIppEvePrinter({ name: 'Buffers Printer' });
+    try {
+      const big = join(dir, 'buffers.pdf');
+      const body = Buffer.alloc(5 * 512 * 1024 + 7);
+      for (let i = 0; i < body.length; i++) body[i] = (i * 31 + (i >> 16)) & 0xff;
+      Buffer.from('%PDF-1.4\n').copy(body);
+      writeFileSync(big, body);
+      const client = new IppClient({ uri: printer.uri, logger });
+      try {
+        const created = await client.printJob({
+          documentPath: big,
+          documentFormat: 'application/pdf',
+          jobName: 'buffers',
+          jobAttributes: [],
+        });
+        const kept = join(printer.spoolDir, `${created.jobId}-buffers.pdf`);
+        await expect
+          .poll(() => existsSync(kept) && statSync(kept).size, { timeout: 10_000 })
+          .toBe(body.length);
+        expect(readFileSync(kept).equals(body)).toBe(true);
+      } finally {
+        client.close();
+      }
+    } finally {
+      await printer.stop();
+    }
   });
 
   it('validates a job and reports format-not-supported as permanent', async () => {

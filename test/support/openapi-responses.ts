@@ -10,17 +10,23 @@ import addFormats from 'ajv-formats';
 import { request } from 'undici';
 import { ErrorBodySchema } from '../../src/emulator/http/schemas.js';
 
-interface Operation {
+/** One operation of the document, as the checks read it. */
+export interface Operation {
+  operationId?: string;
+  parameters?: { in: string; name: string; required?: boolean; schema?: object }[];
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: object }> };
   responses?: Record<string, { content?: Record<string, { schema?: object }> }>;
 }
 type PathItem = Record<string, Operation>;
 interface Route {
+  template: string;
   pattern: RegExp;
   params: number;
   item: PathItem;
 }
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
+/** The validator of both checks (JSON Schema 2020-12, formats checked). */
+export const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
 const routesByBase = new Map<string, Promise<Route[]>>();
 const validators = new WeakMap<object, ValidateFunction>();
@@ -49,11 +55,7 @@ export async function checkResponseAgainstOpenApi(
       `${method} ${pathname} ${status}: /openapi.json has no JSON response schema for this status ` +
         `(declare it in the route's schema.response)\n${JSON.stringify(body).slice(0, 300)}`,
     );
-  let validate = validators.get(schema);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    validators.set(schema, validate);
-  }
+  const validate = validatorOf(schema);
   responseCheckStats.validated += 1;
   if (!validate(body))
     throw new Error(
@@ -69,11 +71,43 @@ function schemaFor(
   pathname: string,
   status: number,
 ): object | undefined | 'no-operation' {
+  const found = match(all, method, pathname);
+  if (!found) return 'no-operation';
+  return found.operation.responses?.[String(status)]?.content?.['application/json']?.schema;
+}
+
+function match(all: Route[], method: string, pathname: string) {
   const trimmed = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
   const matches = all.filter((r) => r.pattern.test(trimmed)).sort((a, b) => a.params - b.params);
-  const operation = matches.map((m) => m.item[method.toLowerCase()]).find((op) => op !== undefined);
-  if (!operation) return 'no-operation';
-  return operation.responses?.[String(status)]?.content?.['application/json']?.schema;
+  for (const route of matches) {
+    const operation = route.item[method.toLowerCase()];
+    if (operation) return { operation, template: route.template };
+  }
+  return undefined;
+}
+
+/**
+ * The operation serving `method` `pathname` with its path template (`/v1/users/{id}`);
+ * 'no-document' for a server without /openapi.json, undefined when no operation serves it.
+ */
+export async function operationFor(
+  baseUrl: string,
+  method: string,
+  pathname: string,
+): Promise<{ operation: Operation; template: string } | undefined | 'no-document'> {
+  const all = await routes(baseUrl);
+  if (all.length === 0) return 'no-document';
+  return match(all, method, pathname);
+}
+
+/** A compiled validator of `schema`, cached by schema object. */
+export function validatorOf(schema: object): ValidateFunction {
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    validators.set(schema, validate);
+  }
+  return validate;
 }
 
 function routes(baseUrl: string): Promise<Route[]> {
@@ -96,6 +130,11 @@ async function fetchRoutes(baseUrl: string): Promise<Route[]> {
   return Object.entries(doc.paths).map(([template, item]) => {
     const trimmed = template.length > 1 ? template.replace(/\/+$/, '') : template;
     const source = trimmed.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
-    return { pattern: new RegExp(`^${source}$`, 'i'), params: (template.match(/\{/g) ?? []).length, item };
+    return {
+      template,
+      pattern: new RegExp(`^${source}$`, 'i'),
+      params: (template.match(/\{/g) ?? []).length,
+      item,
+    };
   });
 }

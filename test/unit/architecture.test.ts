@@ -2,9 +2,35 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { architectureDocViolations } from '../support/architecture-doc.js';
+import {
+  crossDomainRepositoryImports,
+  sharedFolderViolations,
+  storeReachIns,
+  tableOwnerViolations,
+} from '../support/emulator-domains.js';
 import { checkArchitecture, cycles, readImports } from '../support/import-graph.js';
 
 const srcDir = fileURLToPath(new URL('../../src/', import.meta.url));
+const rootDir = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The repository's files (repo-relative; no dependencies, no git) and the folders of src/. */
+function treeOf(root: string): { srcFolders: string[]; files: string[] } {
+  const files: string[] = [];
+  const srcFolders: string[] = [];
+  for (const top of readdirSync(root, { withFileTypes: true })) {
+    if (top.name === 'node_modules' || top.name === '.git') continue;
+    if (top.isFile()) files.push(top.name);
+    if (!top.isDirectory()) continue;
+    for (const entry of readdirSync(join(root, top.name), { recursive: true, withFileTypes: true })) {
+      const path = relative(root, join(entry.parentPath, entry.name)).split('\\').join('/');
+      if (path.includes('node_modules/')) continue;
+      if (entry.isFile()) files.push(path);
+      else if (entry.isDirectory() && top.name === 'src') srcFolders.push(path.slice('src/'.length));
+    }
+  }
+  return { srcFolders, files };
+}
 
 function sourcesOf(dir: string): Map<string, string> {
   const sources = new Map<string, string>();
@@ -21,6 +47,166 @@ describe('the architecture of src/', () => {
     const edges = readImports(sourcesOf(srcDir));
     expect(edges.length).toBeGreaterThan(500);
     expect(checkArchitecture(edges)).toEqual([]);
+  });
+});
+
+/**
+ * The reach-ins through EmulatorStore into another domain's repository that are left to replace
+ * with that domain's face (issue 23). The list only shrinks: a new reach-in fails the test, and
+ * one replaced must leave the list.
+ */
+const STORE_REACH_INS_LEFT = [
+  'accounts -> clients: store.clients',
+  'groups -> accounts: store.printingUsers',
+  'groups -> accounts: store.users',
+  'jobs -> accounts: store.users',
+  'jobs -> connectors: store.connectors',
+  'jobs -> printers: store.printers',
+  'oauth -> accounts: store.users',
+  'oauth -> clients: store.clients',
+  'partner -> accounts: store.memberships',
+  'partner -> accounts: store.organizations',
+  'partner -> accounts: store.users',
+  'partner -> connectors: store.connectors',
+  'partner -> files: store.storedFiles',
+  'partner -> jobs: store.jobs',
+  'partner -> oauth: store.refreshTokens',
+  'printers -> connectors: store.connectors',
+  'pull -> accounts: store.organizations',
+  'pull -> accounts: store.users',
+  'pull -> connectors: store.connectors',
+  'pull -> printers: store.printerSettings',
+  'pull -> printers: store.printers',
+  'sandbox -> accounts: store.users',
+  'sandbox -> jobs: store.jobs',
+  'sandbox -> webhooks: store.webhookEndpoints',
+  'webhooks -> accounts: store.users',
+  'webhooks -> connectors: store.connectors',
+  'webhooks -> printers: store.printers',
+];
+
+describe("the emulator's domains", () => {
+  const sources = sourcesOf(srcDir);
+  const edges = readImports(sources);
+
+  it('write each table from its owning domain only (the owner map covers every table the migrations create)', () => {
+    expect(tableOwnerViolations(sources)).toEqual([]);
+  });
+
+  it('keep domain code out of the shared folders store/, http/ and web/', () => {
+    expect(sharedFolderViolations(edges)).toEqual([]);
+  });
+
+  it("reach another domain's repositories only through its face", () => {
+    expect(crossDomainRepositoryImports(edges)).toEqual([]);
+  });
+
+  it("reach no further through the store into another domain's repositories than the known list", () => {
+    expect(storeReachIns(sources)).toEqual(STORE_REACH_INS_LEFT);
+  });
+});
+
+describe('docs/architecture.md', () => {
+  it('lists every folder of src/ and names only paths that exist', () => {
+    const doc = readFileSync(join(rootDir, 'docs/architecture.md'), 'utf8');
+    expect(architectureDocViolations(doc, treeOf(rootDir))).toEqual([]);
+  });
+
+  it('is checked: a folder left out and a path that does not exist are found', () => {
+    const tree = {
+      srcFolders: ['emulator', 'emulator/pull', 'emulator/pull/tpfm'],
+      files: [
+        'src/emulator/app.ts',
+        'src/emulator/pull/pull-services.ts',
+        'src/emulator/pull/tpfm/tpfm-wire.ts',
+      ],
+    };
+    expect(
+      architectureDocViolations('`emulator/` `pull/` `emulator/app.ts` `pull/gone.ts` `spec.md`', tree),
+    ).toEqual([
+      'folder not in docs/architecture.md: src/emulator/pull/tpfm/',
+      'docs/architecture.md names a path that does not exist: pull/gone.ts',
+      'docs/architecture.md names a path that does not exist: spec.md',
+    ]);
+  });
+});
+
+describe('the domain checks, on fixtures that break each rule on purpose', () => {
+  const owners = { users: 'accounts', printers: 'printers' };
+
+  it('finds a table written outside its owning domain, one named at run time and one without an owner', () => {
+    const sources = new Map([
+      ['emulator/accounts/user-repo.ts', "db.prepare('UPDATE users SET name = ? WHERE id = ?')"],
+      ['emulator/groups/printing-user-repo.ts', 'db.prepare(`UPDATE users SET flag = 1 WHERE id = ?`)'],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the fixture is source text that names its table at run time
+      ['emulator/accounts/organization-repo.ts', 'db.prepare(`DELETE FROM ${table} WHERE id = ?`)'],
+      [
+        'emulator/printers/printer-repo.ts',
+        "db.prepare('INSERT OR IGNORE INTO printer_notes (id) VALUES (?)')",
+      ],
+      [
+        'emulator/store/migrations.ts',
+        'CREATE TABLE users (id TEXT); CREATE TABLE IF NOT EXISTS printers (id TEXT);',
+      ],
+    ]);
+    expect(tableOwnerViolations(sources, owners)).toEqual([
+      'table users (owner accounts) written by emulator/groups/printing-user-repo.ts',
+      'table named at run time: emulator/accounts/organization-repo.ts writes a table whose name is not in its SQL',
+      'table without an owner: printer_notes (written by emulator/printers/printer-repo.ts)',
+    ]);
+  });
+
+  it('finds a table the migrations create that the owner map leaves out, and an owner of no table', () => {
+    const sources = new Map([
+      ['emulator/store/migrations.ts', 'CREATE TABLE users (id TEXT); CREATE TABLE cards (n TEXT);'],
+    ]);
+    expect(tableOwnerViolations(sources, owners)).toEqual([
+      'table without an owner: cards (created by the migrations)',
+      'owner map names a table the migrations never create: printers',
+    ]);
+  });
+
+  it("finds a shared folder importing a domain, and a domain importing another domain's repository", () => {
+    const edges = readImports(
+      new Map([
+        [
+          'emulator/http/http-errors.ts',
+          "import { OAuthGrantError } from '../oauth/oauth-errors.js';\nimport { x } from './schemas.js';",
+        ],
+        ['emulator/store/seed-loader.ts', "import type { EmulatorStore } from '../emulator-store.js';"],
+        ['emulator/jobs/job-service.ts', "import type { PrinterRecord } from '../printers/printer-repo.js';"],
+        [
+          'emulator/pull/tpfm/tpfm-auth.ts',
+          "import type { PrinterRecord } from '../../printers/printers-face.js';",
+        ],
+        ['emulator/emulator-store.ts', "import { PrinterRepo } from './printers/printer-repo.js';"],
+      ]),
+    );
+    expect(sharedFolderViolations(edges)).toEqual([
+      'shared folder imports domain code: emulator/http/http-errors.ts -> emulator/oauth/oauth-errors.ts',
+      'shared folder imports domain code: emulator/store/seed-loader.ts -> emulator/emulator-store.ts',
+    ]);
+    expect(crossDomainRepositoryImports(edges)).toEqual([
+      'type repository of printers imported by emulator/jobs/job-service.ts: emulator/printers/printer-repo.ts (use emulator/printers/printers-face.ts)',
+    ]);
+  });
+
+  it("finds a domain reaching through the store into another domain's repository", () => {
+    const store = [
+      "import { UserRepo } from './accounts/user-repo.js';",
+      "import { JobRepo } from './jobs/job-repo.js';",
+      'export class EmulatorStore {',
+      '  readonly users: UserRepo;',
+      '  readonly jobs: JobRepo;',
+      '}',
+    ].join('\n');
+    const sources = new Map([
+      ['emulator/emulator-store.ts', store],
+      ['emulator/jobs/job-service.ts', 'this.store.jobs.insert(job); this.store.users.findById(id);'],
+      ['emulator/accounts/user-sign-in.ts', 'this.store.users.findByEmail(email);'],
+      ['emulator/seed-loader.ts', 'store.users.insert(user); store.jobs.count();'],
+    ]);
+    expect(storeReachIns(sources)).toEqual(['jobs -> accounts: store.users']);
   });
 });
 

@@ -3,6 +3,7 @@
  * they shape the OpenAPI document and the serialized responses. Pure data.
  */
 import { Type as T } from '@sinclair/typebox';
+import { type DocumentedRequest, jsonBody, queryOf } from '../http/schemas.js';
 import {
   DateTime,
   Nullable,
@@ -138,3 +139,50 @@ export const invitationPageSchema = {
     429: pageOrError('too many wrong passwords'),
   },
 };
+
+const RolesInput = T.Union(
+  [
+    T.Literal('admin'),
+    T.Literal('user'),
+    T.Array(T.Union([T.Literal('admin'), T.Literal('user')]), { minItems: 1, uniqueItems: true }),
+  ],
+  {
+    description: 'admin (admin and user), user, or an array of them',
+  },
+);
+const Email = T.String({ format: 'email', maxLength: 254 });
+const ExpireDate = T.String({ format: 'date-time', description: 'when the invitation expires (future)' });
+const FORM = 'application/x-www-form-urlencoded';
+
+/** Requests of the account routes (checked by the services; http/schemas.ts DocumentedRequest). */
+export const accountRequests = {
+  patchUser: jsonBody(
+    {
+      first_name: T.Optional(T.String({ maxLength: 150 })),
+      last_name: T.Optional(T.String({ maxLength: 150 })),
+      email: T.Optional(Email),
+      roles: T.Optional(RolesInput),
+    },
+    false,
+    { description: 'only these fields; any other is a 400 naming it' },
+  ),
+  createInvitation: jsonBody({ email: Email, expire_date: ExpireDate }, true, {
+    examples: [{ email: 'new.user@example.com', expire_date: '2030-01-31T12:00:00Z' }],
+  }),
+  resendInvitation: jsonBody({ email: T.Optional(Email), expire_date: T.Optional(ExpireDate) }, false),
+  invitationPage: queryOf({ token: T.String({ description: 'the token of the invitation link' }) }),
+  acceptInvitation: {
+    bodies: {
+      [FORM]: T.Object(
+        {
+          token: T.String(),
+          csrf_token: T.String(),
+          first_name: T.String(),
+          last_name: T.String(),
+          password: T.String(),
+        },
+        { additionalProperties: true },
+      ),
+    },
+  },
+} satisfies Record<string, DocumentedRequest>;

@@ -9,11 +9,11 @@
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { ForbiddenError } from '../../lib/errors.js';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireScopes } from '../http/bearer-auth.js';
+import { requireScopes } from './bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
 import type { AccountCaller } from './account-user-service.js';
-import { accountUserSchemas } from './account-schemas.js';
+import { accountRequests, accountUserSchemas } from './account-schemas.js';
 import { operation } from '../http/schemas.js';
 
 type IdParams = { Params: { id: string } };
@@ -59,7 +59,7 @@ export const accountUserRoutes: EmulatorRoutePlugin = async (app, { context }) =
 
   app.patch<IdParams>(
     '/v1/users/:id',
-    { ...auth, schema: operation('UpdateAccountUser', accountUserSchemas.patch) },
+    { ...auth, schema: operation('UpdateAccountUser', accountUserSchemas.patch, accountRequests.patchUser) },
     async (request) => accountUsers.patch(accountCaller(request), request.params.id, request.body ?? {}),
   );
 

@@ -7,7 +7,7 @@
  */
 import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import { emailField, objectBody, onlyFields, rolesField, textField } from './account-rules.js';
 import type { Membership } from './membership-repo.js';
 import type { MembershipService } from './membership-service.js';

@@ -1,5 +1,5 @@
 /**
- * Who is calling an API: what bearer authentication (http/bearer-auth.ts) resolves a token to,
+ * Who is calling an API: what bearer authentication (bearer-auth.ts) resolves a token to,
  * and what services are told about the caller. A plain value; nothing to clean up.
  */
 import type { UserRole } from './user-repo.js';

@@ -13,7 +13,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GoneError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireScopes } from '../http/bearer-auth.js';
+import { requireScopes } from './bearer-auth.js';
 import { CSRF_FIELD, checkFormCsrf, issueFormCsrf } from '../http/form-csrf.js';
 import { envelope, parsePage, requestBaseUrl } from '../http/pagination.js';
 import { renderErrorPage } from '../web/error-page.js';
@@ -23,7 +23,7 @@ import {
   renderInvitationUnusable,
 } from '../web/invitation-page.js';
 import { requireAccountAdmin } from './account-user-routes.js';
-import { invitationPageSchema, invitationSchemas } from './account-schemas.js';
+import { invitationPageSchema, accountRequests, invitationSchemas } from './account-schemas.js';
 import {
   type AcceptanceForm,
   INVITATION_PAGE_PATH,
@@ -42,7 +42,10 @@ export const invitationRoutes: EmulatorRoutePlugin = async (app, { context }) =>
 
   app.post(
     '/v1/userinvitations',
-    { ...auth, schema: operation('CreateInvitation', invitationSchemas.create) },
+    {
+      ...auth,
+      schema: operation('CreateInvitation', invitationSchemas.create, accountRequests.createInvitation),
+    },
     async (request, reply) => {
       const invitee = invitations.parseNew(request.body);
       const inv = invitations.invite(request.auth.organizationId, invitee, base(request));
@@ -62,7 +65,10 @@ export const invitationRoutes: EmulatorRoutePlugin = async (app, { context }) =>
 
   app.patch<IdParams>(
     '/v1/userinvitations/:id',
-    { ...auth, schema: operation('ResendInvitation', invitationSchemas.resend) },
+    {
+      ...auth,
+      schema: operation('ResendInvitation', invitationSchemas.resend, accountRequests.resendInvitation),
+    },
     async (request) => {
       const inv = invitations.resend(
         request.auth.organizationId,
@@ -76,7 +82,7 @@ export const invitationRoutes: EmulatorRoutePlugin = async (app, { context }) =>
 
   app.get(
     INVITATION_PAGE_PATH,
-    { schema: operation('ShowInvitationPage', invitationPageSchema) },
+    { schema: operation('ShowInvitationPage', invitationPageSchema, accountRequests.invitationPage) },
     async (request, reply) => {
       const token = (request.query as Record<string, unknown>)['token'];
       return showForm(request, reply, invitations, typeof token === 'string' ? token : '', undefined);
@@ -85,7 +91,7 @@ export const invitationRoutes: EmulatorRoutePlugin = async (app, { context }) =>
 
   app.post(
     INVITATION_PAGE_PATH,
-    { schema: operation('AcceptInvitation', invitationPageSchema) },
+    { schema: operation('AcceptInvitation', invitationPageSchema, accountRequests.acceptInvitation) },
     async (request, reply) => {
       const form = (request.body ?? {}) as Record<string, string | undefined>;
       const token = form['token'] ?? '';

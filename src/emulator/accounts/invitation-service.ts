@@ -15,7 +15,7 @@ import {
   ValidationError,
 } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import { hashToken, randomToken } from '../store/secret-hash.js';
 import { emailField, futureDateTimeField, objectBody, onlyFields } from './account-rules.js';
 import type { Invitation } from './invitation-repo.js';

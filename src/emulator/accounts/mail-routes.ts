@@ -13,7 +13,7 @@ import type { FastifyRequest } from 'fastify';
 import { ForbiddenError } from '../../lib/errors.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { authenticateRequest } from '../http/bearer-auth.js';
+import { authenticateRequest } from './bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { renderMailPage } from '../web/mail-page.js';
 import type { Mail, MailFilter } from './mail-outbox.js';

@@ -123,15 +123,13 @@ export class OrganizationRepo {
   }
 
   /**
-   * Deletes the organization: first the records that name it without a foreign key (jobs and
-   * their events, stored-file records, refresh tokens, the client-creation log), then the row,
-   * whose foreign keys remove printers, connectors, groups, clients, invitations, memberships,
-   * cards and pull-printing state. Run inside the caller's transaction.
+   * Deletes the organization's row, whose foreign keys remove printers, connectors, groups,
+   * clients, invitations, memberships, cards and pull-printing state. The records that name it
+   * without a foreign key (jobs and their events, stored-file records, refresh tokens, the
+   * client-creation log) are deleted first by the domains that own them
+   * (partner/partner-organization-service.ts). Run inside the caller's transaction.
    */
   delete(id: string): void {
-    for (const table of ['jobs', 'stored_files', 'refresh_tokens', 'oauth_client_creations']) {
-      this.db.prepare(`DELETE FROM ${table} WHERE organization_id = ?`).run(id);
-    }
     this.db.prepare('DELETE FROM organizations WHERE id = ?').run(id);
   }
 

@@ -4,7 +4,7 @@
  * scrypt off the event loop, the same work for an unknown e-mail. Nothing to clean up.
  */
 import type { CredentialGuard } from '../store/credential-guard.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import type { User } from './user-repo.js';
 
 /** See the file comment. */

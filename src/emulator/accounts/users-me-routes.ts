@@ -5,7 +5,7 @@
  */
 import { usersMeSchema } from './account-schemas.js';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireScopes } from '../http/bearer-auth.js';
+import { requireScopes } from './bearer-auth.js';
 import { invalidToken } from '../http/http-errors.js';
 import type { User } from './user-repo.js';
 import { accountUserResource } from './account-user-service.js';

@@ -6,8 +6,8 @@
  */
 import type { Clock } from '../../lib/clock.js';
 import { TooManyRequestsError } from '../../lib/errors.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
-import { ClientCreationLogRepo } from '../oauth/oauth-audit-repo.js';
+import type { EmulatorStore } from '../emulator-store.js';
+import { ClientCreationLogRepo } from './client-creation-log-repo.js';
 
 /** Client creations one admin may make per window. */
 export const CREATIONS_PER_ADMIN = 10;
@@ -53,6 +53,11 @@ export class ClientCreationLimits {
         'rate_limited',
       );
     }
+  }
+
+  /** Forgets the creations in `organizationId` (the organization is being deleted). */
+  forgetOrganization(organizationId: string): void {
+    this.log.deleteOfOrganization(organizationId);
   }
 
   /** Records a creation (after the client was stored). */

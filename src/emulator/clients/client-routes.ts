@@ -6,12 +6,12 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireScopes } from '../http/bearer-auth.js';
+import { requireScopes } from '../accounts/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
 import type { Creator } from './client-creation-limits.js';
-import { clientSchemas } from './client-schemas.js';
+import { clientRequests, clientSchemas } from './client-schemas.js';
 import { operation } from '../http/schemas.js';
 
 interface IdParams {
@@ -25,7 +25,10 @@ export const oauthClientRoutes: EmulatorRoutePlugin = async (app, { context }) =
 
   app.post(
     '/v1/oauth-clients/public',
-    { ...auth, schema: operation('CreatePublicOAuthClient', clientSchemas.create) },
+    {
+      ...auth,
+      schema: operation('CreatePublicOAuthClient', clientSchemas.create, clientRequests.createPublic),
+    },
     async (request, reply) => {
       reply.status(201).header('cache-control', 'no-store');
       return service.create(creator(request), 'public', request.body);
@@ -34,7 +37,14 @@ export const oauthClientRoutes: EmulatorRoutePlugin = async (app, { context }) =
 
   app.post(
     '/v1/oauth-clients/confidential',
-    { ...auth, schema: operation('CreateConfidentialOAuthClient', clientSchemas.create) },
+    {
+      ...auth,
+      schema: operation(
+        'CreateConfidentialOAuthClient',
+        clientSchemas.create,
+        clientRequests.createConfidential,
+      ),
+    },
     async (request, reply) => {
       reply.status(201).header('cache-control', 'no-store');
       return service.create(creator(request), 'confidential', request.body);
@@ -43,7 +53,7 @@ export const oauthClientRoutes: EmulatorRoutePlugin = async (app, { context }) =
 
   app.get(
     '/v1/oauth-clients',
-    { ...auth, schema: operation('ListOAuthClients', clientSchemas.list) },
+    { ...auth, schema: operation('ListOAuthClients', clientSchemas.list, clientRequests.list) },
     async (request) => {
       const page = parsePage(request.query as Record<string, unknown>);
       const { count, results } = service.list(request.auth.organizationId, page.limit, page.offset);
@@ -59,7 +69,7 @@ export const oauthClientRoutes: EmulatorRoutePlugin = async (app, { context }) =
 
   app.patch<IdParams>(
     '/v1/oauth-clients/:clientId',
-    { ...auth, schema: operation('UpdateOAuthClient', clientSchemas.patch) },
+    { ...auth, schema: operation('UpdateOAuthClient', clientSchemas.patch, clientRequests.patch) },
     async (request) =>
       service.patch(request.auth.organizationId, request.params.clientId, request.body ?? {}),
   );

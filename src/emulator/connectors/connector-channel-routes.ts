@@ -15,7 +15,7 @@ import {
   CONNECTOR_PROTOCOL_VERSION,
 } from '../../protocol/connector-channel.js';
 import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
-import { authenticateRequest } from '../http/bearer-auth.js';
+import { authenticateRequest } from '../accounts/bearer-auth.js';
 import type { ConnectorRecord } from './connector-repo.js';
 import { hostId } from '../printers/printer-routes.js';
 

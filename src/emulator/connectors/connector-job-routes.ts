@@ -9,14 +9,14 @@ import type { FastifyRequest } from 'fastify';
 import { ValidationError } from '../../lib/errors.js';
 import type { JobEventBatchResult, JobPollResponse } from '../../protocol/connector-channel.js';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireScopes } from '../http/bearer-auth.js';
+import { requireScopes } from '../accounts/bearer-auth.js';
 import { sendFileWithRange } from '../http/file-range.js';
 import { forbidden, toHttpError } from '../http/http-errors.js';
 import { connectorToWire } from './connector-service.js';
 import { applyEventBatch, parseEventBatch } from '../jobs/job-event-batch.js';
 import { parsePropertiesUpload } from '../printers/printer-wire.js';
 import { hostId } from '../printers/printer-routes.js';
-import { connectorJobSchemas } from './connector-schemas.js';
+import { connectorJobSchemas, connectorRequests } from './connector-schemas.js';
 import { operation } from '../http/schemas.js';
 
 /** Longest long poll the emulator holds, in seconds. */
@@ -36,7 +36,10 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
 
   app.post(
     '/connector/v1/register',
-    { ...auth, schema: operation('RegisterConnector', connectorJobSchemas.register) },
+    {
+      ...auth,
+      schema: operation('RegisterConnector', connectorJobSchemas.register, connectorRequests.register),
+    },
     async (request, reply) => {
       const { connector, created } = connectors.register(request.auth, request.body);
       return reply.status(created ? 201 : 200).send(connectorToWire(connector));
@@ -54,7 +57,14 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
 
   app.put<JobParams>(
     '/connector/v1/printers/:id/properties',
-    { ...auth, schema: operation('ReplacePrinterProperties', connectorJobSchemas.properties) },
+    {
+      ...auth,
+      schema: operation(
+        'ReplacePrinterProperties',
+        connectorJobSchemas.properties,
+        connectorRequests.properties,
+      ),
+    },
     async (request, reply) => {
       const properties = parsePropertiesUpload(request.body);
       const printer = ownPrinter(request);
@@ -69,7 +79,14 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
 
   app.patch<JobParams>(
     '/connector/v1/printers/:id/properties',
-    { ...auth, schema: operation('UpdatePrinterProperties', connectorJobSchemas.properties) },
+    {
+      ...auth,
+      schema: operation(
+        'UpdatePrinterProperties',
+        connectorJobSchemas.properties,
+        connectorRequests.properties,
+      ),
+    },
     async (request, reply) => {
       capabilities.patchUpload(ownPrinter(request), request.body);
       return reply.status(204).send();
@@ -78,7 +95,7 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
 
   app.get(
     '/connector/v1/jobs',
-    { ...auth, schema: operation('ListConnectorJobs', connectorJobSchemas.poll) },
+    { ...auth, schema: operation('ListConnectorJobs', connectorJobSchemas.poll, connectorRequests.poll) },
     async (request, reply): Promise<JobPollResponse> => {
       const wait = parseWait((request.query as Record<string, unknown>)['wait']);
       const connector = caller(request);
@@ -97,7 +114,7 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
 
   app.post<JobParams>(
     '/connector/v1/jobs/:id/claim',
-    { ...auth, schema: operation('ClaimJob', connectorJobSchemas.claim) },
+    { ...auth, schema: operation('ClaimJob', connectorJobSchemas.claim, connectorRequests.claim) },
     async (request) => jobs.claim(caller(request), request.params.id),
   );
 
@@ -114,7 +131,10 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
 
   app.post<JobParams>(
     '/connector/v1/jobs/:id/events',
-    { ...auth, schema: operation('ReportJobEvents', connectorJobSchemas.jobEvents) },
+    {
+      ...auth,
+      schema: operation('ReportJobEvents', connectorJobSchemas.jobEvents, connectorRequests.jobEvent),
+    },
     async (request, reply) => {
       await jobs.applyEvent(caller(request), request.params.id, request.body);
       return reply.status(204).send();
@@ -123,7 +143,7 @@ export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) 
 
   app.post(
     '/connector/v1/events',
-    { ...auth, schema: operation('ReportEvents', connectorJobSchemas.events) },
+    { ...auth, schema: operation('ReportEvents', connectorJobSchemas.events, connectorRequests.events) },
     async (request): Promise<JobEventBatchResult> => {
       const connector = caller(request);
       const items = parseEventBatch(request.body);

@@ -10,11 +10,11 @@
 import { ValidationError } from '../../lib/errors.js';
 import { CHANNEL_CLOSE, type Connector } from '../../protocol/connector-channel.js';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireAnyScope } from '../http/bearer-auth.js';
+import { requireAnyScope } from '../accounts/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { connectorToWire } from './connector-service.js';
-import { connectorAdminSchemas } from './connector-schemas.js';
+import { connectorAdminSchemas, connectorRequests } from './connector-schemas.js';
 import { operation } from '../http/schemas.js';
 
 /** Connector types of the spec. */
@@ -48,7 +48,7 @@ export const connectorAdminRoutes: EmulatorRoutePlugin = async (app, { context }
 
   app.get(
     '/printing/v1/connectors',
-    { ...read, schema: operation('ListConnectors', connectorAdminSchemas.list) },
+    { ...read, schema: operation('ListConnectors', connectorAdminSchemas.list, connectorRequests.list) },
     async (request) => {
       const query = request.query as Record<string, unknown>;
       const page = parsePage(query);

@@ -5,7 +5,19 @@
  * Pure data.
  */
 import { Type as T } from '@sinclair/typebox';
-import { DateTime, NoContent, Nullable, Uuid, otherContent, pageOf, responses } from '../http/schemas.js';
+import {
+  DateTime,
+  type DocumentedRequest,
+  NoContent,
+  Nullable,
+  PageQueryDoc,
+  Uuid,
+  jsonBody,
+  otherContent,
+  pageOf,
+  queryOf,
+  responses,
+} from '../http/schemas.js';
 
 const admin = { tags: ['connectors'], security: [{ bearer: [] }] };
 const own = { tags: ['connector channel'], security: [{ bearer: [] }] };
@@ -142,3 +154,77 @@ export const connectorJobSchemas = {
     response: responses({ 204: NoContent }, 400, 401, 403, 404),
   },
 };
+
+const Text = (max = 255) => T.String({ minLength: 1, maxLength: max });
+
+/** Requests of the connector routes (checked by the services; http/schemas.ts DocumentedRequest). */
+export const connectorRequests = {
+  list: queryOf({
+    ...PageQueryDoc,
+    type: T.Optional(T.String({ description: 'TPHub, Printserver... (GetConnectorFilterValues)' })),
+    status: T.Optional(T.String({ description: 'ON or OFF (GetConnectorFilterValues)' })),
+  }),
+  register: jsonBody(
+    {
+      serial_string: Text(),
+      type: T.Union([T.Literal('TPHub'), T.Literal('Printserver')]),
+      readable_name: Text(),
+      description: T.Optional(T.String({ maxLength: 1024 })),
+      hostname: Text(),
+      internal_ip: T.Union([T.String(), T.Null()]),
+      external_ip: T.Union([T.String(), T.Null()]),
+      os_type: T.Union([T.Literal('Linux'), T.Literal('Windows'), T.Literal('Windows CE')]),
+      sw_version: Text(64),
+      location: T.Optional(T.Union([T.String(), T.Null()])),
+      management_url: T.Optional(T.Union([T.String(), T.Null()])),
+      supported_formats: T.String({ description: 'comma-separated, e.g. RAW,PDF' }),
+    },
+    false,
+  ),
+  properties: jsonBody(
+    {
+      properties: T.Optional(
+        T.Object({}, { additionalProperties: true, description: 'GetPrinterProperties fields' }),
+      ),
+      blob_capabilities: T.Optional(T.Object({}, { additionalProperties: true })),
+    },
+    false,
+  ),
+  claim: {
+    body: T.Object({}, { additionalProperties: true, description: 'nothing is read: send {} or no body' }),
+  },
+  poll: queryOf({
+    wait: T.Optional(T.Integer({ minimum: 0, maximum: 120, description: 'long-poll seconds' })),
+  }),
+  jobEvent: jsonBody(
+    {
+      event_id: T.String(),
+      seq: T.Integer({ minimum: 0 }),
+      kind: T.Union(
+        [
+          'received',
+          'downloading',
+          'printing',
+          'progress',
+          'waiting',
+          'completed',
+          'failed',
+          'cancelled',
+        ].map((k) => T.Literal(k)),
+      ),
+      at: T.String({ format: 'date-time' }),
+      pages_printed: T.Optional(T.Integer({ minimum: 0 })),
+      pages_total: T.Optional(T.Integer({ minimum: 0 })),
+      printer_job_id: T.Optional(T.String()),
+      error_code: T.Optional(T.Integer()),
+      message: T.Optional(T.String()),
+    },
+    true,
+  ),
+  events: jsonBody(
+    {
+      events: T.Array(T.Object({ job_id: T.String(), event: T.Object({}, { additionalProperties: true }) })),
+    },
+    true,
+  ),
+} satisfies Record<string, DocumentedRequest>;

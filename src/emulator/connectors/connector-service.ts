@@ -10,7 +10,7 @@ import type { Logger } from '../../log/logger.js';
 import type { Connector } from '../../protocol/connector-channel.js';
 import type { AuthContext } from '../accounts/auth-context.js';
 import type { ConnectorRecord } from './connector-repo.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import { parseRegistration, uniqueName } from './connector-rules.js';
 
 /** Contact within this many ms of the last recorded contact is not written again. */

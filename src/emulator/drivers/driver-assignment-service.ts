@@ -8,8 +8,9 @@ import type { Clock } from '../../lib/clock.js';
 import { ValidationError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import { type EncodedBlobCapabilities, encodeBlobCapabilities } from '../../protocol/capability-merge.js';
-import type { DriverRepo } from './driver-repo.js';
-import type { PrinterFields, PrinterRecord } from '../printers/printer-repo.js';
+import { DriverRepo } from './driver-repo.js';
+import type { EmulatorDatabase } from '../store/database.js';
+import type { PrinterFields, PrinterRecord } from '../printers/printers-face.js';
 import { type AutoDriverAssignmentState, type DriverAssignment, assignDriver } from './driver-assignment.js';
 import type { CatalogDriver, DriverCatalog } from './driver-catalog.js';
 
@@ -23,6 +24,16 @@ export interface DriverWire {
   arch: string;
   printers_using_driver: number;
   blob_capabilities: EncodedBlobCapabilities;
+}
+
+/** The service over `db`'s driver states, with its own repository. */
+export function driverAssignmentOver(
+  catalog: DriverCatalog,
+  db: EmulatorDatabase,
+  clock: Clock,
+  logger: Logger,
+): DriverAssignmentService {
+  return new DriverAssignmentService(catalog, new DriverRepo(db), clock, logger);
 }
 
 /** Assigns drivers and serves the catalog. */

@@ -7,9 +7,9 @@
  */
 import { ValidationError } from '../../lib/errors.js';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireAnyScope } from '../http/bearer-auth.js';
+import { requireAnyScope } from '../accounts/bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
-import { driverSchemas } from '../printers/printer-schemas.js';
+import { driverRequests, driverSchemas } from '../printers/printer-schemas.js';
 import { operation } from '../http/schemas.js';
 
 /** Registers the driver routes. */
@@ -25,7 +25,7 @@ export const driverRoutes: EmulatorRoutePlugin = async (app, { context }) => {
 
   app.get(
     '/printing/v1/drivers',
-    { ...read, schema: operation('ListDrivers', driverSchemas.list) },
+    { ...read, schema: operation('ListDrivers', driverSchemas.list, driverRequests.list) },
     async (request) => {
       const query = request.query as Record<string, unknown>;
       const page = parsePage(query);

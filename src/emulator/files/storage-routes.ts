@@ -20,7 +20,8 @@ import { FILE_CHUNK } from '../../lib/file-sink.js';
 import type { Logger } from '../../log/logger.js';
 import { parseBlockList } from '../../protocol/sfapi-block-list.js';
 import { drainBody, lingerOnClose, readText } from './request-body.js';
-import { NoContent, otherContent, operation } from '../http/schemas.js';
+import { type DocumentedRequest, NoContent, operation, otherContent } from '../http/schemas.js';
+import { Type as T } from '@sinclair/typebox';
 import { type FileStore, type StoredFile, TooLargeError } from './file-store.js';
 
 /** Path prefix of upload URLs; the file id follows. */
@@ -58,6 +59,37 @@ const storageSchema = {
   },
 };
 
+const signed = (description: string) => T.Optional(T.String({ description }));
+
+/** The upload request: the signed query of the sasUri, plus Azure's block parameters. */
+const storageRequest = {
+  querystring: T.Object(
+    {
+      sv: signed('signed: storage version'),
+      sr: signed('signed: resource (b)'),
+      sp: signed('signed: permissions (cw)'),
+      se: T.String({ description: 'signed: expiry (one hour after PrepareUpload)' }),
+      sig: T.String({ description: 'signed: the signature; a credential, never logged' }),
+      comp: T.Optional(
+        T.Union([T.Literal('block'), T.Literal('blocklist')], { description: 'Azure block upload' }),
+      ),
+      blockid: T.Optional(T.String({ description: 'comp=block: base64 block id' })),
+    },
+    { additionalProperties: false, description: 'send the sasUri exactly as PrepareUpload returned it' },
+  ),
+  bodies: {
+    'multipart/form-data': T.Object(
+      { file: T.String({ format: 'binary' }) },
+      { description: 'the spec: a part named file' },
+    ),
+    'application/octet-stream': T.String({
+      format: 'binary',
+      description: 'x-ms-blob-type: BlockBlob, or a block',
+    }),
+    'application/xml': T.String({ description: 'comp=blocklist: the XML block list' }),
+  },
+} satisfies DocumentedRequest;
+
 /** Registers the upload route. Bodies are not parsed by Fastify here: the handlers stream them. */
 export async function storageRoutes(app: FastifyInstance, options: StorageRoutesOptions): Promise<void> {
   app.removeAllContentTypeParsers();
@@ -65,7 +97,7 @@ export async function storageRoutes(app: FastifyInstance, options: StorageRoutes
   const log = options.logger.child({ route: 'storage' });
   app.put(
     `${STORAGE_UPLOAD_PREFIX}:fileId`,
-    { logLevel: 'silent', schema: operation('UploadFile', storageSchema) },
+    { logLevel: 'silent', schema: operation('UploadFile', storageSchema, storageRequest) },
     async (request, reply) => {
       const { fileId } = request.params as { fileId: string };
       try {

@@ -130,6 +130,11 @@ export class StoredFileRepo {
     return rows.map(toStoredFile);
   }
 
+  /** Deletes the records of `organizationId` (the organization is being deleted). */
+  deleteOfOrganization(organizationId: string): void {
+    this.db.prepare('DELETE FROM stored_files WHERE organization_id = ?').run(organizationId);
+  }
+
   remove(fileId: string): void {
     this.db.prepare('DELETE FROM stored_files WHERE file_id = ?').run(fileId);
   }

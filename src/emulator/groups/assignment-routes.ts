@@ -11,10 +11,10 @@
  */
 import { ValidationError } from '../../lib/errors.js';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireAnyScope } from '../http/bearer-auth.js';
+import { requireAnyScope } from '../accounts/bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { requireAdmin } from './group-routes.js';
-import { groupSchemas } from './group-schemas.js';
+import { groupRequests, groupSchemas } from './group-schemas.js';
 import { operation } from '../http/schemas.js';
 
 type IdParams = { Params: { id: string } };
@@ -28,7 +28,10 @@ export const assignmentRoutes: EmulatorRoutePlugin = async (app, { context }) =>
 
   app.get(
     '/printing/v1/assignments',
-    { ...auth, schema: operation('ListAssignments', groupSchemas.listAssignments) },
+    {
+      ...auth,
+      schema: operation('ListAssignments', groupSchemas.listAssignments, groupRequests.listAssignments),
+    },
     async (request) => {
       const query = request.query as Record<string, unknown>;
       const page = parsePage(query);
@@ -44,7 +47,10 @@ export const assignmentRoutes: EmulatorRoutePlugin = async (app, { context }) =>
 
   app.patch<IdParams>(
     '/printing/v1/assignments/:id',
-    { ...auth, schema: operation('UpdateAssignment', groupSchemas.patchAssignment) },
+    {
+      ...auth,
+      schema: operation('UpdateAssignment', groupSchemas.patchAssignment, groupRequests.changeAssignment),
+    },
     async (request) => {
       requireAdmin(request, 'assigning a printer to groups');
       return assignments.add(request.auth.organizationId, request.params.id, request.body);
@@ -53,7 +59,10 @@ export const assignmentRoutes: EmulatorRoutePlugin = async (app, { context }) =>
 
   app.delete<IdParams>(
     '/printing/v1/assignments/:id',
-    { ...auth, schema: operation('RemoveAssignment', groupSchemas.deleteAssignment) },
+    {
+      ...auth,
+      schema: operation('RemoveAssignment', groupSchemas.deleteAssignment, groupRequests.changeAssignment),
+    },
     async (request, reply) => {
       requireAdmin(request, "removing a printer's group assignments");
       assignments.remove(request.auth.organizationId, request.params.id, request.body);

@@ -15,11 +15,11 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireAnyScope } from '../http/bearer-auth.js';
+import { requireAnyScope } from '../accounts/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { groupToWire } from './group-service.js';
-import { groupSchemas } from './group-schemas.js';
+import { groupRequests, groupSchemas } from './group-schemas.js';
 import { operation } from '../http/schemas.js';
 
 type IdParams = { Params: { id: string } };
@@ -36,7 +36,7 @@ export const printingGroupRoutes: EmulatorRoutePlugin = async (app, { context })
 
   app.get(
     '/printing/v1/groups',
-    { ...auth, schema: operation('ListGroups', groupSchemas.list) },
+    { ...auth, schema: operation('ListGroups', groupSchemas.list, groupRequests.page) },
     async (request) => {
       const page = parsePage(request.query as Record<string, unknown>);
       const { count, rows } = groups.page(request.auth.organizationId, page.limit, page.offset);
@@ -46,7 +46,7 @@ export const printingGroupRoutes: EmulatorRoutePlugin = async (app, { context })
 
   app.post(
     '/printing/v1/groups',
-    { ...auth, schema: operation('CreateGroup', groupSchemas.create) },
+    { ...auth, schema: operation('CreateGroup', groupSchemas.create, groupRequests.create) },
     async (request, reply) => {
       requireAdmin(request, 'creating a group');
       return reply.status(201).send(groups.create(request.auth.organizationId, request.body));
@@ -61,7 +61,7 @@ export const printingGroupRoutes: EmulatorRoutePlugin = async (app, { context })
 
   app.patch<IdParams>(
     '/printing/v1/groups/:id',
-    { ...auth, schema: operation('UpdateGroup', groupSchemas.update) },
+    { ...auth, schema: operation('UpdateGroup', groupSchemas.update, groupRequests.update) },
     async (request) => {
       requireAdmin(request, 'changing a group');
       return groups.update(request.auth.organizationId, request.params.id, request.body);
@@ -80,7 +80,7 @@ export const printingGroupRoutes: EmulatorRoutePlugin = async (app, { context })
 
   app.get(
     '/printing/v1/users',
-    { ...auth, schema: operation('ListPrintingUsers', groupSchemas.listUsers) },
+    { ...auth, schema: operation('ListPrintingUsers', groupSchemas.listUsers, groupRequests.page) },
     async (request) => {
       const page = parsePage(request.query as Record<string, unknown>);
       const org = request.auth.organizationId;
@@ -107,7 +107,7 @@ export const printingGroupRoutes: EmulatorRoutePlugin = async (app, { context })
 
   app.patch<IdParams>(
     '/printing/v1/users/:id',
-    { ...auth, schema: operation('UpdatePrintingUser', groupSchemas.patchUser) },
+    { ...auth, schema: operation('UpdatePrintingUser', groupSchemas.patchUser, groupRequests.patchUser) },
     async (request) => {
       requireAdmin(request, "changing a user's printing settings");
       return groups.updateUser(request.auth.organizationId, request.params.id, request.body);

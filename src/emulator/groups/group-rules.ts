@@ -7,7 +7,7 @@
  */
 import { ValidationError, ValidationErrors } from '../../lib/errors.js';
 import type { GroupFields } from './group-repo.js';
-import type { PrintingSettings } from './printing-user-repo.js';
+import type { PrintingSettings } from '../accounts/accounts-face.js';
 
 /** Longest group name. */
 export const GROUP_NAME_MAX = 255;

@@ -3,7 +3,17 @@
  * (/printing/v1/groups/, /printing/v1/users/, /printing/v1/assignments/). Pure data.
  */
 import { Type as T } from '@sinclair/typebox';
-import { NoContent, Nullable, Uuid, pageOf, responses } from '../http/schemas.js';
+import {
+  type DocumentedRequest,
+  NoContent,
+  Nullable,
+  PageQueryDoc,
+  Uuid,
+  jsonBody,
+  pageOf,
+  queryOf,
+  responses,
+} from '../http/schemas.js';
 
 const base = { tags: ['printing groups'], security: [{ bearer: [] }] };
 
@@ -85,3 +95,64 @@ export const groupSchemas = {
   },
   deleteAssignment: { ...base, params: IdParams, response: responses({ 204: NoContent }, 401, 403, 404) },
 };
+
+const GroupRef = T.Object(
+  { group_id: T.String({ format: 'uuid' }), force_chosen: T.Optional(T.Boolean()) },
+  { additionalProperties: true },
+);
+const groupFields = {
+  description: T.Optional(T.Union([T.String(), T.Null()])),
+  organization_id: T.Optional(T.String({ format: 'uuid' })),
+  local_printing_enabled: T.Optional(T.Boolean()),
+  myprinters_enabled: T.Optional(T.Boolean()),
+  origin: T.Optional(T.Union([T.Object({ provider: T.String({ minLength: 1 }) }), T.Null()])),
+};
+const AssignmentChange = jsonBody(
+  {
+    assignment: T.Array(
+      T.Object(
+        { groups: T.Array(GroupRef), settings: T.Optional(T.Unknown()) },
+        { additionalProperties: false },
+      ),
+    ),
+    printer_id: T.Optional(T.Unknown({ description: 'read-only, as GET gives it' })),
+    printer_name: T.Optional(T.Unknown({ description: 'read-only, as GET gives it' })),
+  },
+  false,
+);
+
+/** Requests of the group, printing-user and assignment routes (http/schemas.ts DocumentedRequest). */
+export const groupRequests = {
+  page: queryOf(PageQueryDoc),
+  create: jsonBody({ name: T.String({ minLength: 1 }), ...groupFields }, true, {
+    examples: [{ name: 'Finance', description: 'Finance department' }],
+  }),
+  update: jsonBody(
+    {
+      name: T.String({ minLength: 1 }),
+      ...groupFields,
+      description: T.Union([T.String(), T.Null()]),
+      id: T.Optional(T.Unknown()),
+      num_members: T.Optional(T.Unknown()),
+      num_printers: T.Optional(T.Unknown()),
+    },
+    false,
+    { description: 'name and description are required (the spec’s PATCH row)' },
+  ),
+  patchUser: jsonBody(
+    {
+      groups: T.Array(GroupRef, { description: 'the full list of the user’s groups (replaces it)' }),
+      id: T.Optional(T.Unknown()),
+      local_printing_enabled: T.Optional(T.Boolean()),
+      self_service_enabled: T.Optional(T.Boolean()),
+      myprinters_enabled: T.Optional(T.Boolean()),
+      pull_printing_enabled: T.Optional(T.Boolean()),
+    },
+    false,
+  ),
+  listAssignments: queryOf({
+    ...PageQueryDoc,
+    group: T.Optional(T.String({ format: 'uuid', description: 'only printers of this group' })),
+  }),
+  changeAssignment: AssignmentChange,
+} satisfies Record<string, DocumentedRequest>;

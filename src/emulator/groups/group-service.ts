@@ -8,9 +8,9 @@ import type { Clock } from '../../lib/clock.js';
 import { NotFoundError, ValidationError, ValidationErrors } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { GroupWire, PrintingUserWire } from '../../protocol/printing-groups.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import type { GroupFields, GroupRecord } from './group-repo.js';
-import type { User } from '../accounts/user-repo.js';
+import type { User } from '../accounts/accounts-face.js';
 import {
   DEFAULT_ORIGIN_PROVIDER,
   type GroupRef,

@@ -53,12 +53,30 @@ export const Redirect = { description: 'redirect (Location header)', type: 'null
 export const NoContent = T.Null({ description: 'no body' });
 
 /**
+ * What a route takes, documented in the OpenAPI document but checked by the route's own service
+ * rather than by Fastify: the services parse leniently (keys in any letter case, numbers as
+ * strings, unknown fields ignored), which a Fastify schema would turn into rejections or silent
+ * rewrites. `bodies` gives one schema per content type; `body` is JSON only.
+ */
+export interface DocumentedRequest {
+  querystring?: TSchema;
+  headers?: TSchema;
+  body?: TSchema;
+  bodies?: Record<string, TSchema>;
+}
+
+/**
  * A route's schema with its OpenAPI `operationId`: the name clients and generated code call the
  * operation by (the spec's name where it gives one: Print, Status...). Unique across the document
  * (test/unit/emulator/http/openapi-document.test.ts); kept beside the route so it moves with it.
+ * `request` documents inputs the route's service checks itself (DocumentedRequest).
  */
-export function operation<S extends object>(operationId: string, schema: S): S & { operationId: string } {
-  return { ...schema, operationId };
+export function operation<S extends object>(
+  operationId: string,
+  schema: S,
+  request?: DocumentedRequest,
+): S & { operationId: string } {
+  return { ...schema, operationId, ...(request ? { documentedRequest: request } : {}) };
 }
 
 /** The `response` map of a route: its answers plus the shared error body for each error status. */
@@ -95,3 +113,23 @@ export const DateTime = T.String({ format: 'date-time' });
 export const Roles = T.Array(T.Union([T.Literal('admin'), T.Literal('user')]));
 /** A nullable value. */
 export const Nullable = (schema: TSchema) => T.Union([schema, T.Null()]);
+
+/** The `limit` / `offset` query of the paginated lists, as the routes read it (http/pagination.ts). */
+export const PageQueryDoc = {
+  limit: T.Optional(T.Integer({ minimum: 1, maximum: 1000, default: 20, description: 'page size' })),
+  offset: T.Optional(T.Integer({ minimum: 0, default: 0, description: 'entries to skip' })),
+};
+
+/** A documented query of `fields` (plus extra ones), no other parameter. */
+export function queryOf(fields: Record<string, TSchema> = {}): DocumentedRequest {
+  return { querystring: T.Object(fields, { additionalProperties: false }) };
+}
+
+/** A documented JSON body; `open` when the route ignores fields it does not know. */
+export function jsonBody(
+  fields: Record<string, TSchema>,
+  open: boolean,
+  extra: object = {},
+): DocumentedRequest {
+  return { body: T.Object(fields, { additionalProperties: open, ...extra }) };
+}

@@ -216,6 +216,11 @@ export class JobRepo {
     return rows.map((r) => r.file_path);
   }
 
+  /** Deletes the jobs of `organizationId` and their events (the organization is being deleted). */
+  deleteOfOrganization(organizationId: string): void {
+    this.db.prepare('DELETE FROM jobs WHERE organization_id = ?').run(organizationId);
+  }
+
   markFileDeleted(id: string): void {
     this.db.prepare('UPDATE jobs SET file_deleted = 1 WHERE id = ?').run(id);
   }

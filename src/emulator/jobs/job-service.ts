@@ -11,15 +11,23 @@ import { rm } from 'node:fs/promises';
 import type { Clock } from '../../lib/clock.js';
 import { ConflictError, GoneError, NotFoundError, PrintRelayError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
-import { CHANNEL_PATHS, type JobEvent, type JobOffer } from '../../protocol/connector-channel.js';
+import {
+  CHANNEL_PATHS,
+  type JobEvent,
+  type JobOffer,
+  WAITING_PREFIX,
+} from '../../protocol/connector-channel.js';
 import type { PrintTicket } from '../../protocol/print-ticket.js';
-import type { ConnectorRecord } from '../connectors/connector-repo.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { ConnectorRecord } from '../connectors/connectors-face.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import type { JobRecord } from './job-repo.js';
 import type { JobNotifier } from '../connectors/connector-hub.js';
 import { type JobOutcomeListener, ignoreJobOutcomes } from './job-outcomes.js';
 import { applyJobEvent, isFinal, parseJobEvent } from './job-events.js';
 import { JOB_STATUS_CODE, type JobStatus, jobStatus } from './job-status.js';
+
+/** Why a printer's jobs are held back from its connector (the sandbox's printer faults), or undefined. */
+export type PrinterGate = (printerId: string) => string | undefined;
 
 /** Sees a connector's job event before it is applied and returns the event to apply instead. */
 export type JobReportFilter = (jobId: string, event: JobEvent) => Promise<JobEvent>;
@@ -54,6 +62,7 @@ export type JobWatcher = (job: JobRecord) => void;
 export class JobService {
   private holder: JobHolder | undefined;
   private reportFilter: JobReportFilter | undefined;
+  private printerGate: PrinterGate = () => undefined;
   private readonly watchers = new Map<string, Set<JobWatcher>>();
 
   constructor(
@@ -76,7 +85,8 @@ export class JobService {
     const id = randomUUID();
     this.store.jobs.insert({ ...job, id, printerId: printer.id, createdAt: now, updatedAt: now });
     this.logger.info({ job: id, printer: printer.name }, 'job created');
-    this.notifier.jobAvailable(printer.connectorId, this.offer(this.store.jobs.findById(id)!));
+    if (this.printerGate(printer.id) === undefined)
+      this.notifier.jobAvailable(printer.connectorId, this.offer(this.store.jobs.findById(id)!));
     return { jobId: id };
   }
 
@@ -85,7 +95,10 @@ export class JobService {
     const job = this.store.jobs.findById(jobId);
     if (!job || job.organizationId !== orgId) return this.holder?.status(orgId, jobId);
     // The queue place counts unfinished jobs; a finished job has none, so the count is skipped.
-    return jobStatus(job, isFinal(job.state) ? 0 : this.store.jobs.queuePosition(job));
+    if (isFinal(job.state)) return jobStatus(job, 0);
+    const held = job.state === 'pending' ? this.printerGate(job.printerId) : undefined;
+    const shown = held === undefined ? job : { ...job, message: `${WAITING_PREFIX}${held}` };
+    return jobStatus(shown, this.store.jobs.queuePosition(job));
   }
 
   /** A job of the organization (for other parts of the emulator), or undefined. */
@@ -104,7 +117,9 @@ export class JobService {
     const printers = this.store.printers.listByOrganization(
       this.store.connectors.findById(connectorId)?.organizationId ?? '',
     );
-    const own = printers.filter((p) => p.connectorId === connectorId).map((p) => p.id);
+    const own = printers
+      .filter((p) => p.connectorId === connectorId && this.printerGate(p.id) === undefined)
+      .map((p) => p.id);
     const fresh: JobOffer[] = [];
     const reclaimable: JobOffer[] = [];
     for (const job of this.store.jobs.offerableForPrinters(own, connectorId)) {
@@ -230,6 +245,19 @@ export class JobService {
     this.notifyWatchers(job.id);
     void this.finished({ ...job, state: 'cancelled' });
     return true;
+  }
+
+  /** Installs the gate that holds a printer's new jobs back (the sandbox's printer faults). */
+  setPrinterGate(gate: PrinterGate): void {
+    this.printerGate = gate;
+  }
+
+  /** Offers the printer's pending jobs to its connector again (after its gate opened). */
+  reoffer(printerId: string): void {
+    const printer = this.store.printers.findById(printerId);
+    if (!printer || this.printerGate(printer.id) !== undefined) return;
+    for (const job of this.store.jobs.offerableForPrinters([printer.id], printer.connectorId))
+      if (job.state === 'pending') this.notifier.jobAvailable(printer.connectorId, this.offer(job));
   }
 
   /** Installs the filter of connectors' reports (the sandbox's job faults; a later call replaces it). */

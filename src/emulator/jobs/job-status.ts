@@ -3,7 +3,8 @@
  * status and Print job status codes): 2 unknown job, 1246 not yet received, 129 being
  * processed, 0 done, 3011 (or the connector's error code) failed. The status string is upper-case
  * flags joined by '|' with a trailing '|'; the connector's notes about a job that prints (options
- * changed or not applied) follow the flags, one element per line of its message. A job waiting
+ * changed or not applied) and the reason of a failed job follow the flags, one element per line
+ * of its message. A job waiting
  * for its printer stays at 129 (a polling client keeps polling), adds the flag WAITING and says
  * why after it. No I/O.
  */
@@ -100,11 +101,12 @@ export function jobStatus(
 }
 
 /**
- * The connector's message after the flags, one element per line (`|` inside a line becomes `/`),
- * except for failed jobs, whose message is the failure the status code already reports.
+ * The connector's message after the flags, one element per line (`|` inside a line becomes `/`):
+ * the notes of a job that prints, and the reason of a failed job (`ERROR|RESTART|<why>|`), so an
+ * app sees why without the emulator's log.
  */
 function noteOf(job: { state: JobState; message?: string | null }): string {
-  if (job.state === 'failed' || !job.message || job.message.startsWith(WAITING_PREFIX)) return '';
+  if (!job.message || job.message.startsWith(WAITING_PREFIX)) return '';
   return noteLines(job.message);
 }
 

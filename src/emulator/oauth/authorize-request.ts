@@ -8,8 +8,8 @@
 import { ValidationError } from '../../lib/errors.js';
 import { errorRedirect, matchRedirectUri } from '../../protocol/oauth-redirect-uri.js';
 import { grantableScopes } from '../../protocol/oauth-scopes.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
-import type { OAuthClient } from '../clients/oauth-client-repo.js';
+import type { EmulatorStore } from '../emulator-store.js';
+import type { OAuthClient } from '../clients/clients-face.js';
 import { parseCodeChallenge } from './pkce.js';
 
 /** Parameters of an authorization request that are carried through the sign-in and consent forms. */

@@ -25,6 +25,7 @@ import { renderPage } from '../web/page-layout.js';
 import { renderSignInPage } from '../web/sign-in-page.js';
 import { html, pageClient } from './pairing-routes.js';
 import { type Form, formFields } from './token-routes.js';
+import { oauthRequests } from './oauth-request-schemas.js';
 import { oauthSchemas } from './oauth-schemas.js';
 import { operation } from '../http/schemas.js';
 
@@ -38,7 +39,7 @@ export const oauthAuthorizeRoutes: EmulatorRoutePlugin = async (app, { context }
 
   app.get(
     AUTHORIZE_PATH,
-    { schema: operation('ShowAuthorizePage', oauthSchemas.browserPage) },
+    { schema: operation('ShowAuthorizePage', oauthSchemas.browserPage, oauthRequests.authorizePage) },
     async (request, reply) => {
       const check = checkAuthorizeRequest(
         context.store,
@@ -53,7 +54,7 @@ export const oauthAuthorizeRoutes: EmulatorRoutePlugin = async (app, { context }
 
   app.post(
     AUTHORIZE_PATH,
-    { schema: operation('SubmitConsent', oauthSchemas.browserPage) },
+    { schema: operation('SubmitConsent', oauthSchemas.browserPage, oauthRequests.consent) },
     async (request, reply) => {
       const form = formFields(request.body);
       const check = checkAuthorizeRequest(context.store, authorizeParams(form));
@@ -78,7 +79,7 @@ export const oauthAuthorizeRoutes: EmulatorRoutePlugin = async (app, { context }
 
   app.get<{ Querystring: { next?: string } }>(
     LOGIN_PATH,
-    { schema: operation('ShowSignInPage', oauthSchemas.browserPage) },
+    { schema: operation('ShowSignInPage', oauthSchemas.browserPage, oauthRequests.signInPage) },
     async (request, reply) => {
       const next = safeNext(request.query.next);
       const session = sessions.open(request, reply);
@@ -99,16 +100,20 @@ export const oauthAuthorizeRoutes: EmulatorRoutePlugin = async (app, { context }
     },
   );
 
-  app.post(LOGIN_PATH, { schema: operation('SignIn', oauthSchemas.browserPage) }, async (request, reply) => {
-    const form = formFields(request.body);
-    const next = safeNext(form['next']);
-    const session = sessions.current(request);
-    if (!sessions.checkCsrf(session, form['csrf_token'])) return csrfPage(reply);
-    const user = await context.signIn.verify(form['email'] ?? '', form['password'] ?? '', request.ip);
-    if (!user) return loginPage(reply.status(401), session!, next, form);
-    sessions.signIn(request, reply, session, user);
-    return redirect(reply, next);
-  });
+  app.post(
+    LOGIN_PATH,
+    { schema: operation('SignIn', oauthSchemas.browserPage, oauthRequests.signIn) },
+    async (request, reply) => {
+      const form = formFields(request.body);
+      const next = safeNext(form['next']);
+      const session = sessions.current(request);
+      if (!sessions.checkCsrf(session, form['csrf_token'])) return csrfPage(reply);
+      const user = await context.signIn.verify(form['email'] ?? '', form['password'] ?? '', request.ip);
+      if (!user) return loginPage(reply.status(401), session!, next, form);
+      sessions.signIn(request, reply, session, user);
+      return redirect(reply, next);
+    },
+  );
 };
 
 function afterSignIn(

@@ -22,6 +22,7 @@ import {
   renderPairingPage,
 } from '../web/pairing-page.js';
 import { type Form, clientCredentials, formFields } from './token-routes.js';
+import { oauthRequests } from './oauth-request-schemas.js';
 import { oauthSchemas } from './oauth-schemas.js';
 import { operation } from '../http/schemas.js';
 
@@ -31,7 +32,7 @@ export const oauthPairRoutes: EmulatorRoutePlugin = async (app, { context }) => 
 
   app.post(
     '/oauth/pair',
-    { schema: operation('RequestPairingCode', oauthSchemas.pair) },
+    { schema: operation('RequestPairingCode', oauthSchemas.pair, oauthRequests.pair) },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const form = formFields(request.body);
@@ -47,7 +48,7 @@ export const oauthPairRoutes: EmulatorRoutePlugin = async (app, { context }) => 
 
   app.get<{ Querystring: { pairing_code?: string } }>(
     PAIRING_PAGE_PATH,
-    { schema: operation('ShowPairingPage', oauthSchemas.browserPage) },
+    { schema: operation('ShowPairingPage', oauthSchemas.browserPage, oauthRequests.pairingPage) },
     async (request, reply) => {
       const code = pageCode(request.query.pairing_code, reply);
       if (code === undefined) return reply;
@@ -60,7 +61,7 @@ export const oauthPairRoutes: EmulatorRoutePlugin = async (app, { context }) => 
 
   app.post(
     PAIRING_PAGE_PATH,
-    { schema: operation('ConfirmPairing', oauthSchemas.browserPage) },
+    { schema: operation('ConfirmPairing', oauthSchemas.browserPage, oauthRequests.pairingDecision) },
     async (request, reply) => {
       const form = formFields(request.body);
       const code = pageCode(form['pairing_code'], reply);

@@ -16,10 +16,10 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors
 import type { Logger } from '../../log/logger.js';
 import { grantableScopes } from '../../protocol/oauth-scopes.js';
 import { OAuthGrantError } from './oauth-errors.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
-import type { OAuthClient } from '../clients/oauth-client-repo.js';
+import type { EmulatorStore } from '../emulator-store.js';
+import type { OAuthClient } from '../clients/clients-face.js';
 import { type PairingRecord, PairingRepo } from './pairing-repo.js';
-import type { User } from '../accounts/user-repo.js';
+import type { User } from '../accounts/accounts-face.js';
 import { type TokenService, tenantAllows } from './token-service.js';
 import type { TokenResponse } from './token-types.js';
 

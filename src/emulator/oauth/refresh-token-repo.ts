@@ -126,6 +126,11 @@ export class RefreshTokenRepo {
   }
 
   /** Revokes every token issued for an organization (it is being deleted). */
+  /** Deletes the tokens of `organizationId` (the organization is being deleted). */
+  deleteOfOrganization(organizationId: string): void {
+    this.db.prepare('DELETE FROM refresh_tokens WHERE organization_id = ?').run(organizationId);
+  }
+
   revokeOrganization(organizationId: string, now: number): void {
     this.db
       .prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE organization_id = ? AND revoked_at IS NULL')

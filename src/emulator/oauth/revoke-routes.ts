@@ -7,8 +7,9 @@
 import { decodeJwt } from 'jose';
 import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
 import { OAuthError, oauthEndpoint } from '../http/http-errors.js';
-import type { OAuthClient } from '../clients/oauth-client-repo.js';
+import type { OAuthClient } from '../clients/clients-face.js';
 import { clientCredentials, formFields } from './token-routes.js';
+import { oauthRequests } from './oauth-request-schemas.js';
 import { oauthSchemas } from './oauth-schemas.js';
 import { operation } from '../http/schemas.js';
 
@@ -16,7 +17,7 @@ import { operation } from '../http/schemas.js';
 export const oauthRevokeRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   app.post(
     '/oauth/revoke',
-    { schema: operation('RevokeToken', oauthSchemas.revoke) },
+    { schema: operation('RevokeToken', oauthSchemas.revoke, oauthRequests.revoke) },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const form = formFields(request.body);

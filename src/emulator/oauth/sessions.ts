@@ -9,10 +9,10 @@ import { timingSafeEqual } from 'node:crypto';
 import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../lib/clock.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import { randomToken } from '../store/secret-hash.js';
 import { type SessionRecord, SessionRepo } from './session-repo.js';
-import type { User } from '../accounts/user-repo.js';
+import type { User } from '../accounts/accounts-face.js';
 
 /** Name of the session cookie. */
 export const SESSION_COOKIE = 'printrelay_session';

@@ -7,8 +7,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
 import { OAuthError, oauthEndpoint } from '../http/http-errors.js';
-import type { OAuthClient } from '../clients/oauth-client-repo.js';
+import type { OAuthClient } from '../clients/clients-face.js';
 import type { TokenResponse } from './token-types.js';
+import { oauthRequests } from './oauth-request-schemas.js';
 import { oauthSchemas } from './oauth-schemas.js';
 import { operation } from '../http/schemas.js';
 
@@ -64,7 +65,7 @@ export const grantHandlers = new Map<string, GrantHandler>([
 export const oauthTokenRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   app.post(
     '/oauth/access_token',
-    { schema: operation('RequestAccessToken', oauthSchemas.token) },
+    { schema: operation('RequestAccessToken', oauthSchemas.token, oauthRequests.token) },
     async (request, reply) => oauthEndpoint(() => tokenEndpoint(request, reply, context)),
   );
 };

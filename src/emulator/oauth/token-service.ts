@@ -1,7 +1,7 @@
 /**
  * The token service: OAuth 2.0 client authentication, the password and refresh_token grants,
  * RS256 access tokens (1 hour, from the injected clock) and single-use rotating refresh tokens
- * whose reuse revokes the whole family. Verifies bearer tokens for http/bearer-auth.ts (revoked
+ * whose reuse revokes the whole family. Verifies bearer tokens for accounts/bearer-auth.ts (revoked
  * `jti`s refused). Tenant rules (tenant_mode single) for every user grant, OpenID ID tokens when
  * `openid` is granted, and client_credentials tokens for the client's organization.
  * `start()` loads the signing key; nothing to clean up.
@@ -10,13 +10,13 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
 import { OAuthGrantError, TokenVerificationError } from './oauth-errors.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import { RevokedAccessTokenRepo } from './oauth-audit-repo.js';
-import type { OAuthClient } from '../clients/oauth-client-repo.js';
+import type { OAuthClient } from '../clients/clients-face.js';
 import { randomToken } from '../store/secret-hash.js';
 import type { CredentialGuard } from '../store/credential-guard.js';
 import type { UserSignIn } from '../accounts/user-sign-in.js';
-import type { User } from '../accounts/user-repo.js';
+import type { User } from '../accounts/accounts-face.js';
 import { RefreshRetryCache } from './refresh-retry-cache.js';
 import { SigningKeyService } from './signing-key-service.js';
 import { type GrantType, grantableScopes } from '../../protocol/oauth-scopes.js';
@@ -209,7 +209,7 @@ export class TokenService {
   /**
    * grant_type=client_credentials: an access token for the client itself, in the client's
    * organization (tenant rules do not apply), without a refresh token. `sub` is the client id,
-   * `tk` client; the APIs take it as a caller of kind `client` (http/bearer-auth.ts): no user, no
+   * `tk` client; the APIs take it as a caller of kind `client` (accounts/bearer-auth.ts): no user, no
    * role, scopes as for any token.
    */
   async clientCredentialsGrant(client: OAuthClient, scope?: string): Promise<TokenResponse> {

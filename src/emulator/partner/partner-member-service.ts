@@ -8,9 +8,9 @@
  */
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import { objectBody, onlyFields, rolesField, uuidField } from '../accounts/account-rules.js';
-import type { Membership } from '../accounts/membership-repo.js';
+import type { Membership } from '../accounts/accounts-face.js';
 import type { MembershipService } from '../accounts/membership-service.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import type { PartnerOrganizationService } from './partner-organization-service.js';
 
 /** Reads `expand`: absent, or exactly `allowed` (comma-separated lists of it accepted). */

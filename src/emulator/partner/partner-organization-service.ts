@@ -22,12 +22,12 @@ import {
 } from '../accounts/account-rules.js';
 import type { InvitationService } from '../accounts/invitation-service.js';
 import type { MembershipService } from '../accounts/membership-service.js';
-import type { CurrencyCode, Organization } from '../accounts/organization-repo.js';
+import type { CurrencyCode, Organization } from '../accounts/accounts-face.js';
 import type { OAuthClientService } from '../clients/oauth-client-service.js';
 import type { ConnectorHub } from '../connectors/connector-hub.js';
 import type { FileStore } from '../files/file-store.js';
 import { CHANNEL_CLOSE } from '../../protocol/connector-channel.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { EmulatorStore } from '../emulator-store.js';
 
 const CURRENCIES: readonly CurrencyCode[] = ['USD', 'EUR'];
 const LANGUAGES = ['en', 'de'] as const;
@@ -117,6 +117,11 @@ export class PartnerOrganizationService {
       const documents = this.store.jobs.documentPathsOfOrganization(org.id);
       const members = this.store.memberships.listByOrganization(org.id, Number.MAX_SAFE_INTEGER, 0);
       for (const membership of members) this.memberships.detach(membership);
+      // What names the organization without a foreign key, each deleted by the domain owning it.
+      this.store.jobs.deleteOfOrganization(org.id);
+      this.store.storedFiles.deleteOfOrganization(org.id);
+      this.store.refreshTokens.deleteOfOrganization(org.id);
+      this.clients.forgetOrganization(org.id);
       this.store.organizations.delete(org.id);
       return { connectorIds, files, documents };
     });

@@ -13,11 +13,11 @@ import type { FastifyRequest } from 'fastify';
 import { ForbiddenError } from '../../lib/errors.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireScopes } from '../http/bearer-auth.js';
+import { requireScopes } from '../accounts/bearer-auth.js';
 import { envelope, parsePage, requestBaseUrl } from '../http/pagination.js';
 import { parseExpand } from './partner-member-service.js';
 import { organizationResource } from './partner-organization-service.js';
-import { partnerSchemas } from './partner-schemas.js';
+import { partnerRequests, partnerSchemas } from './partner-schemas.js';
 import { operation } from '../http/schemas.js';
 
 type OrgParams = { Params: { orgId: string } };
@@ -35,7 +35,14 @@ export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
 
   app.post(
     ORGS,
-    { ...auth, schema: operation('CreateOrganization', partnerSchemas.createOrganization) },
+    {
+      ...auth,
+      schema: operation(
+        'CreateOrganization',
+        partnerSchemas.createOrganization,
+        partnerRequests.createOrganization,
+      ),
+    },
     async (request, reply) =>
       reply.status(201).send(orgs.create(partner(request), request.body, requestBaseUrl(request, baseUrl))),
   );
@@ -55,7 +62,10 @@ export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   );
   app.patch<OrgParams>(
     `${ORGS}/:orgId`,
-    { ...auth, schema: operation('RenameOrganization', partnerSchemas.renameOrganization) },
+    {
+      ...auth,
+      schema: operation('RenameOrganization', partnerSchemas.renameOrganization, partnerRequests.rename),
+    },
     async (request) => orgs.rename(partner(request), request.params.orgId, request.body ?? {}),
   );
   app.delete<OrgParams>(
@@ -85,7 +95,7 @@ export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   );
   app.post<OrgParams>(
     `${ORGS}/:orgId/members`,
-    { ...auth, schema: operation('AddMember', partnerSchemas.addMember) },
+    { ...auth, schema: operation('AddMember', partnerSchemas.addMember, partnerRequests.addMember) },
     async (request, reply) =>
       reply.status(201).send(members.add(partner(request), request.params.orgId, request.body)),
   );
@@ -99,7 +109,7 @@ export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   );
   app.patch<MemberParams>(
     `${ORGS}/:orgId/members/:userId`,
-    { ...auth, schema: operation('UpdateMember', partnerSchemas.patchMember) },
+    { ...auth, schema: operation('UpdateMember', partnerSchemas.patchMember, partnerRequests.patchMember) },
     async (request) =>
       members.setRoles(partner(request), request.params.orgId, request.params.userId, request.body ?? {}),
   );

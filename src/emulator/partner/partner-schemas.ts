@@ -5,6 +5,7 @@
 import { Type as T } from '@sinclair/typebox';
 import { InvitationSchema } from '../accounts/account-schemas.js';
 import { DateTime, Nullable, Roles, Uuid, errorResponses, pageOf } from '../http/schemas.js';
+import { type DocumentedRequest, jsonBody } from '../http/schemas.js';
 
 const OrganizationSchema = T.Object(
   {
@@ -119,3 +120,48 @@ export const partnerSchemas = {
     response: { 200: MembershipSchema, ...read },
   },
 };
+
+const Currency = T.Union([T.Literal('USD'), T.Literal('EUR')]);
+
+/** Requests of the partner routes (checked by the services; http/schemas.ts DocumentedRequest). */
+export const partnerRequests = {
+  createOrganization: {
+    body: T.Union(
+      [
+        T.Object(
+          { name: T.String({ minLength: 1 }), currency_code: Currency, admin_user: Uuid },
+          { additionalProperties: true, title: 'with an existing user' },
+        ),
+        T.Object(
+          {
+            name: T.String({ minLength: 1 }),
+            currency_code: Currency,
+            admin_user_invitation: T.Object({
+              email: T.String({ format: 'email' }),
+              expire_date: T.String({ format: 'date-time' }),
+              user: T.Object({
+                first_name: T.String(),
+                last_name: T.String(),
+                preferred_language: T.Union([T.Literal('en'), T.Literal('de')]),
+              }),
+            }),
+          },
+          { additionalProperties: true, title: 'with an invitation' },
+        ),
+      ],
+      { description: 'give admin_user or admin_user_invitation' },
+    ),
+  },
+  rename: jsonBody({ name: T.String({ minLength: 1 }) }, true),
+  addMember: jsonBody(
+    {
+      user: Uuid,
+      roles: T.Union([T.Literal('admin'), T.Literal('user'), T.Array(T.String(), { minItems: 1 })]),
+    },
+    true,
+  ),
+  patchMember: jsonBody(
+    { roles: T.Union([T.Literal('admin'), T.Literal('user'), T.Array(T.String(), { minItems: 1 })]) },
+    false,
+  ),
+} satisfies Record<string, DocumentedRequest>;

@@ -10,11 +10,11 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireAnyScope, requireScopes } from '../http/bearer-auth.js';
+import { requireAnyScope, requireScopes } from '../accounts/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import type { PrinterRecord } from './printer-repo.js';
 import { hostId } from './printer-routes.js';
-import { printerSchemas } from './printer-schemas.js';
+import { printerRequests, printerSchemas } from './printer-schemas.js';
 import { connectorJobSchemas } from '../connectors/connector-schemas.js';
 import { operation } from '../http/schemas.js';
 
@@ -40,7 +40,14 @@ export const printerCapabilityRoutes: EmulatorRoutePlugin = async (app, { contex
   );
   app.patch<CapabilityParams>(
     `${base}/blob_capabilities/:name`,
-    { ...read, schema: operation('UpdateBlobCapability', printerSchemas.patchBlobCapability) },
+    {
+      ...read,
+      schema: operation(
+        'UpdateBlobCapability',
+        printerSchemas.patchBlobCapability,
+        printerRequests.patchBlobCapability,
+      ),
+    },
     async (request) =>
       capabilities.patchBlob(adminPrinter(request), request.params.name.toLowerCase(), request.body),
   );
@@ -51,7 +58,14 @@ export const printerCapabilityRoutes: EmulatorRoutePlugin = async (app, { contex
   );
   app.patch<IdParams>(
     `${base}/capabilities`,
-    { ...read, schema: operation('UpdatePrinterCapabilities', printerSchemas.patchCapabilities) },
+    {
+      ...read,
+      schema: operation(
+        'UpdatePrinterCapabilities',
+        printerSchemas.patchCapabilities,
+        printerRequests.patchCapabilities,
+      ),
+    },
     async (request) => capabilities.patchSimplified(adminPrinter(request), request.body),
   );
   app.get<IdParams>(
@@ -63,7 +77,14 @@ export const printerCapabilityRoutes: EmulatorRoutePlugin = async (app, { contex
   const connectorOnly = { preHandler: requireScopes('printing.connectors') };
   app.put<IdParams>(
     '/connector/v1/printers/:id/blob_capabilities',
-    { ...connectorOnly, schema: operation('ReportBlobCapabilities', connectorJobSchemas.blobCapabilities) },
+    {
+      ...connectorOnly,
+      schema: operation(
+        'ReportBlobCapabilities',
+        connectorJobSchemas.blobCapabilities,
+        printerRequests.reportBlobCapabilities,
+      ),
+    },
     async (request, reply) => {
       const caller = connectors.resolveCaller(request.auth, hostId(request));
       const target = printer(request);

@@ -35,10 +35,10 @@ import {
 } from '../../protocol/capability-properties.js';
 import type { PrinterProperties } from '../../protocol/printer-properties.js';
 import { CapabilityRepo } from './capability-repo.js';
-import { DriverRepo } from '../drivers/driver-repo.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import { driverAssignmentOver } from '../drivers/drivers-face.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import type { PrinterRecord } from './printer-repo.js';
-import { DriverAssignmentService } from '../drivers/driver-assignment-service.js';
+import type { DriverAssignmentService } from '../drivers/drivers-face.js';
 import { DEFAULT_DRIVER_DIR, DriverCatalog } from '../drivers/driver-catalog.js';
 import { defaultCapabilityProperties } from './printer-wire.js';
 import { type MergedUpload, mergePropertiesPatch } from './properties-patch.js';
@@ -215,6 +215,6 @@ export async function startPrinterParts(
   await catalog.start();
   return {
     capabilities: new CapabilityService(store, new CapabilityRepo(store.db), catalog, clock, logger),
-    drivers: new DriverAssignmentService(catalog, new DriverRepo(store.db), clock, logger),
+    drivers: driverAssignmentOver(catalog, store.db, clock, logger),
   };
 }

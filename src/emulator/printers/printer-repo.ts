@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PrinterCapabilityProperties } from '../../protocol/printer-properties.js';
-import { USABLE_BY_USER_SQL } from '../groups/assignment-repo.js';
+import { USABLE_BY_USER_SQL } from '../groups/groups-face.js';
 import type { EmulatorDatabase } from '../store/database.js';
 
 /** Printer status values (admin spec). */

@@ -10,11 +10,11 @@
 import type { FastifyRequest } from 'fastify';
 import { NotFoundError, ValidationError } from '../../lib/errors.js';
 import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
-import { requireAnyScope, requireScopes } from '../http/bearer-auth.js';
+import { requireAnyScope, requireScopes } from '../accounts/bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { type PrinterWire, printerToWire } from './printer-wire.js';
 import type { PrinterRecord } from './printer-repo.js';
-import { printerSchemas } from './printer-schemas.js';
+import { printerRequests, printerSchemas } from './printer-schemas.js';
 import { operation } from '../http/schemas.js';
 
 type IdParams = { Params: { id: string } };
@@ -30,7 +30,7 @@ export const printerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
 
   app.post(
     '/printing/v1/printers',
-    { ...write, schema: operation('CreatePrinter', printerSchemas.create) },
+    { ...write, schema: operation('CreatePrinter', printerSchemas.create, printerRequests.create) },
     async (request, reply) => {
       const printer = printers.create(request.auth.organizationId, hostId(request), request.body);
       return reply.status(201).send(wire(printer));
@@ -39,7 +39,7 @@ export const printerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
 
   app.get(
     '/printing/v1/printers',
-    { ...read, schema: operation('ListPrinters', printerSchemas.list) },
+    { ...read, schema: operation('ListPrinters', printerSchemas.list, printerRequests.list) },
     async (request) => {
       const query = request.query as Record<string, unknown>;
       const page = parsePage(query);
@@ -68,14 +68,14 @@ export const printerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
 
   app.put<IdParams>(
     '/printing/v1/printers/:id',
-    { ...write, schema: operation('ReplacePrinter', printerSchemas.update) },
+    { ...write, schema: operation('ReplacePrinter', printerSchemas.update, printerRequests.replace) },
     async (request) =>
       wire(printers.update(request.auth.organizationId, request.params.id, request.body, 'replace')),
   );
 
   app.patch<IdParams>(
     '/printing/v1/printers/:id',
-    { ...write, schema: operation('UpdatePrinter', printerSchemas.update) },
+    { ...write, schema: operation('UpdatePrinter', printerSchemas.update, printerRequests.patch) },
     async (request) =>
       wire(printers.update(request.auth.organizationId, request.params.id, request.body, 'patch')),
   );

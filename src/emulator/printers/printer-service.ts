@@ -8,7 +8,7 @@ import type { Clock } from '../../lib/clock.js';
 import { NotFoundError, ValidationError, ValidationErrors } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { PrinterCapabilityProperties, PrinterProperties } from '../../protocol/printer-properties.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import type { PrinterFields, PrinterRecord } from './printer-repo.js';
 import { PRINTER_INPUT_FORMATS, type PrinterInput, TP_ID_MAX, parsePrinterInput } from './printer-rules.js';
 import type { AutoDriverAssignmentState } from '../drivers/driver-assignment.js';

@@ -14,11 +14,11 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError, ValidationError } from '../../lib/errors.js';
 import type { EmulatorRouteOptions } from '../context.js';
-import { requireAnyScope } from '../http/bearer-auth.js';
+import { requireAnyScope } from '../accounts/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import { claimPageRoutes } from './cards/portal-routes.js';
 import { tpfmRoutes } from './tpfm/tpfm-routes.js';
-import { pullSchemas } from './pull-schemas.js';
+import { pullRequests, pullSchemas } from './pull-schemas.js';
 import { operation } from '../http/schemas.js';
 
 type IdParams = { Params: { id: string } };
@@ -44,7 +44,7 @@ export async function pullPrintingRoutes(
 
   app.post<IdParams>(
     '/printing/v1/printers/:id/pull_printing_pairing',
-    { ...anyToken, schema: operation('SetPullPrintingPairing', pullSchemas.pairing) },
+    { ...anyToken, schema: operation('SetPullPrintingPairing', pullSchemas.pairing, pullRequests.pairing) },
     async (request) => {
       if (!request.auth.roles.includes('admin'))
         throw forbidden('pairing a release station needs the admin role');
@@ -87,7 +87,7 @@ export async function pullPrintingRoutes(
     '/v1/users/me/cards/claim',
     {
       preHandler: requireAnyScope('printing', 'account'),
-      schema: operation('ClaimCard', pullSchemas.cardClaim),
+      schema: operation('ClaimCard', pullSchemas.cardClaim, pullRequests.cardClaim),
     },
     async (request) => {
       const user = { id: request.auth.userId, organizationId: request.auth.organizationId };

@@ -5,7 +5,16 @@
  * Pure data.
  */
 import { Type as T } from '@sinclair/typebox';
-import { DateTime, Uuid, otherContent, pageOrError, responses } from '../http/schemas.js';
+import {
+  DateTime,
+  type DocumentedRequest,
+  Uuid,
+  jsonBody,
+  otherContent,
+  pageOrError,
+  queryOf,
+  responses,
+} from '../http/schemas.js';
 
 const admin = { tags: ['pull printing'], security: [{ bearer: [] }] };
 
@@ -92,3 +101,71 @@ export const pullSchemas = {
     },
   },
 };
+
+const text = (description: string) => T.Optional(T.String({ description }));
+const LOCAL_JOB_FIELDS = [
+  'Color',
+  'Copies',
+  'Duplex',
+  'Filename',
+  'PageCoverage',
+  'PaperId',
+  'PaperName',
+  'PrintedColorPages',
+  'PrintedPages',
+  'PrintedSheets',
+  'Status',
+  'TotalPrintedColorPages',
+  'TotalPrintedPages',
+  'TotalPrintedSheets',
+];
+
+/** Requests of the pull-printing routes (checked by the routes; http/schemas.ts DocumentedRequest). */
+export const pullRequests = {
+  tpfm: queryOf({
+    Cmd: T.String({
+      description:
+        'GetVersion, GetCapabilities, GetJobList, DeleteJob, PrintJob, CancelPrintJob, SetJobProperties, ' +
+        'CreateLocalJob, UpdateLocalJob or PrepareUpload; parameter names match in any letter case',
+      examples: ['GetJobList'],
+    }),
+    Printer: text('printer name or id (GetCapabilities, GetJobList, PrintJob, CreateLocalJob)'),
+    MaxEntries: text('GetJobList: most jobs listed'),
+    ShowPutOnHoldJobs: text('GetJobList: 1 lists held jobs too'),
+    Job: text('DeleteJob, PrintJob, SetJobProperties: the job file name'),
+    Copies: text('PrintJob, local jobs: number of copies'),
+    Delete: text('PrintJob: 0 or 1 (default 1)'),
+    Progress: text('PrintJob: 0 or 1 (default 1)'),
+    ProcId: text('CancelPrintJob: the X-FMP-ProcId of PrintJob'),
+    PutOnHold: text('SetJobProperties: 1 holds, 0 releases'),
+    ModifiedDate: text('SetJobProperties: seconds since 1970-01-01 UTC'),
+    JobId: text('UpdateLocalJob: the X-FMP-JobId of CreateLocalJob'),
+    Type: text('CreateLocalJob: Copy'),
+    DocumentName: text('PrepareUpload: at most 255 characters, no extension'),
+    FileExtension: text('PrepareUpload: no dot'),
+    PageNumber: text('PrepareUpload: page of a one-file-per-page upload'),
+    ...Object.fromEntries(
+      LOCAL_JOB_FIELDS.filter((f) => f !== 'Copies').map((f) => [f, text(`local jobs: ${f}`)]),
+    ),
+  }),
+  pairing: jsonBody(
+    { code: T.String({ minLength: 4, maxLength: 128, description: 'the pull-printing password' }) },
+    true,
+  ),
+  cardClaim: jsonBody(
+    { code: T.String({ minLength: 4, maxLength: 16, description: 'the printed registration code' }) },
+    true,
+  ),
+  claimForm: {
+    bodies: {
+      'application/x-www-form-urlencoded': T.Object(
+        {
+          email: T.String(),
+          password: T.String(),
+          code: T.String({ description: 'the printed registration code' }),
+        },
+        { additionalProperties: true },
+      ),
+    },
+  },
+} satisfies Record<string, DocumentedRequest>;

@@ -8,7 +8,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { FileStore } from '../files/file-store.js';
 import type { JobService } from '../jobs/job-service.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import { type LocalJobOutcomeListener, LocalJobService } from './local-jobs/local-job-service.js';
 import { PullQueueService } from './held-jobs/pull-queue.js';
 import { RegistrationCodeService } from './cards/registration-codes.js';

@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import { ForbiddenError } from '../../lib/errors.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
 import { isLocalDeveloper } from '../accounts/mail-routes.js';
-import { authenticateRequest } from '../http/bearer-auth.js';
+import { authenticateRequest } from '../accounts/bearer-auth.js';
 
 /** Who is at the sandbox: the local developer (every organization) or one organization's admin. */
 export interface SandboxReader {

@@ -6,11 +6,15 @@
  * Decisions where the spec is silent:
  * - Bad requests answer 400 through the emulator's error handler: `{error, message, field,
  *   rule, errors}` (SfapiErrorBody), every broken rule with its field.
+ * - GetPrinterProperties refuses a query parameter other than id and printer (400 naming it):
+ *   ignoring it would list every printer as if nothing had been asked.
  * - GetPrinterProperties with an id or name the organization does not have answers 404 (the
  *   body names the field); a known printer whose connector has not reported properties yet
  *   gives an empty array; without id or printer, every printer of the organization is listed.
  * - Print with fileurl waits up to `fetchWaitMs` (print-service.ts) for the fetch; a fetch still running answers
  *   412 `{fileid, sasUri: ""}`, a failed one 400 naming `fileurl` with the reason.
+ * - Print ignores fields it does not read and names them in X-PrintRelay-Ignored-Fields; with
+ *   `Prefer: handling=strict` (RFC 7240) they are a 400 naming each (docs/print-api.md).
  * - An uploaded file is printed once; a second Print with the same fileid is a 400.
  * - A non-admin caller sees and prints to only the printers it may use (assignment-service.ts):
  *   a printer assigned to groups none of which the user is in is as unknown as a missing one.
@@ -19,12 +23,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ValidationError, ValidationErrors } from '../../lib/errors.js';
 import type { PrinterProperties } from '../../protocol/printer-properties.js';
 import { sfapiConfiguration, unknownJobStatus } from '../../protocol/sfapi-configuration.js';
-import { requireScopes } from '../http/bearer-auth.js';
+import { requireScopes } from '../accounts/bearer-auth.js';
 import { HttpError } from '../http/http-errors.js';
-import { operation } from '../http/schemas.js';
+import { type DocumentedRequest, operation } from '../http/schemas.js';
 import type { EmulatorContext, EmulatorRouteOptions } from '../context.js';
 import { STORAGE_UPLOAD_PREFIX, storageRoutes } from '../files/storage-routes.js';
-import { sfapiSchemas } from './sfapi-schemas.js';
+import { sfapiRequests, sfapiSchemas } from './sfapi-schemas.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -39,9 +43,9 @@ export async function sfapiRoutes(app: FastifyInstance, options: EmulatorRouteOp
   const logger = context.logger.child({ part: 'sfapi' });
   await app.register(storageRoutes, { files, logger });
   const preHandler = requireScopes('printing');
-  const auth = (operationId: string, schema: object) => ({
+  const auth = (operationId: string, schema: object, documented: DocumentedRequest = sfapiRequests.none) => ({
     preHandler,
-    schema: operation(operationId, schema),
+    schema: operation(operationId, schema, documented),
   });
 
   app.get(
@@ -58,7 +62,7 @@ export async function sfapiRoutes(app: FastifyInstance, options: EmulatorRouteOp
 
   app.get(
     '/sfapi/GetPrinterProperties/',
-    auth('GetPrinterProperties', sfapiSchemas.getPrinterProperties),
+    auth('GetPrinterProperties', sfapiSchemas.getPrinterProperties, sfapiRequests.getPrinterProperties),
     async (request) => printerProperties(request, context),
   );
 
@@ -68,22 +72,38 @@ export async function sfapiRoutes(app: FastifyInstance, options: EmulatorRouteOp
     return { fileid: file.fileId, sasUri: url };
   });
 
-  app.post('/sfapi/Print/', auth('Print', sfapiSchemas.print), async (request, reply) => {
-    const outcome = await printing.submit(request.auth, request.body);
-    if ('pendingFileId' in outcome)
-      return reply.code(412).send({ fileid: outcome.pendingFileId, sasUri: '' });
-    request.log.info(
-      { job: outcome.jobid, printer: outcome.printerId, size: outcome.size },
-      'print job submitted',
-    );
-    return { jobid: outcome.jobid };
-  });
+  app.post(
+    '/sfapi/Print/',
+    auth('Print', sfapiSchemas.print, sfapiRequests.print),
+    async (request, reply) => {
+      const strict = prefersStrict(request.headers.prefer);
+      if (strict) reply.header('preference-applied', 'handling=strict');
+      const outcome = await printing.submit(request.auth, request.body, strict);
+      if (outcome.ignored.length > 0) reply.header(IGNORED_FIELDS_HEADER, outcome.ignored.join(', '));
+      if ('pendingFileId' in outcome)
+        return reply.code(412).send({ fileid: outcome.pendingFileId, sasUri: '' });
+      request.log.info(
+        { job: outcome.jobid, printer: outcome.printerId, size: outcome.size },
+        'print job submitted',
+      );
+      return { jobid: outcome.jobid };
+    },
+  );
 
-  app.get('/sfapi/Status/', auth('Status', sfapiSchemas.status), async (request) => {
+  app.get('/sfapi/Status/', auth('Status', sfapiSchemas.status, sfapiRequests.status), async (request) => {
     const id = (request.query as Record<string, unknown>).id;
     if (typeof id !== 'string' || id === '') invalid('id', 'is required (the jobid)');
     return jobs.status(request.auth.organizationId, id) ?? unknownJobStatus();
   });
+}
+
+/** The answer header of Print naming the body fields nothing read. */
+export const IGNORED_FIELDS_HEADER = 'x-printrelay-ignored-fields';
+
+/** True when the request asks for strict input handling (RFC 7240 `Prefer: handling=strict`). */
+function prefersStrict(prefer: string | string[] | undefined): boolean {
+  const values = Array.isArray(prefer) ? prefer : prefer ? [prefer] : [];
+  return values.some((v) => v.split(/[,;]/).some((p) => p.trim().toLowerCase() === 'handling=strict'));
 }
 
 function baseUrl(request: FastifyRequest, context: EmulatorContext): string {
@@ -99,6 +119,14 @@ function printerProperties(request: FastifyRequest, context: EmulatorContext): P
   const { printers, assignments } = context;
   const org = request.auth.organizationId;
   const query = request.query as Record<string, unknown>;
+  const unknown = Object.keys(query).filter((k) => k !== 'id' && k !== 'printer');
+  if (unknown.length > 0) {
+    throw new ValidationErrors(
+      unknown.map(
+        (k) => new ValidationError(k, 'unknown query parameter; give id or printer, or neither for all'),
+      ),
+    );
+  }
   const id = typeof query.id === 'string' && query.id !== '' ? query.id : undefined;
   const name = typeof query.printer === 'string' && query.printer !== '' ? query.printer : undefined;
   if (id !== undefined && name !== undefined) {

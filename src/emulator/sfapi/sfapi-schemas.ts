@@ -5,7 +5,8 @@
  * document; responses are serialized as they are (see http/openapi.ts). Pure data.
  */
 import { Type as T } from '@sinclair/typebox';
-import { responses } from '../http/schemas.js';
+import { type DocumentedRequest, responses } from '../http/schemas.js';
+import { PrintRequestBody } from './print-request-schema.js';
 
 const base = { tags: ['sfapi'], security: [{ bearer: [] }] };
 
@@ -93,6 +94,40 @@ const JobStatus = T.Object(
   },
   { additionalProperties: false },
 );
+
+/** Requests of the /sfapi/ routes, checked by the routes themselves (http/schemas.ts DocumentedRequest). */
+export const sfapiRequests = {
+  getPrinterProperties: {
+    querystring: T.Object(
+      {
+        id: T.Optional(T.String({ format: 'uuid', description: 'printer id; give id or printer, not both' })),
+        printer: T.Optional(T.String({ description: 'printer name; give id or printer, not both' })),
+      },
+      {
+        additionalProperties: false,
+        description: 'without id or printer every printer you may use is listed',
+      },
+    ),
+  },
+  print: {
+    body: PrintRequestBody,
+    headers: T.Object({
+      prefer: T.Optional(
+        T.String({
+          description: 'handling=strict: unknown fields are a 400 instead of being ignored (RFC 7240)',
+          examples: ['handling=strict'],
+        }),
+      ),
+    }),
+  },
+  status: {
+    querystring: T.Object(
+      { id: T.String({ minLength: 1, description: 'the jobid of Print' }) },
+      { additionalProperties: false },
+    ),
+  },
+  none: { querystring: T.Object({}, { additionalProperties: false }) },
+} satisfies Record<string, DocumentedRequest>;
 
 /** Schemas of the /sfapi/ routes. */
 export const sfapiSchemas = {

@@ -22,6 +22,8 @@ export interface FinishedJobFacts {
   printer: { id: string; name: string };
   connector: { id: string; name: string };
   user: { id: string; email: string; name: string } | undefined;
+  /** Why a failed job failed (the connector's message), when it said. */
+  failureReason?: string;
 }
 
 /** What the publisher knows of a finished local copy job: the device's last parameters. */
@@ -55,6 +57,8 @@ export interface PrintJobContent {
   user_email?: string;
   user_id?: string;
   user_name?: string;
+  /** PrintRelay's addition to the spec's fields: why a failed job failed, when known. */
+  failure_reason?: string;
 }
 
 /** A whole event as delivered. */
@@ -106,6 +110,7 @@ export function buildEvent(
     total_printed_pages: job.pagesPrinted,
     total_printed_sheets: sheetsOf(job.pagesPrinted, job.ticket.copies, duplex === true),
     ...userFields(job.user, settings),
+    ...(job.outcome === 'failed' && job.failureReason ? { failure_reason: job.failureReason } : {}),
   };
   return eventOf(eventId, createdAt, job.outcome, printjob);
 }

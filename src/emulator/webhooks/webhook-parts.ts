@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import { type DispatcherOptions, WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhookPublisher } from './webhook-publisher.js';
 import { SecretBox } from './webhook-secret-box.js';

@@ -10,10 +10,10 @@ import { randomInt } from 'node:crypto';
 import { v7 as uuidV7 } from 'uuid';
 import type { Clock } from '../../lib/clock.js';
 import type { JobOutcomeListener } from '../jobs/job-outcomes.js';
-import type { JobRecord } from '../jobs/job-repo.js';
+import type { JobRecord } from '../jobs/jobs-face.js';
 import type { LocalJobOutcomeListener } from '../pull/local-jobs/local-job-service.js';
-import type { LocalJobRecord } from '../pull/local-jobs/local-job-repo.js';
-import type { EmulatorStore } from '../store/emulator-store.js';
+import type { LocalJobRecord } from '../pull/pull-face.js';
+import type { EmulatorStore } from '../emulator-store.js';
 import type { WebhookSettings } from './webhook-endpoint-repo.js';
 import {
   type FinishedJobFacts,
@@ -60,6 +60,7 @@ export class WebhookPublisher implements JobOutcomeListener, LocalJobOutcomeList
         printer: { id: job.printerId, name: printer?.name ?? '' },
         connector: this.connector(job.claimedBy ?? printer?.connectorId ?? ''),
         user: this.user(job.userId),
+        ...(job.message ? { failureReason: job.message } : {}),
       };
       return buildEvent(eventId, now, facts, settings, this.randomDigit);
     });

@@ -23,7 +23,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { EmulatorRoutePlugin } from '../context.js';
-import { requireAnyScope, requireScopes } from '../http/bearer-auth.js';
+import { requireAnyScope, requireScopes } from '../accounts/bearer-auth.js';
 import type { BaseUrlPolicy } from '../http/base-url.js';
 import { forbidden } from '../http/http-errors.js';
 import { envelope } from '../http/pagination.js';
@@ -47,6 +47,9 @@ const read = { preHandler: [requireAnyScope('webhooks', 'webhooks.readonly'), re
 const write = { preHandler: [requireScopes('webhooks'), requireOrganizationAdmin] };
 
 /** Registers the webhook routes. */
+/** Content types of the PATCH bodies: JSON Merge Patch as the spec says, plain JSON too. */
+const MERGE_PATCH = ['application/merge-patch+json', 'application/json'];
+
 export const webhookRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   const { webhooks, baseUrl } = context;
   app.setSchemaErrorFormatter(schemaErrorsToValidation);
@@ -125,6 +128,7 @@ export const webhookRoutes: EmulatorRoutePlugin = async (app, { context }) => {
       ...write,
       schema: {
         operationId: 'UpdateWebhookEndpoint',
+        consumes: MERGE_PATCH,
         ...one,
         body: S.EndpointPatchBody,
         response: { ...S.WebhookErrors, 200: S.Endpoint },
@@ -297,6 +301,7 @@ function registerSettingsRoutes(app: FastifyInstance, webhooks: WebhookService):
       ...write,
       schema: {
         operationId: 'UpdateWebhookSettings',
+        consumes: MERGE_PATCH,
         body: S.SettingsPatchBody,
         response: { ...S.WebhookErrors, 200: S.Settings },
       },

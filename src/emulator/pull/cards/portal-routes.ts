@@ -10,7 +10,7 @@ import { CLAIM_PAGE_PATH, type RegistrationCodeService } from './registration-co
 import type { UserSignIn } from '../../accounts/user-sign-in.js';
 import { html } from '../../web/html.js';
 import { errorNotice, renderPage } from '../../web/page-layout.js';
-import { pullSchemas } from '../pull-schemas.js';
+import { pullRequests, pullSchemas } from '../pull-schemas.js';
 import { operation } from '../../http/schemas.js';
 
 /** Renders the claim form, with an error and the e-mail to prefill after a failed post. */
@@ -47,7 +47,7 @@ export async function claimPageRoutes(
 
   app.post(
     CLAIM_PAGE_PATH,
-    { schema: operation('ClaimCardInPortal', pullSchemas.claimPage) },
+    { schema: operation('ClaimCardInPortal', pullSchemas.claimPage, pullRequests.claimForm) },
     async (request, reply) => {
       const form = (request.body ?? {}) as Record<string, unknown>;
       const email = typeof form['email'] === 'string' ? form['email'].trim() : '';

@@ -4,8 +4,8 @@
  * hashes of printer_settings as the device authentication needs them. Borrowing the database
  * handle; the owner of the handle closes it.
  */
-import { ConnectorRepo, type NewConnector } from '../../connectors/connector-repo.js';
-import { PrinterRepo } from '../../printers/printer-repo.js';
+import type { ConnectorInserter, NewConnector } from '../../connectors/connectors-face.js';
+import type { PrinterInserter } from '../../printers/printers-face.js';
 import type { EmulatorDatabase } from '../../store/database.js';
 
 /** The queue printer of one organization. */
@@ -48,16 +48,15 @@ const NO_REGISTRANT = { userId: '', clientId: '' };
 
 /**
  * Reads and writes pull-printing queue and device rows. The queue's connector and printer rows are
- * written by their own repositories (ConnectorRepo, PrinterRepo), the one writer of each table.
+ * written by their own repositories (the connectors' and printers' inserts, lent by the caller),
+ * the one writer of each table.
  */
 export class PullPrinterRepo {
-  private readonly connectors: ConnectorRepo;
-  private readonly printers: PrinterRepo;
-
-  constructor(private readonly db: EmulatorDatabase) {
-    this.connectors = new ConnectorRepo(db);
-    this.printers = new PrinterRepo(db);
-  }
+  constructor(
+    private readonly db: EmulatorDatabase,
+    private readonly connectors: ConnectorInserter,
+    private readonly printers: PrinterInserter,
+  ) {}
 
   /** The organization's queue, or undefined before ensureQueue. */
   queue(organizationId: string): PullQueueRecord | undefined {

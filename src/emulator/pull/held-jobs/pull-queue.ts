@@ -10,9 +10,9 @@ import type { Clock } from '../../../lib/clock.js';
 import { errorMessage } from '../../../lib/errors.js';
 import type { Logger } from '../../../log/logger.js';
 import { TPFM_ATTR_ON_HOLD, type TpfmJob } from '../../../protocol/tpfm-job-list.js';
-import type { EmulatorStore } from '../../store/emulator-store.js';
+import type { EmulatorStore } from '../../emulator-store.js';
 import { type HeldJobRecord, HeldJobRepo } from './held-job-repo.js';
-import type { PrinterRecord } from '../../printers/printer-repo.js';
+import type { PrinterRecord } from '../../printers/printers-face.js';
 import { PullPrinterRepo, type PullQueueRecord } from './pull-printer-repo.js';
 import type { JobHolder, JobService, JobStatus, NewJob } from '../../jobs/job-service.js';
 import { JOB_STATUS_CODE } from '../../jobs/job-status.js';
@@ -60,7 +60,7 @@ export class PullQueueService implements JobHolder {
     private readonly logger: Logger,
   ) {
     this.held = new HeldJobRepo(store.db);
-    this.queues = new PullPrinterRepo(store.db);
+    this.queues = new PullPrinterRepo(store.db, store.connectors, store.printers);
   }
 
   /** Creates each organization's queue printer when missing and installs the hold hook. */

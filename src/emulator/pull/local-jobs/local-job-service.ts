@@ -14,7 +14,7 @@ import type {
   LocalJobFields,
   UpdateLocalJobParams,
 } from '../../../protocol/tpfm-local-job.js';
-import type { EmulatorStore } from '../../store/emulator-store.js';
+import type { EmulatorStore } from '../../emulator-store.js';
 import { type LocalJobRecord, LocalJobRepo, type LocalJobState } from './local-job-repo.js';
 
 /** A Pending local job closes after this long without an update. */

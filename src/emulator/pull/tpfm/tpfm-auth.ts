@@ -12,11 +12,11 @@
  * No resources to clean up.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import type { EmulatorStore } from '../../store/emulator-store.js';
-import type { PrinterRecord } from '../../printers/printer-repo.js';
+import type { EmulatorStore } from '../../emulator-store.js';
+import type { PrinterRecord } from '../../printers/printers-face.js';
 import { PullPrinterRepo, type PullPasswordRow } from '../held-jobs/pull-printer-repo.js';
 import type { CredentialGuard } from '../../store/credential-guard.js';
-import type { User } from '../../accounts/user-repo.js';
+import type { User } from '../../accounts/accounts-face.js';
 
 /** The pull printer a device authenticated as. */
 export interface TpfmDevice {
@@ -56,7 +56,7 @@ export class TpfmAuthenticator {
     private readonly store: EmulatorStore,
     private readonly guard: CredentialGuard,
   ) {
-    this.pull = new PullPrinterRepo(store.db);
+    this.pull = new PullPrinterRepo(store.db, store.connectors, store.printers);
   }
 
   /**

@@ -15,8 +15,8 @@ import { parseCreateLocalJob, parseUpdateLocalJob } from '../../../protocol/tpfm
 import { contentTypeForExtension } from '../../../protocol/sfapi-configuration.js';
 import type { TpfmServices } from '../pull-services.js';
 import type { TpfmDevice } from './tpfm-auth.js';
-import type { PrinterRecord } from '../../printers/printer-repo.js';
-import type { User } from '../../accounts/user-repo.js';
+import type { PrinterRecord } from '../../printers/printers-face.js';
+import type { User } from '../../accounts/accounts-face.js';
 import { STORAGE_UPLOAD_PREFIX } from '../../files/storage-routes.js';
 import { flagParam, intParam, TpfmFailure } from './tpfm-wire.js';
 

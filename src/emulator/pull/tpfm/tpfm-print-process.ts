@@ -9,9 +9,9 @@
 import type { Logger } from '../../../log/logger.js';
 import { TpfmReturnCode } from '../../../protocol/tpfm-codes.js';
 import type { HeldJobRecord } from '../held-jobs/held-job-repo.js';
-import type { JobRecord } from '../../jobs/job-repo.js';
-import type { PrinterRecord } from '../../printers/printer-repo.js';
-import type { User } from '../../accounts/user-repo.js';
+import type { JobRecord } from '../../jobs/jobs-face.js';
+import type { PrinterRecord } from '../../printers/printers-face.js';
+import type { User } from '../../accounts/accounts-face.js';
 import type { JobService } from '../../jobs/job-service.js';
 import { JOB_STATUS_CODE } from '../../jobs/job-status.js';
 import type { PullQueueService } from '../held-jobs/pull-queue.js';

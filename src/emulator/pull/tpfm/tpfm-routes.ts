@@ -22,7 +22,7 @@ import {
   sendFailure,
   TpfmFailure,
 } from './tpfm-wire.js';
-import { pullSchemas } from '../pull-schemas.js';
+import { pullRequests, pullSchemas } from '../pull-schemas.js';
 import { operation } from '../../http/schemas.js';
 
 /** Options of the /TPFM/ plugin. */
@@ -58,19 +58,23 @@ function baseUrl(request: FastifyRequest, context: EmulatorContext): string {
 /** Registers GET /TPFM/. */
 export async function tpfmRoutes(app: FastifyInstance, options: TpfmRoutesOptions): Promise<void> {
   const { context, services } = options;
-  app.get('/TPFM/', { schema: operation('RunTpfmCommand', pullSchemas.tpfm) }, async (request, reply) => {
-    const query = canonicalQuery(request.query);
-    const langId = header(request, TPFM_HEADERS.langId) ?? 'en';
-    try {
-      return await handle(request, reply, { query, langId, base: baseUrl(request, context) }, services);
-    } catch (error) {
-      // Throttled device checks answer 429 with Retry-After (http/http-errors.ts), not an X-FMP code.
-      if (error instanceof TooManyRequestsError) throw error;
-      const failure = error instanceof TpfmFailure ? error : osFailure(error);
-      if (failure.returnCode === 1) request.log.error({ err: error }, 'tpfm command failed');
-      return sendFailure(reply, failure, langId);
-    }
-  });
+  app.get(
+    '/TPFM/',
+    { schema: operation('RunTpfmCommand', pullSchemas.tpfm, pullRequests.tpfm) },
+    async (request, reply) => {
+      const query = canonicalQuery(request.query);
+      const langId = header(request, TPFM_HEADERS.langId) ?? 'en';
+      try {
+        return await handle(request, reply, { query, langId, base: baseUrl(request, context) }, services);
+      } catch (error) {
+        // Throttled device checks answer 429 with Retry-After (http/http-errors.ts), not an X-FMP code.
+        if (error instanceof TooManyRequestsError) throw error;
+        const failure = error instanceof TpfmFailure ? error : osFailure(error);
+        if (failure.returnCode === 1) request.log.error({ err: error }, 'tpfm command failed');
+        return sendFailure(reply, failure, langId);
+      }
+    },
+  );
 }
 
 async function handle(

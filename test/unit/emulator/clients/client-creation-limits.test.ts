@@ -7,9 +7,9 @@ import {
   type Creator,
   MAX_API_CLIENTS_PER_ORGANIZATION,
 } from '../../../../src/emulator/clients/client-creation-limits.js';
-import { type EmulatorStore, openEmulatorStore } from '../../../../src/emulator/store/emulator-store.js';
+import { type EmulatorStore, openEmulatorStore } from '../../../../src/emulator/emulator-store.js';
 import { SecretHasher } from '../../../../src/emulator/store/secret-hash.js';
-import { applySeed } from '../../../../src/emulator/store/seed-loader.js';
+import { applySeed } from '../../../../src/emulator/seed-loader.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { TooManyRequestsError } from '../../../../src/lib/errors.js';
 

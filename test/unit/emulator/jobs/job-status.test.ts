@@ -41,7 +41,7 @@ describe('jobStatus', () => {
     expect([status.jobstatus, status.jobstatusstring]).toEqual([code, flags]);
   });
 
-  it('shows the connector notes of a job that prints after the flags, one element per line', () => {
+  it('shows the connector notes of a job that prints, and the reason of a failed one, after the flags, one element per line', () => {
     const message =
       'tray: "Tray 9" is not a tray of this printer; the default tray is used\ncopies 1000: not applied, a|b';
     const job = { errorCode: null, pagesPrinted: 1, pagesTotal: 1, message };
@@ -51,8 +51,11 @@ describe('jobStatus', () => {
     expect(jobStatus({ ...job, state: 'printing' }, 1).jobstatusstring).toBe(
       'PRINTING|tray: "Tray 9" is not a tray of this printer; the default tray is used|copies 1000: not applied, a/b|',
     );
-    // a failed job's message is its failure, which the code reports: the flags stay as they are
-    expect(jobStatus({ ...job, state: 'failed' }, 0).jobstatusstring).toBe('ERROR|RESTART|');
+    // a failed job's message is its reason: apps read it after the flags
+    const failed = { ...job, message: 'document-format application/msword not supported' };
+    expect(jobStatus({ ...failed, state: 'failed' }, 0).jobstatusstring).toBe(
+      'ERROR|RESTART|document-format application/msword not supported|',
+    );
     expect(jobStatus({ ...job, message: null, state: 'completed' }, 0).jobstatusstring).toBe(
       'PRINTED|COMPLETE|',
     );

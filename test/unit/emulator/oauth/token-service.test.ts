@@ -24,9 +24,9 @@ import {
   REFRESH_TOKEN_TTL_MS,
 } from '../../../../src/emulator/oauth/token-types.js';
 import { CredentialGuard, defaultCredentialLimits } from '../../../../src/emulator/store/credential-guard.js';
-import { type EmulatorStore, openEmulatorStore } from '../../../../src/emulator/store/emulator-store.js';
+import { type EmulatorStore, openEmulatorStore } from '../../../../src/emulator/emulator-store.js';
 import { SecretHasher } from '../../../../src/emulator/store/secret-hash.js';
-import { applySeed } from '../../../../src/emulator/store/seed-loader.js';
+import { applySeed } from '../../../../src/emulator/seed-loader.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { PrintRelayError } from '../../../../src/lib/errors.js';
 import { createLogger, silentLogger } from '../../../../src/log/logger.js';

@@ -42,11 +42,21 @@ describe('fault rules as given', () => {
   it.each([
     [
       { operation: 'Print' },
-      [{ path: [], rule: 'is required: one action of respond, latency_ms, cut, end_job' }],
+      [
+        {
+          path: [],
+          rule: 'is required: one action of respond, latency_ms, cut, slow_chunks_ms, end_job, printer_state, drop_connector, webhook_status',
+        },
+      ],
     ],
     [
       { operation: 'Print', latency_ms: 5, cut: true },
-      [{ path: ['cut'], rule: 'only one action of respond, latency_ms, cut, end_job' }],
+      [
+        {
+          path: ['cut'],
+          rule: 'only one action of respond, latency_ms, cut, slow_chunks_ms, end_job, printer_state, drop_connector, webhook_status',
+        },
+      ],
     ],
     [{ respond: { status: 503 } }, [{ path: ['operation'], rule: 'is required with respond' }]],
     [
@@ -69,6 +79,17 @@ describe('fault rules as given', () => {
       ],
     ],
     ['respond', [{ path: [], rule: 'must be an object (a fault rule)' }]],
+    [{ printer_state: 'on fire' }, [{ path: ['printer_state'], rule: 'must be offline or jammed' }]],
+    [
+      { printer_state: 'offline', times: 1 },
+      [
+        { path: ['printer'], rule: 'is required with printer_state' },
+        {
+          path: ['times'],
+          rule: 'does not apply to printer_state (it lasts until removed or duration_s ends)',
+        },
+      ],
+    ],
     [
       { client: 'app', end_job: { error_code: 3011, pages_printed: 1 } },
       [

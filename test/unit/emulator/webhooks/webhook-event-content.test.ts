@@ -62,6 +62,13 @@ describe('buildEvent', () => {
     expect('user_email' in printjob || 'user_name' in printjob).toBe(false);
     expect(printjob.user_id).toBe('user-1');
   });
+  it('carries the reason of a failed job, and none for a job that printed', () => {
+    const failureReason = 'document-format application/msword not supported';
+    const failed = buildEvent('e', 0, { ...job, outcome: 'failed', failureReason }, off, digits);
+    expect(failed.content.printjob.failure_reason).toBe(failureReason);
+    const printed = buildEvent('e', 0, { ...job, outcome: 'succeeded', failureReason: 'note' }, off, digits);
+    expect('failure_reason' in printed.content.printjob).toBe(false);
+  });
   it('leaves out options the ticket does not set', () => {
     const { printjob } = buildEvent('e', 0, { ...job, ticket: { copies: 1 } }, off, digits).content;
     expect(['color', 'duplex', 'paper'].filter((k) => k in printjob)).toEqual([]);

@@ -1,25 +1,26 @@
 /**
- * The emulator's store: the database handle and one repository per table, built together.
- * `close()` closes the database; whoever called `openEmulatorStore` calls it.
+ * The emulator's store: the database handle (store/database.ts) and the repositories of every
+ * domain over it, built together; composed here, beside app.ts, as store/ holds infrastructure
+ * only. `close()` closes the database; whoever called `openEmulatorStore` calls it.
  */
-import { AssignmentRepo } from '../groups/assignment-repo.js';
-import { ConnectorRepo } from '../connectors/connector-repo.js';
-import { type EmulatorDatabase, openEmulatorDatabase } from './database.js';
-import { GroupRepo } from '../groups/group-repo.js';
-import { JobRepo } from '../jobs/job-repo.js';
-import { InvitationRepo } from '../accounts/invitation-repo.js';
-import { MembershipRepo } from '../accounts/membership-repo.js';
-import { OAuthClientRepo } from '../clients/oauth-client-repo.js';
-import { OrganizationRepo } from '../accounts/organization-repo.js';
-import { PrinterRepo } from '../printers/printer-repo.js';
-import { PrinterSettingsRepo } from '../printers/printer-settings-repo.js';
-import { PrintingUserRepo } from '../groups/printing-user-repo.js';
-import { RefreshTokenRepo } from '../oauth/refresh-token-repo.js';
-import { SigningKeyRepo } from '../oauth/signing-key-repo.js';
-import { StoredFileRepo } from '../files/stored-file-repo.js';
-import { UserRepo } from '../accounts/user-repo.js';
-import { WebhookDeliveryRepo } from '../webhooks/webhook-delivery-repo.js';
-import { WebhookEndpointRepo } from '../webhooks/webhook-endpoint-repo.js';
+import { AssignmentRepo } from './groups/assignment-repo.js';
+import { ConnectorRepo } from './connectors/connector-repo.js';
+import { type EmulatorDatabase, openEmulatorDatabase } from './store/database.js';
+import { GroupRepo } from './groups/group-repo.js';
+import { JobRepo } from './jobs/job-repo.js';
+import { InvitationRepo } from './accounts/invitation-repo.js';
+import { MembershipRepo } from './accounts/membership-repo.js';
+import { OAuthClientRepo } from './clients/oauth-client-repo.js';
+import { OrganizationRepo } from './accounts/organization-repo.js';
+import { PrinterRepo } from './printers/printer-repo.js';
+import { PrinterSettingsRepo } from './printers/printer-settings-repo.js';
+import { PrintingUserRepo } from './accounts/printing-settings-repo.js';
+import { RefreshTokenRepo } from './oauth/refresh-token-repo.js';
+import { SigningKeyRepo } from './oauth/signing-key-repo.js';
+import { StoredFileRepo } from './files/stored-file-repo.js';
+import { UserRepo } from './accounts/user-repo.js';
+import { WebhookDeliveryRepo } from './webhooks/webhook-delivery-repo.js';
+import { WebhookEndpointRepo } from './webhooks/webhook-endpoint-repo.js';
 
 /** Every repository over one database. */
 export class EmulatorStore {

@@ -4,9 +4,9 @@
  * organization is left as it is, so restarts keep their state. Secrets are hashed first (off the
  * event loop), then everything is written in one transaction.
  */
-import type { EmulatorSeed, SeedOrganization } from '../../config/emulator-seed-schema.js';
+import type { EmulatorSeed, SeedOrganization } from '../config/emulator-seed-schema.js';
 import type { EmulatorStore } from './emulator-store.js';
-import type { SecretHasher } from './secret-hash.js';
+import type { SecretHasher } from './store/secret-hash.js';
 
 /** The seed's secrets as hashes, in the seed's order. */
 interface SeedHashes {

@@ -1,8 +1,8 @@
 /**
  * The printing settings of users (columns of the users table): local printing, self service,
  * printer selection in the user portal, and pull printing (the same pull_printing_enabled that
- * /TPFM/ checks). Memberships live in group-repo.ts. Borrowing the database handle; the owner of
- * the handle closes it.
+ * /TPFM/ checks), owned by accounts/ as the whole users table is; group memberships live in
+ * groups/group-repo.ts. Borrowing the database handle; the owner of the handle closes it.
  */
 import type { EmulatorDatabase } from '../store/database.js';
 

@@ -18,11 +18,11 @@
  */
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { AccessTokenClaims } from '../oauth/token-types.js';
-import type { AuthContext } from '../accounts/auth-context.js';
-import type { UserRole } from '../accounts/user-repo.js';
-import { type HttpError, forbidden, insufficientScope, invalidToken } from './http-errors.js';
+import type { AuthContext } from './auth-context.js';
+import type { UserRole } from './user-repo.js';
+import { type HttpError, forbidden, insufficientScope, invalidToken } from '../http/http-errors.js';
 
-export type { AuthContext, CallerKind } from '../accounts/auth-context.js';
+export type { AuthContext, CallerKind } from './auth-context.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

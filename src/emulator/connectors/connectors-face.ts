@@ -1,0 +1,12 @@
+/**
+ * The face of connectors/: what other domains may use of its repositories (the connector record,
+ * and the insert another domain's built-in connector goes through, given by the composition).
+ * Other domains import connectors/ repositories' types only from here
+ * (test/unit/architecture.test.ts). Types only.
+ */
+import type { ConnectorRepo } from './connector-repo.js';
+
+export type { ConnectorRecord, NewConnector } from './connector-repo.js';
+
+/** Inserts a connector row: the one writer of the connectors table, lent to pull printing's queue. */
+export type ConnectorInserter = Pick<ConnectorRepo, 'insert'>;
