@@ -31,6 +31,12 @@ const TS = 'src/emulator/oauth/token-service.ts';
 const OAP = 'http/outbound-address-policy.ts';
 const EIP = 'http/embedded-ipv4.ts';
 const TCM = 'tpfm/tpfm-commands.ts';
+const RU = 'src/protocol/oauth-redirect-uri.ts';
+const OB = 'src/store/outbox.ts';
+const SC = 'src/protocol/oauth-scopes.ts';
+const CR = 'src/protocol/oauth-client-rules.ts';
+const SAME_SCHEME =
+  'the port-less comparison includes the scheme, and http is accepted only as a loopback URI, so a match needs both to be loopback anyway';
 const UNDEFINED_LEFT_OUT = 'a parameter set to undefined is read as missing, the same as one left out';
 const ERROR_RECORDED =
   'the value is undefined only after its error was recorded, and the request is refused with the same errors either way';
@@ -345,5 +351,77 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     mutator: 'ConditionalExpression',
     replacement: 'false',
     why: 'the local-job parsers throw nothing but ValidationErrors',
+  },
+  {
+    file: RU,
+    original: "url.hostname === ''",
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: 'the URL parser refuses an https URL without a host before this check',
+  },
+  {
+    file: RU,
+    original: "stored.kind === 'loopback' && candidate.kind === 'loopback'",
+    mutator: 'LogicalOperator',
+    replacement: "stored.kind === 'loopback' || candidate.kind === 'loopback'",
+    why: SAME_SCHEME,
+  },
+  {
+    file: RU,
+    original: "stored.kind === 'loopback'",
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: SAME_SCHEME,
+  },
+  {
+    file: RU,
+    original: "candidate.kind === 'loopback'",
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: SAME_SCHEME,
+  },
+  {
+    file: SC,
+    original: '/[ \\t\\r\\n\\f]+/',
+    mutator: 'Regex',
+    replacement: '/[ \\t\\r\\n\\f]/',
+    why: 'the empty parts between single blanks are filtered out just after',
+  },
+  {
+    file: SC,
+    original: "''",
+    mutator: 'StringLiteral',
+    replacement: '"Stryker was here!"',
+    line: "scope.split('.')[0] ?? ''",
+    why: 'split always answers at least one part, so the default is never used',
+  },
+  {
+    file: CR,
+    original: 'error instanceof ValidationError',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: 'every check throws ValidationError only',
+  },
+  {
+    file: CR,
+    original: 'errors.length > 1',
+    mutator: 'EqualityOperator',
+    replacement: 'errors.length >= 1',
+    why: 'one error was thrown on its own on the line before',
+  },
+  {
+    file: OB,
+    original: 'ids.length === 0',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: 'a transaction over no ids changes nothing either',
+  },
+  {
+    file: OB,
+    original: '[]',
+    mutator: 'ArrayDeclaration',
+    replacement: '["Stryker was here"]',
+    line: 'exclude: Iterable<string> = []',
+    why: 'a default that leaves out one job id no job has behaves as an empty list',
   },
 ];

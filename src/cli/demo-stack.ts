@@ -10,6 +10,7 @@
  * in that order and waits until the printer is visible to apps; stop() takes them down in
  * reverse. The caller calls stop().
  */
+import type { WebhookOptions } from '../emulator/webhooks/webhook-parts.js';
 import { createServer } from 'node:net';
 import type { Writable } from 'node:stream';
 import { join, resolve } from 'node:path';
@@ -61,6 +62,8 @@ export interface DemoStackOptions {
   outboundAllow?: readonly string[];
   /** Browser origins allowed cross-origin besides registered redirect URLs. */
   corsOrigins?: readonly string[];
+  /** Webhook delivery: an extra CA of the receivers, their answer deadline (`printrelay emulator`'s flags). */
+  webhooks?: WebhookOptions;
   /**
    * Serve HTTPS with this key and certificate; the demo's agent trusts `certFile` through
    * cloud.ca_file (never by turning verification off).
@@ -195,6 +198,7 @@ export class DemoStack {
       ...(this.options.trustProxy ? { trustProxy: true } : {}),
       outboundAllow: this.options.outboundAllow ?? DEMO_OUTBOUND_ALLOW,
       ...(this.options.corsOrigins ? { corsOrigins: this.options.corsOrigins } : {}),
+      ...(this.options.webhooks ? { webhooks: this.options.webhooks } : {}),
       ...(this.options.tls ? { tls: { key: this.options.tls.key, cert: this.options.tls.cert } } : {}),
     });
     this.stoppers.push(() => emulator.close());

@@ -6,7 +6,8 @@
  * releases the HTTP pools.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createReadStream, rmSync, statSync, unlinkSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { RetryableError } from '../lib/errors.js';
@@ -267,7 +268,7 @@ export class ChannelClient {
    * throws a RetryableError. With `claim` (protocol 2) the download also claims the job; a cloud
    * of protocol 1 answers 409 then, see isClaimConflict. With `keepUpTo`, a document of at most
    * that many bytes (and none of it on disk yet) is read whole into memory, hashed, and written to
-   * `target` in one step once its sha256 matches; its bytes are returned (undefined otherwise).
+   * `target` in one write once its sha256 matches; its bytes are returned (undefined otherwise).
    */
   async download(
     jobId: string,
@@ -283,7 +284,7 @@ export class ChannelClient {
       kept = await this.fetchSmall(jobId, document, target, signal, options.claim === true);
       digest = createHash('sha256').update(kept).digest('hex');
       if (digest === document.sha256.toLowerCase()) {
-        writeSmallSpool(target, kept);
+        await writeSmallSpool(target, kept);
         return kept;
       }
     } else if (have < document.size || document.size === 0) {
@@ -352,12 +353,13 @@ export class ChannelClient {
 }
 
 /**
- * Writes a small document's spool file in one step (private); a failed write (disk full) is a
+ * Writes a small document's spool file in one step (private), off the event loop (a synchronous
+ * write held the loop for milliseconds on a busy disk); a failed write (disk full) is a
  * RetryableError `spool_write` naming the file, as for a streamed one.
  */
-function writeSmallSpool(target: string, bytes: Buffer): void {
+async function writeSmallSpool(target: string, bytes: Buffer): Promise<void> {
   try {
-    writeFileSync(target, bytes, { mode: PRIVATE_FILE_MODE });
+    await writeFile(target, bytes, { mode: PRIVATE_FILE_MODE });
   } catch (error) {
     rmSync(target, { force: true });
     const code = (error as { code?: string }).code ?? '';

@@ -12,6 +12,58 @@ import { isSupportedExtension } from './sfapi-configuration.js';
 /** Where the document comes from. */
 export type PrintSource = { fileid: string } | { fileurl: string };
 
+/** The Print fields the parser reads, lower-case (keys match in any letter case). */
+export const PRINT_FIELDS: readonly string[] = Object.freeze([
+  'fileid',
+  'fileurl',
+  'type',
+  'printerid',
+  'alias',
+  'printanddelete',
+  'paperid',
+  'paperwidth',
+  'paperlength',
+  'color',
+  'collate',
+  'duplex',
+  'duplexmode',
+  'orientation',
+  'copies',
+  'resolution',
+  'trayname',
+  'defaultsource',
+  'locale',
+  'pageranges',
+  'properties',
+]);
+/** Keys of the URL-referenced form, read when orientation or paperid is absent. */
+const NAMED_OPTION_FIELDS = ['orientationssupported', 'mediasupported'];
+
+/**
+ * The fields of a Print body the parser does not read, as sent (`paper`, `properties.pages`):
+ * what the lenient mode ignores and the strict mode refuses. Pure.
+ */
+export function ignoredPrintFields(body: unknown): string[] {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return [];
+  const known = new Set([...PRINT_FIELDS, ...NAMED_OPTION_FIELDS]);
+  const ignored: string[] = [];
+  for (const [key, value] of Object.entries(body)) {
+    if (!known.has(key.toLowerCase())) ignored.push(key);
+    else if (
+      key.toLowerCase() === 'properties' &&
+      value &&
+      typeof value === 'object' &&
+      !Array.isArray(value)
+    ) {
+      for (const inner of Object.keys(value)) {
+        if (!known.has(inner.toLowerCase()) || inner.toLowerCase() === 'properties')
+          ignored.push(`${key}.${inner}`);
+      }
+    }
+  }
+  return ignored;
+}
+
 /** A validated Print request. */
 export interface PrintRequest {
   source: PrintSource;
@@ -309,7 +361,7 @@ function readPageRanges(r: FieldReader): PageRange[] | undefined {
   const text = r.string('pageranges', 1024);
   if (text === undefined) return undefined;
   const parsed = parsePageRanges(text);
-  if ('rule' in parsed) return r.fail('pageRanges', parsed.rule);
+  if ('rule' in parsed) return r.fail('pageranges', parsed.rule);
   return parsed;
 }
 

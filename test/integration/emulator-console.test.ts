@@ -129,4 +129,39 @@ describe.runIf(peersAvailable('openssl'))('the console and webhooks', () => {
       await certs.remove();
     }
   }, 60_000);
+
+  it("records a receiver's answer as the failing status of a webhook_status rule, then retries on schedule", async () => {
+    const certs = await makeTestCertificates();
+    const h = await startHarness({ webhooks: { extraCaPem: certs.caPem, pollMs: 600_000 } });
+    const receiver = await startHttpsReceiver(certs, () => ({ status: 204 }));
+    try {
+      const token = await passwordToken(h.baseUrl, 'printing printing.connectors webhooks');
+      const { printerId } = await connectorWithPrinter(h, token, 'CONSOLE-3', {
+        printer: 'Fault hook printer',
+      });
+      const created = await call(h.baseUrl, 'POST', '/webhooks/endpoints', token, {
+        name: 'hook',
+        url: receiver.url,
+      });
+      const endpointId = created.body.endpoint_id as string;
+      const rule = { endpoint: endpointId, webhook_status: 503, times: 1 };
+      expect((await call(h.baseUrl, 'POST', '/_emulator/faults', undefined, rule)).status).toBe(201);
+      await finishJob(h, token, await createJob(h, printerId), 'completed', 1);
+      await receiver.waitFor(1);
+      await h.emulator.app.emulator.webhooks.drain();
+      const failed = (await call(h.baseUrl, 'GET', `/webhooks/endpoints/${endpointId}/events`, token)).body;
+      expect(failed.results[0].endpoint).toMatchObject({ status: 'pending', response_status_code: 503 });
+      await call(h.baseUrl, 'POST', '/_emulator/clock', undefined, { advance_s: 3600 });
+      await receiver.waitFor(2);
+      await h.emulator.app.emulator.webhooks.drain();
+      // The hour that passed ended the token too.
+      const fresh = await passwordToken(h.baseUrl, 'webhooks');
+      const after = await call(h.baseUrl, 'GET', `/webhooks/endpoints/${endpointId}/events`, fresh);
+      expect(after.body.count).toBe(0);
+    } finally {
+      await receiver.close();
+      await h.close();
+      await certs.remove();
+    }
+  }, 60_000);
 });

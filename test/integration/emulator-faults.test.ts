@@ -6,6 +6,7 @@
  * local developer and organization admins reach it; an admin's rules touch their organization only.
  */
 import { request } from 'undici';
+import { WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, DEMO, type Harness, passwordToken, startHarness } from './emulator-harness.js';
 import { connectorWithPrinter, createJob, finishJob } from './emulator-job-driver.js';
@@ -80,6 +81,16 @@ describe('HTTP fault rules', () => {
     expect(Array.isArray(JSON.parse(whole.text))).toBe(true);
     const listed = (await call(h.baseUrl, 'GET', '/_emulator/faults', undefined)).body;
     expect(listed.map((r: { id: string; hits: number }) => [r.id, r.hits])).toEqual([['f1', 1]]);
+
+    await addFault(h.baseUrl, {
+      operation: 'GetPrinter',
+      user: DEMO.admin.email,
+      slow_chunks_ms: 5,
+      times: 1,
+    });
+    const slowly = await getPrinter(h.baseUrl, admin);
+    expect([slowly.status, slowly.headers['x-printrelay-fault']]).toEqual([200, 'f3']);
+    expect(JSON.parse(slowly.text)).toEqual(JSON.parse(whole.text));
   });
 
   it('refuses a bad rule naming every field, adds nothing of a refused batch, and removes rules', async () => {
@@ -148,6 +159,43 @@ describe('HTTP fault rules', () => {
       ['completed', 1],
       ['completed', 3],
     ]);
+  });
+
+  it('drops a connector: its channel closes, its reconnects get 503 while the rule lasts, then go through', async () => {
+    h = await startHarness();
+    const token = await passwordToken(h.baseUrl, 'printing printing.connectors');
+    const { connectorId } = await connectorWithPrinter(h, token, 'DROP-1', { printer: 'Drop printer' });
+    const open = () =>
+      new WebSocket(`${h!.baseUrl.replace('http', 'ws')}/connector/v1/channel`, {
+        headers: { authorization: `Bearer ${token}`, 'x-host-id': connectorId },
+      });
+    const first = open();
+    // The emulator's hello: the channel is attached once it comes.
+    await new Promise((resolve, reject) => first.once('message', resolve).once('error', reject));
+    const closed = new Promise<[number, string]>((resolve) =>
+      first.once('close', (code, reason) => resolve([code, reason.toString()])),
+    );
+    expect(
+      (await addFault(h.baseUrl, { connector: connectorId, drop_connector: true, times: 1 })).status,
+    ).toBe(201);
+    expect(await closed).toEqual([1012, 'fault rule f1']);
+
+    const refused = open();
+    const answer = await new Promise<{ statusCode?: number; headers: Record<string, unknown> }>((resolve) =>
+      refused.once('unexpected-response', (_req, res) => {
+        resolve(res);
+        res.resume();
+      }),
+    );
+    expect([answer.statusCode, answer.headers['x-printrelay-fault']]).toEqual([503, 'f1']);
+    // The refused upgrade leaves a socket that never opened; ending it reports that as an error.
+    refused.on('error', () => {});
+    refused.terminate();
+    const again = open();
+    await new Promise((resolve, reject) => again.once('open', resolve).once('error', reject));
+    const done = new Promise((resolve) => again.once('close', resolve));
+    again.close();
+    await done;
   });
 
   it('is absent when the sandbox is off', async () => {

@@ -163,14 +163,21 @@ export async function startSfapiHarness(
 export async function call(
   harness: SfapiHarness,
   path: string,
-  options: { method?: 'GET' | 'POST'; body?: unknown; token?: string; offContract?: boolean } = {},
+  options: {
+    method?: 'GET' | 'POST';
+    body?: unknown;
+    token?: string;
+    offContract?: boolean;
+    headers?: Record<string, string>;
+  } = {},
   // biome-ignore lint/suspicious/noExplicitAny: tests read JSON answers of many shapes freely.
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: any; headers: Record<string, string | string[] | undefined> }> {
   const response = await request(`${harness.base}${path}`, {
     method: options.method ?? 'GET',
     headers: {
       authorization: `Bearer ${options.token ?? harness.token}`,
       ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
     },
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
   });
@@ -179,5 +186,5 @@ export async function call(
   const sent = { method: options.method ?? 'GET', path, contentType: 'application/json', body: options.body };
   await checkRequestAgainstOpenApi(harness.base, sent, response.statusCode, options);
   await checkResponseAgainstOpenApi(harness.base, sent.method, path, response.statusCode, body);
-  return { status: response.statusCode, body };
+  return { status: response.statusCode, body, headers: response.headers };
 }

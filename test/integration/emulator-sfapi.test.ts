@@ -83,6 +83,24 @@ describe('GetPrinter and GetPrinterProperties', () => {
     expect(body.errors.map((e: { field: string }) => e.field)).toEqual(['id', 'printer']);
   });
 
+  it('refuses a query parameter other than id and printer, naming it', async () => {
+    const { status, body } = await call(h, '/sfapi/GetPrinterProperties/?name=x&id=' + h.printerId, {
+      offContract: true,
+    });
+    expect(status).toBe(400);
+    expect(body.errors.map((e: { field: string }) => e.field)).toEqual(['name']);
+  });
+
+  it('spells values one way for every printer: orientations as the spec writes them, duplex as the connector does', async () => {
+    const all = await call(h, '/sfapi/GetPrinterProperties/');
+    expect(all.body.length).toBeGreaterThan(0);
+    for (const p of all.body) {
+      expect(p.OrientationsSupported.every((o: string) => ['portrait', 'landscape'].includes(o))).toBe(true);
+      expect(['Simplex', 'Vertical', 'Horizontal']).toContain(p.Default.Duplex);
+      expect([null, 'portrait', 'landscape']).toContain(p.Default.Orientation);
+    }
+  });
+
   it('answers 404 naming the field for an unknown printer', async () => {
     const unknownId = await call(h, '/sfapi/GetPrinterProperties/?id=00000000-0000-4000-8000-000000000000');
     expect(unknownId).toMatchObject({ status: 404, body: { field: 'id' } });
@@ -110,6 +128,40 @@ describe('Print with an uploaded file', () => {
     expect(status.status).toBe(200);
     expect([0, 129, 1246]).toContain(status.body.jobstatus);
     expect(status.body.jobstatusstring).toMatch(/^([A-Z_]+\|)*$/);
+  });
+
+  it('names the fields it ignored in X-PrintRelay-Ignored-Fields, and refuses them with Prefer: handling=strict', async () => {
+    const fileid = await uploadRaw('%PDF-1.4 ignored');
+    const body = {
+      fileid,
+      type: 'pdf',
+      printerid: h.printerId,
+      paper: 'A4',
+      bogusfield: 1,
+      properties: { pages: '1' },
+    };
+    const lenient = await call(h, '/sfapi/Print/', { method: 'POST', body, offContract: true });
+    expect(lenient.status).toBe(200);
+    expect(lenient.headers['x-printrelay-ignored-fields']).toBe('paper, bogusfield, properties.pages');
+    const strict = await call(h, '/sfapi/Print/', {
+      method: 'POST',
+      body,
+      headers: { prefer: 'handling=strict' },
+    });
+    expect(strict.status).toBe(400);
+    expect(strict.headers['preference-applied']).toBe('handling=strict');
+    expect(strict.body.errors.map((e: { field: string }) => e.field)).toEqual([
+      'paper',
+      'bogusfield',
+      'properties.pages',
+    ]);
+    const clean = await call(h, '/sfapi/Print/', {
+      method: 'POST',
+      body: { fileid, type: 'pdf', printerid: h.printerId, copies: 1 },
+      headers: { prefer: 'handling=strict' },
+    });
+    expect(clean.status).toBe(200);
+    expect(clean.headers['x-printrelay-ignored-fields']).toBeUndefined();
   });
 
   it('accepts options inside properties and lenient key case', async () => {
@@ -186,7 +238,7 @@ describe('Print with an uploaded file', () => {
       'duplexmode',
       'orientation',
       'paperid',
-      'pageRanges',
+      'pageranges',
       'locale',
     ]);
     for (const e of body.errors) expect(e.rule).toEqual(expect.any(String));

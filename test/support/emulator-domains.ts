@@ -155,3 +155,38 @@ export function crossDomainRepositoryImports(edges: readonly ImportEdge[]): stri
   }
   return found;
 }
+
+/**
+ * Each member of EmulatorStore (emulator-store.ts) and the domain its repository belongs to,
+ * read from the store's imports and fields.
+ */
+export function storeMembers(storeSource: string): Map<string, string> {
+  const domainOfClass = new Map<string, string>();
+  for (const m of storeSource.matchAll(/import\s*\{\s*(\w+)\s*\}\s*from\s*'\.\/(\w[\w-]*)\/[\w-]+\.js'/g)) {
+    domainOfClass.set(m[1] ?? '', m[2] ?? '');
+  }
+  const members = new Map<string, string>();
+  for (const m of storeSource.matchAll(/readonly\s+(\w+)\s*:\s*(\w+)\s*;/g)) {
+    const domain = domainOfClass.get(m[2] ?? '');
+    if (domain) members.set(m[1] ?? '', domain);
+  }
+  return members;
+}
+
+/**
+ * Where a domain reaches through the store into another domain's repository
+ * (`store.<member>` of a repository it does not own), one line per domain and member, sorted.
+ */
+export function storeReachIns(sources: ReadonlyMap<string, string>): string[] {
+  const members = storeMembers(sources.get('emulator/emulator-store.ts') ?? '');
+  const found = new Set<string>();
+  for (const [file, text] of sources) {
+    const from = domainOf(file);
+    if (from === undefined) continue;
+    for (const m of text.matchAll(/\bstore\.(\w+)\b/g)) {
+      const owner = members.get(m[1] ?? '');
+      if (owner !== undefined && owner !== from) found.add(`${from} -> ${owner}: store.${m[1]}`);
+    }
+  }
+  return [...found].sort();
+}

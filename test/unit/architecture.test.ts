@@ -6,6 +6,7 @@ import { architectureDocViolations } from '../support/architecture-doc.js';
 import {
   crossDomainRepositoryImports,
   sharedFolderViolations,
+  storeReachIns,
   tableOwnerViolations,
 } from '../support/emulator-domains.js';
 import { checkArchitecture, cycles, readImports } from '../support/import-graph.js';
@@ -49,6 +50,43 @@ describe('the architecture of src/', () => {
   });
 });
 
+/**
+ * The reach-ins through EmulatorStore into another domain's repository that are left to replace
+ * with that domain's face (issue 23). The list only shrinks: a new reach-in fails the test, and
+ * one replaced must leave the list.
+ */
+const STORE_REACH_INS_LEFT = [
+  'accounts -> clients: store.clients',
+  'accounts -> oauth: store.refreshTokens',
+  'clients -> oauth: store.refreshTokens',
+  'groups -> accounts: store.printingUsers',
+  'groups -> accounts: store.users',
+  'jobs -> accounts: store.users',
+  'jobs -> connectors: store.connectors',
+  'jobs -> printers: store.printers',
+  'oauth -> accounts: store.users',
+  'oauth -> clients: store.clients',
+  'partner -> accounts: store.memberships',
+  'partner -> accounts: store.organizations',
+  'partner -> accounts: store.users',
+  'partner -> connectors: store.connectors',
+  'partner -> files: store.storedFiles',
+  'partner -> jobs: store.jobs',
+  'partner -> oauth: store.refreshTokens',
+  'printers -> connectors: store.connectors',
+  'pull -> accounts: store.organizations',
+  'pull -> accounts: store.users',
+  'pull -> connectors: store.connectors',
+  'pull -> printers: store.printerSettings',
+  'pull -> printers: store.printers',
+  'sandbox -> accounts: store.users',
+  'sandbox -> jobs: store.jobs',
+  'sandbox -> webhooks: store.webhookEndpoints',
+  'webhooks -> accounts: store.users',
+  'webhooks -> connectors: store.connectors',
+  'webhooks -> printers: store.printers',
+];
+
 describe("the emulator's domains", () => {
   const sources = sourcesOf(srcDir);
   const edges = readImports(sources);
@@ -63,6 +101,10 @@ describe("the emulator's domains", () => {
 
   it("reach another domain's repositories only through its face", () => {
     expect(crossDomainRepositoryImports(edges)).toEqual([]);
+  });
+
+  it("reach no further through the store into another domain's repositories than the known list", () => {
+    expect(storeReachIns(sources)).toEqual(STORE_REACH_INS_LEFT);
   });
 });
 
@@ -149,6 +191,24 @@ describe('the domain checks, on fixtures that break each rule on purpose', () =>
     expect(crossDomainRepositoryImports(edges)).toEqual([
       'type repository of printers imported by emulator/jobs/job-service.ts: emulator/printers/printer-repo.ts (use emulator/printers/printers-face.ts)',
     ]);
+  });
+
+  it("finds a domain reaching through the store into another domain's repository", () => {
+    const store = [
+      "import { UserRepo } from './accounts/user-repo.js';",
+      "import { JobRepo } from './jobs/job-repo.js';",
+      'export class EmulatorStore {',
+      '  readonly users: UserRepo;',
+      '  readonly jobs: JobRepo;',
+      '}',
+    ].join('\n');
+    const sources = new Map([
+      ['emulator/emulator-store.ts', store],
+      ['emulator/jobs/job-service.ts', 'this.store.jobs.insert(job); this.store.users.findById(id);'],
+      ['emulator/accounts/user-sign-in.ts', 'this.store.users.findByEmail(email);'],
+      ['emulator/seed-loader.ts', 'store.users.insert(user); store.jobs.count();'],
+    ]);
+    expect(storeReachIns(sources)).toEqual(['jobs -> accounts: store.users']);
   });
 });
 

@@ -6,7 +6,8 @@
  * demo's agent trusts through cloud.ca_file. Prints the URLs, the demo credentials and a curl
  * sequence, then a line starting with `ready`. The demo's emulator lets fileurl and webhooks
  * reach loopback (a developer's local file server or receiver) besides public addresses;
- * --allow-outbound adds more ranges.
+ * --allow-outbound adds more ranges; --webhook-ca FILE and --webhook-timeout-ms N are those of
+ * `printrelay emulator` (a private CA of webhook receivers, their answer deadline).
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -29,12 +30,15 @@ import {
   type ServingFlags,
   servingOptions,
   tlsOf,
+  webhookOptions,
 } from './emulator.js';
 
 interface DemoFlags extends LogFlags, ServingFlags, OutboundFlags, CorsFlags {
   port: string;
   dataDir: string;
   replacePrinter?: boolean;
+  webhookCa?: string;
+  webhookTimeoutMs?: string;
 }
 
 /** Registers `demo`. */
@@ -48,6 +52,11 @@ export function registerDemoCommand(program: Command): void {
       '--public-url <url>',
       'URL apps reach the emulator at (behind a reverse proxy); shown in the banner',
     )
+    .option(
+      '--webhook-ca <file>',
+      'PEM file of an extra CA to trust for webhook receivers (docs/emulator.md)',
+    )
+    .option('--webhook-timeout-ms <ms>', 'how long a webhook receiver may take to answer', '30000')
     .option(
       '--replace-printer',
       'delete a printer named "Demo Printer" that another connector owns, so the demo registers its own',
@@ -72,6 +81,7 @@ async function runDemo(flags: DemoFlags): Promise<void> {
   const corsOrigins = await corsOriginsOf(flags);
   const tls = await tlsOf(flags, resolve(flags.dataDir));
   const { publicUrl, trustProxy } = servingOptions(flags, undefined);
+  const webhooks = webhookOptions(flags);
   const stack = new DemoStack({
     host: '127.0.0.1',
     port,
@@ -85,6 +95,7 @@ async function runDemo(flags: DemoFlags): Promise<void> {
     replaceCommand: replaceCommand(),
     outboundAllow,
     corsOrigins,
+    webhooks,
   });
   const starting = new AbortController();
   onShutdownSignals(

@@ -42,21 +42,43 @@ export function registerSwipeCommand(program: Command): void {
     .action(async (number: string | undefined, flags: SwipeFlags) => {
       if (!number === !flags.remove) throw new CliError('give a card number or --remove (not both)');
       const timeoutMs = parseIntegerOption('--timeout', flags.timeout, 1, 3600) * 1000;
+      const file = flags.reader ? undefined : demoConfigFile(flags.dataDir);
       const reader = flags.reader ?? (await demoReader(flags.dataDir));
       let lines: string[] = ['ok'];
       try {
         if (flags.remove || !flags.wait) await sendSwipe(reader, flags.remove ? 'remove' : number!);
         else lines = await swipeAndWait(reader, number!, timeoutMs);
       } catch (error) {
-        throw new CliError(`swipe to ${reader} failed: ${(error as Error).message}`);
+        throw new CliError(`swipe to ${reader} failed: ${(error as Error).message}${staleHint(error, file)}`);
       }
       process.stdout.write(lines.map((l) => `${l}\n`).join(''));
     });
 }
 
+/** DIR/agent.yaml, where a swipe without --reader finds its reader. */
+function demoConfigFile(dataDir: string): string {
+  return join(resolve(dataDir), 'agent.yaml');
+}
+
+/** Connection failures that mean no station listens at the reader's address. */
+const NOBODY_LISTENS = new Set(['ECONNREFUSED', 'ENOENT', 'EHOSTUNREACH', 'ECONNRESET']);
+
+/**
+ * What to do when the reader was taken from a demo's agent.yaml and nobody listens there: that
+ * file is likely left from a demo that is not running (or ran with another data directory).
+ */
+function staleHint(error: unknown, file: string | undefined): string {
+  if (!file || !NOBODY_LISTENS.has((error as NodeJS.ErrnoException).code ?? '')) return '';
+  return (
+    `; no release station listens there. The reader came from ${file}, which may be left from a demo ` +
+    'that is not running: start the demo on that directory (printrelay demo --data-dir DIR), name the ' +
+    "running demo's directory with --data-dir, or give --reader socket://HOST:PORT"
+  );
+}
+
 /** The first socket:// reader of DIR/agent.yaml; says on stderr which one it took. */
 export async function demoReader(dataDir: string): Promise<string> {
-  const file = join(resolve(dataDir), 'agent.yaml');
+  const file = demoConfigFile(dataDir);
   let text: string;
   try {
     text = await readFile(file, 'utf8');

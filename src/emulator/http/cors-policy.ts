@@ -70,6 +70,12 @@ export async function registerCors(app: FastifyInstance, policy: CorsPolicy): Pr
   await app.register(cors, {
     origin: (origin, callback) => callback(null, origin !== undefined && policy.allows(origin)),
     credentials: true,
-    exposedHeaders: ['etag', 'content-range', 'www-authenticate'],
+    exposedHeaders: [
+      'etag',
+      'content-range',
+      'www-authenticate',
+      'x-printrelay-ignored-fields',
+      'preference-applied',
+    ],
   });
 }

@@ -69,7 +69,11 @@ export function printerToWire(p: PrinterRecord, extras?: PrinterWireExtras): Pri
   };
 }
 
-/** What a printer offers before its connector uploads properties: plain A4/Letter, one side, mono. */
+/**
+ * What a printer offers before its connector uploads properties: plain A4/Letter, one side, mono.
+ * Values are spelled as the connector's upload spells them (orientations `portrait`/`landscape` as
+ * the spec writes them, duplex `Simplex`), so GetPrinterProperties reads the same for every printer.
+ */
 export function defaultCapabilityProperties(): PrinterCapabilityProperties {
   return {
     Driver: '',
@@ -80,7 +84,7 @@ export function defaultCapabilityProperties(): PrinterCapabilityProperties {
     DuplexMode: 1,
     MediaSupported: ['A4', 'Letter'],
     MediaSupportedId: [9, 1],
-    OrientationsSupported: ['Portrait', 'Landscape'],
+    OrientationsSupported: ['portrait', 'landscape'],
     OrientationsSupportedId: [1, 2],
     PaperFormats: [
       { Id: 9, Name: 'A4', XRes: 2100, YRes: 2970, Default: true },
@@ -89,10 +93,10 @@ export function defaultCapabilityProperties(): PrinterCapabilityProperties {
     Resolutions: ['Auto'],
     Trays: [null],
     Default: {
-      Duplex: 'None',
+      Duplex: 'Simplex',
       DuplexIndex: 1,
       Color: 'Monochrome',
-      Orientation: 'Portrait',
+      Orientation: 'portrait',
       OrientationIndex: 1,
       Resolution: 'Auto',
       Paper: 'A4',

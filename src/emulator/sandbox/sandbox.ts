@@ -16,6 +16,8 @@ import { registerFaultRoutes } from './faults/fault-routes.js';
 import { FaultSwitchboard } from './faults/fault-switchboard.js';
 import { installHttpFaults } from './faults/http-fault-hooks.js';
 import { installJobFaults } from './faults/job-faults.js';
+import { installConnectorFaults } from './faults/connector-faults.js';
+import { installWebhookFaults } from './faults/webhook-faults.js';
 import { installPrinterFaults } from './faults/printer-faults.js';
 import { registerConsoleRoutes } from './console/console-routes.js';
 
@@ -57,6 +59,8 @@ export function createSandbox(base: Clock, options: SandboxOptions = {}): Sandbo
       registerFaultRoutes(app, faults);
       installHttpFaults(app, faults, context);
       installJobFaults(faults, context);
+      installConnectorFaults(faults, context);
+      installWebhookFaults(faults, context);
       const stopPrinterFaults = installPrinterFaults(faults, clock, context);
       app.addHook('onClose', async () => stopPrinterFaults());
       registerConsoleRoutes(app, context, { clock, faults });

@@ -19,31 +19,6 @@ const customSize = (what: string) =>
     examples: [what === 'width' ? 2100 : 2970],
   });
 
-/** The names of the Print body's fields, lower-case (keys are matched case-insensitively). */
-export const PRINT_FIELDS = [
-  'fileid',
-  'fileurl',
-  'type',
-  'printerid',
-  'alias',
-  'printanddelete',
-  'paperid',
-  'paperwidth',
-  'paperlength',
-  'color',
-  'collate',
-  'duplex',
-  'duplexmode',
-  'orientation',
-  'copies',
-  'resolution',
-  'trayname',
-  'defaultsource',
-  'locale',
-  'pageranges',
-  'properties',
-] as const;
-
 /** The JSON body of Print. */
 export const PrintRequestBody = T.Object(
   {
@@ -157,7 +132,9 @@ export const PrintRequestBody = T.Object(
   {
     additionalProperties: false,
     description:
-      'Exactly one of fileid and fileurl. Keys match in any letter case; numbers and booleans are also read from strings.',
+      'Exactly one of fileid and fileurl. Keys match in any letter case; numbers and booleans are also read from strings. ' +
+      'Unknown fields are ignored and named in the X-PrintRelay-Ignored-Fields answer header; with ' +
+      '`Prefer: handling=strict` they are a 400 instead.',
     examples: [
       {
         fileid: '0b4f2f9e-6a53-4c0e-9a51-2a7d4b3c1e10',

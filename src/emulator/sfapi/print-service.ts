@@ -5,7 +5,7 @@
  * (the URL fetcher it uses is stopped by app.ts).
  */
 import { ValidationError, ValidationErrors } from '../../lib/errors.js';
-import { parsePrintRequest, type PrintRequest } from '../../protocol/print-request.js';
+import { ignoredPrintFields, parsePrintRequest, type PrintRequest } from '../../protocol/print-request.js';
 import { contentTypeForExtension } from '../../protocol/sfapi-configuration.js';
 import type { AuthContext } from '../accounts/auth-context.js';
 import type { FileStore, StoredFile } from '../files/file-store.js';
@@ -27,7 +27,13 @@ function invalid(field: string, rule: string): never {
 }
 
 /** What a Print request ends in: a job, or a URL fetch still running after the wait. */
-export type PrintOutcome = { jobid: string; printerId: string; size: number } | { pendingFileId: string };
+export type PrintOutcome = (
+  | { jobid: string; printerId: string; size: number }
+  | { pendingFileId: string }
+) & {
+  /** Fields of the body nothing reads (docs/print-api.md "Lenient input"). */
+  ignored: string[];
+};
 
 /** Print requests: validation, the file's readiness (upload or URL fetch), the job. */
 export class PrintService {
@@ -39,8 +45,17 @@ export class PrintService {
     private readonly waitMs = 1000,
   ) {}
 
-  /** Validates `body` for `caller` and submits the job once its document is ready. */
-  async submit(caller: AuthContext, body: unknown): Promise<PrintOutcome> {
+  /**
+   * Validates `body` for `caller` and submits the job once its document is ready. `strict`
+   * refuses fields nothing reads (400 naming each) instead of ignoring them.
+   */
+  async submit(caller: AuthContext, body: unknown, strict = false): Promise<PrintOutcome> {
+    const ignored = ignoredPrintFields(body);
+    if (strict && ignored.length > 0) {
+      throw new ValidationErrors(
+        ignored.map((f) => new ValidationError(f, 'unknown field (strict mode, Prefer: handling=strict)')),
+      );
+    }
     const print = parsePrintRequest(body);
     const { organizationId, userId } = caller;
     const printer = this.parts.printers.findById(organizationId, print.printerId);
@@ -51,7 +66,7 @@ export class PrintService {
     if (!file) invalid('fileid', 'no such file; call PrepareUpload and upload first');
     if (file.state === 'fetching') {
       if (!(await this.fetcher.settled(file.fileId, this.waitMs))) {
-        return { pendingFileId: file.fileId };
+        return { pendingFileId: file.fileId, ignored };
       }
       // The fetch ended meanwhile: its outcome is in the stored record.
       file = (await this.files.get(file.fileId)) ?? file;
@@ -63,7 +78,7 @@ export class PrintService {
       this.notReady({ ...file, state: 'consumed' });
     }
     const { jobId } = await this.parts.jobs.create(this.newJob(print, file, organizationId, userId));
-    return { jobid: jobId, printerId: print.printerId, size: file.size };
+    return { jobid: jobId, printerId: print.printerId, size: file.size, ignored };
   }
 
   private async sourceFile(print: PrintRequest, organizationId: string, userId: string) {

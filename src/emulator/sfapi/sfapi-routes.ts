@@ -6,11 +6,15 @@
  * Decisions where the spec is silent:
  * - Bad requests answer 400 through the emulator's error handler: `{error, message, field,
  *   rule, errors}` (SfapiErrorBody), every broken rule with its field.
+ * - GetPrinterProperties refuses a query parameter other than id and printer (400 naming it):
+ *   ignoring it would list every printer as if nothing had been asked.
  * - GetPrinterProperties with an id or name the organization does not have answers 404 (the
  *   body names the field); a known printer whose connector has not reported properties yet
  *   gives an empty array; without id or printer, every printer of the organization is listed.
  * - Print with fileurl waits up to `fetchWaitMs` (print-service.ts) for the fetch; a fetch still running answers
  *   412 `{fileid, sasUri: ""}`, a failed one 400 naming `fileurl` with the reason.
+ * - Print ignores fields it does not read and names them in X-PrintRelay-Ignored-Fields; with
+ *   `Prefer: handling=strict` (RFC 7240) they are a 400 naming each (docs/print-api.md).
  * - An uploaded file is printed once; a second Print with the same fileid is a 400.
  * - A non-admin caller sees and prints to only the printers it may use (assignment-service.ts):
  *   a printer assigned to groups none of which the user is in is as unknown as a missing one.
@@ -72,7 +76,10 @@ export async function sfapiRoutes(app: FastifyInstance, options: EmulatorRouteOp
     '/sfapi/Print/',
     auth('Print', sfapiSchemas.print, sfapiRequests.print),
     async (request, reply) => {
-      const outcome = await printing.submit(request.auth, request.body);
+      const strict = prefersStrict(request.headers.prefer);
+      if (strict) reply.header('preference-applied', 'handling=strict');
+      const outcome = await printing.submit(request.auth, request.body, strict);
+      if (outcome.ignored.length > 0) reply.header(IGNORED_FIELDS_HEADER, outcome.ignored.join(', '));
       if ('pendingFileId' in outcome)
         return reply.code(412).send({ fileid: outcome.pendingFileId, sasUri: '' });
       request.log.info(
@@ -90,6 +97,15 @@ export async function sfapiRoutes(app: FastifyInstance, options: EmulatorRouteOp
   });
 }
 
+/** The answer header of Print naming the body fields nothing read. */
+export const IGNORED_FIELDS_HEADER = 'x-printrelay-ignored-fields';
+
+/** True when the request asks for strict input handling (RFC 7240 `Prefer: handling=strict`). */
+function prefersStrict(prefer: string | string[] | undefined): boolean {
+  const values = Array.isArray(prefer) ? prefer : prefer ? [prefer] : [];
+  return values.some((v) => v.split(/[,;]/).some((p) => p.trim().toLowerCase() === 'handling=strict'));
+}
+
 function baseUrl(request: FastifyRequest, context: EmulatorContext): string {
   return context.baseUrl.forRequest(request);
 }
@@ -103,6 +119,14 @@ function printerProperties(request: FastifyRequest, context: EmulatorContext): P
   const { printers, assignments } = context;
   const org = request.auth.organizationId;
   const query = request.query as Record<string, unknown>;
+  const unknown = Object.keys(query).filter((k) => k !== 'id' && k !== 'printer');
+  if (unknown.length > 0) {
+    throw new ValidationErrors(
+      unknown.map(
+        (k) => new ValidationError(k, 'unknown query parameter; give id or printer, or neither for all'),
+      ),
+    );
+  }
   const id = typeof query.id === 'string' && query.id !== '' ? query.id : undefined;
   const name = typeof query.printer === 'string' && query.printer !== '' ? query.printer : undefined;
   if (id !== undefined && name !== undefined) {

@@ -109,7 +109,17 @@ export const sfapiRequests = {
       },
     ),
   },
-  print: { body: PrintRequestBody },
+  print: {
+    body: PrintRequestBody,
+    headers: T.Object({
+      prefer: T.Optional(
+        T.String({
+          description: 'handling=strict: unknown fields are a 400 instead of being ignored (RFC 7240)',
+          examples: ['handling=strict'],
+        }),
+      ),
+    }),
+  },
   status: {
     querystring: T.Object(
       { id: T.String({ minLength: 1, description: 'the jobid of Print' }) },

@@ -51,6 +51,12 @@ export interface DispatcherOptions {
 }
 
 /** Delivers queued webhook events. */
+/** Sees a receiver's answer before it is recorded and returns the answer to record instead. */
+export type WebhookAnswerFilter = (
+  endpointId: string,
+  transcript: DeliveryTranscript,
+) => Promise<DeliveryTranscript>;
+
 export class WebhookDispatcher {
   /**
    * Per endpoint, its deliveries in flight and those whose outcome is not written yet, by event
@@ -77,6 +83,7 @@ export class WebhookDispatcher {
   private readonly maxInFlight: number;
   private readonly pollMs: number;
   private readonly random: () => number;
+  private answerFilter: WebhookAnswerFilter = async (_endpointId, transcript) => transcript;
 
   constructor(
     private readonly deliveries: WebhookDeliveryRepo,
@@ -91,6 +98,11 @@ export class WebhookDispatcher {
     this.pollMs = options.pollMs ?? 1000;
     this.random = options.random ?? (() => randomInt(0, 1 << 30) / (1 << 30));
     this.readAhead = new DueReadAhead(deliveries, clock, READ_AHEAD + this.perEndpoint, this.perEndpoint);
+  }
+
+  /** Installs the filter of receivers' answers (the sandbox's webhook faults; a later call replaces it). */
+  setAnswerFilter(filter: WebhookAnswerFilter): void {
+    this.answerFilter = filter;
   }
 
   /** Starts looking at the queue. */
@@ -291,7 +303,10 @@ export class WebhookDispatcher {
   private async attempt(delivery: DueDelivery): Promise<DeliveryTranscript | undefined> {
     const target = this.targets.get(delivery.endpointId);
     if (!target) return undefined;
-    const transcript = await this.sender.send(target, delivery.body);
+    const transcript = await this.answerFilter(
+      delivery.endpointId,
+      await this.sender.send(target, delivery.body),
+    );
     this.record(delivery, transcript);
     return transcript;
   }

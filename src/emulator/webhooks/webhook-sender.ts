@@ -318,10 +318,27 @@ function headerName(name: string): string {
   return name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
 }
 
+/** TLS verification failures of a receiver whose certificate chains to a CA Node does not know. */
+const UNTRUSTED_CERT_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_UNTRUSTED',
+]);
+
+/** What to do about an untrusted receiver certificate, for people reading a test result. */
+export const UNTRUSTED_CERT_HINT =
+  "the receiver's certificate is not issued by a CA the emulator trusts: start the emulator or the demo with " +
+  '--webhook-ca <PEM file of that CA> (docs/emulator.md, "A receiver with a private CA")';
+
 function describe(error: unknown): string {
   const e = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   if (error instanceof PostDeadlineError || TIMEOUT_CODES.has(e.code ?? ''))
     return 'no answer within the deadline';
   const cause = e.cause?.message ?? e.cause?.code;
-  return [e.message ?? String(error), cause].filter(Boolean).join(': ');
+  const text = [e.message ?? String(error), cause].filter(Boolean).join(': ');
+  const untrusted = UNTRUSTED_CERT_CODES.has(e.code ?? '') || UNTRUSTED_CERT_CODES.has(e.cause?.code ?? '');
+  return untrusted ? `${text}; ${UNTRUSTED_CERT_HINT}` : text;
 }

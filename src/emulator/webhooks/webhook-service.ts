@@ -11,7 +11,7 @@ import { ConflictError, NotFoundError, ValidationError, ValidationErrors } from 
 import type { Logger } from '../../log/logger.js';
 import type { EmulatorStore } from '../emulator-store.js';
 import type { DeliveryRecord, EventOrderKey } from './webhook-delivery-repo.js';
-import type { WebhookDispatcher } from './webhook-dispatcher.js';
+import type { WebhookAnswerFilter, WebhookDispatcher } from './webhook-dispatcher.js';
 import { FAILED_EVENT_STORAGE_MS } from './webhook-retry-rules.js';
 import type { WebhookEndpointRecord, WebhookSettings } from './webhook-endpoint-repo.js';
 import {
@@ -238,6 +238,11 @@ export class WebhookService {
     const cancelled = this.store.transaction(() => this.store.webhookDeliveries.cancelRetryAll(endpointId));
     if (!cancelled) throw new NotFoundError(`a running retry of all events of endpoint ${endpointId}`);
     this.dispatcher.endpointChanged(endpointId);
+  }
+
+  /** Installs the filter of receivers' answers (the sandbox's webhook faults). */
+  setAnswerFilter(filter: WebhookAnswerFilter): void {
+    this.dispatcher.setAnswerFilter(filter);
   }
 
   /**

@@ -265,9 +265,9 @@ const bad: Bad[] = [
   ],
   ['defaultsource negative', { ...base, defaultsource: -1 }, [{ field: 'defaultsource', rule: /between/ }]],
   ['trayname object', { ...base, trayname: ['a'] }, [{ field: 'trayname', rule: /string/ }]],
-  ['pageRanges zero', { ...base, pageRanges: '0-2' }, [{ field: 'pageRanges', rule: /positive/ }]],
-  ['pageRanges syntax', { ...base, pageRanges: '1-3;5' }, [{ field: 'pageRanges', rule: /like 1-3,5/ }]],
-  ['pageRanges trailing comma', { ...base, pageRanges: '1,' }, [{ field: 'pageRanges', rule: /like 1-3,5/ }]],
+  ['pageRanges zero', { ...base, pageRanges: '0-2' }, [{ field: 'pageranges', rule: /positive/ }]],
+  ['pageRanges syntax', { ...base, pageRanges: '1-3;5' }, [{ field: 'pageranges', rule: /like 1-3,5/ }]],
+  ['pageRanges trailing comma', { ...base, pageRanges: '1,' }, [{ field: 'pageranges', rule: /like 1-3,5/ }]],
   [
     'resolution too low',
     { ...base, resolution: '10' },
@@ -285,7 +285,7 @@ const bad: Bad[] = [
       { field: 'printerid', rule: /UUID/ },
       { field: 'copies', rule: /between/ },
       { field: 'orientation', rule: /between/ },
-      { field: 'pageRanges', rule: /like/ },
+      { field: 'pageranges', rule: /like/ },
     ],
   ],
 ];

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { NotFoundError, ValidationError, ValidationErrors } from '../../../lib/errors.js';
 import { errorResponses, NoContent } from '../../http/schemas.js';
 import { sandboxReader } from '../sandbox-access.js';
-import { checkFaultRule, fieldName, type FaultRuleDraft } from './fault-rule.js';
+import { checkFaultRule, type FaultAction, fieldName, type FaultRuleDraft } from './fault-rule.js';
 import type { FaultRule, FaultSwitchboard } from './fault-switchboard.js';
 
 const FaultRuleSchema = T.Object(
@@ -28,28 +28,7 @@ const common = { tags: ['emulator'], security: [{}, { bearer: [] }] as Record<st
 
 /** The wire form of a rule. */
 export function faultResource(rule: FaultRule): Record<string, unknown> {
-  const action = rule.action;
-  const acting =
-    action.kind === 'respond'
-      ? {
-          respond: {
-            status: action.status,
-            ...(Object.keys(action.headers).length > 0 ? { headers: action.headers } : {}),
-            ...(action.body === undefined ? {} : { body: action.body }),
-          },
-        }
-      : action.kind === 'latency'
-        ? { latency_ms: action.ms }
-        : action.kind === 'cut'
-          ? { cut: true }
-          : action.kind === 'printer_state'
-            ? { printer_state: action.state }
-            : {
-                end_job:
-                  action.errorCode === undefined
-                    ? { pages_printed: action.pagesPrinted }
-                    : { error_code: action.errorCode },
-              };
+  const acting = actionWire(rule.action);
   return {
     id: rule.id,
     ...rule.scope,
@@ -60,6 +39,39 @@ export function faultResource(rule: FaultRule): Record<string, unknown> {
     created: new Date(rule.createdAt).toISOString(),
     ...(rule.organizationId === undefined ? {} : { organization_id: rule.organizationId }),
   };
+}
+
+/** The wire field of an action, as a rule is given. */
+function actionWire(action: FaultAction): Record<string, unknown> {
+  switch (action.kind) {
+    case 'respond':
+      return {
+        respond: {
+          status: action.status,
+          ...(Object.keys(action.headers).length > 0 ? { headers: action.headers } : {}),
+          ...(action.body === undefined ? {} : { body: action.body }),
+        },
+      };
+    case 'latency':
+      return { latency_ms: action.ms };
+    case 'cut':
+      return { cut: true };
+    case 'slow_chunks':
+      return { slow_chunks_ms: action.ms };
+    case 'printer_state':
+      return { printer_state: action.state };
+    case 'drop_connector':
+      return { drop_connector: true };
+    case 'webhook_status':
+      return { webhook_status: action.status };
+    case 'end_job':
+      return {
+        end_job:
+          action.errorCode === undefined
+            ? { pages_printed: action.pagesPrinted }
+            : { error_code: action.errorCode },
+      };
+  }
 }
 
 /** Every draft of a body (a rule or an array of rules), or ValidationErrors naming each bad field. */

@@ -15,13 +15,19 @@ export type FaultAction =
   | { kind: 'latency'; ms: number }
   /** Send the answer's headers and half its body, then cut the connection. */
   | { kind: 'cut' }
+  /** Send the answer's body in 16 KiB pieces with this pause before each. */
+  | { kind: 'slow_chunks'; ms: number }
   /**
    * When a connector reports a job printed, record it failed with this code instead, or
    * printed with this many pages.
    */
   | { kind: 'end_job'; errorCode?: number; pagesPrinted?: number }
   /** While in force, the printer's new jobs wait (not offered to its connector), with this reason. */
-  | { kind: 'printer_state'; state: 'offline' | 'jammed' };
+  | { kind: 'printer_state'; state: 'offline' | 'jammed' }
+  /** Close the connector's channel and answer its requests 503 while in force. */
+  | { kind: 'drop_connector' }
+  /** Record a webhook receiver's answer as this failing status (the receiver still got the POST). */
+  | { kind: 'webhook_status'; status: number };
 
 /** The kinds of action. */
 export type FaultKind = FaultAction['kind'];
@@ -36,6 +42,10 @@ export interface FaultScope {
   user?: string;
   /** An OAuth client_id, matched against the bearer token's client. */
   client?: string;
+  /** A connector id, matched against the request's X-Host-Id (drop_connector only). */
+  connector?: string;
+  /** A webhook endpoint id (webhook_status only). */
+  endpoint?: string;
 }
 
 /** A rule as given, before the switchboard numbers it. */
@@ -54,8 +64,17 @@ export interface FaultIssue {
   rule: string;
 }
 
-const SCOPE_KEYS = ['operation', 'printer', 'user', 'client'] as const;
-const ACTION_KEYS = ['respond', 'latency_ms', 'cut', 'end_job', 'printer_state'] as const;
+const SCOPE_KEYS = ['operation', 'printer', 'user', 'client', 'connector', 'endpoint'] as const;
+const ACTION_KEYS = [
+  'respond',
+  'latency_ms',
+  'cut',
+  'slow_chunks_ms',
+  'end_job',
+  'printer_state',
+  'drop_connector',
+  'webhook_status',
+] as const;
 const KNOWN = new Set<string>([...SCOPE_KEYS, ...ACTION_KEYS, 'times', 'duration_s']);
 const MAX_LATENCY_MS = 300_000;
 
@@ -90,7 +109,9 @@ export function checkFaultRule(input: unknown): { draft?: FaultRuleDraft; issues
     issues.push({ path: given.length === 0 ? [] : [given[1]!], rule: `${rule} ${ACTION_KEYS.join(', ')}` });
   }
   const action = given.length === 1 ? checkAction(given[0]!, input[given[0]!], issues) : undefined;
-  if ((action?.kind === 'respond' || action?.kind === 'cut') && scope.operation === undefined)
+  const needsOperation =
+    action?.kind === 'respond' || action?.kind === 'cut' || action?.kind === 'slow_chunks';
+  if (needsOperation && scope.operation === undefined)
     issues.push({ path: ['operation'], rule: `is required with ${given[0]}` });
   if (action?.kind === 'end_job')
     for (const key of ['operation', 'client'] as const)
@@ -109,6 +130,20 @@ export function checkFaultRule(input: unknown): { draft?: FaultRuleDraft; issues
           rule: 'does not apply to printer_state (it lasts until removed or duration_s ends)',
         });
   }
+  if (action?.kind === 'drop_connector') {
+    if (scope.connector === undefined)
+      issues.push({ path: ['connector'], rule: 'is required with drop_connector' });
+    for (const key of ['operation', 'printer', 'user', 'client'] as const)
+      if (scope[key] !== undefined)
+        issues.push({ path: [key], rule: 'does not apply to drop_connector (it is scoped by connector)' });
+  } else if (action && scope.connector !== undefined)
+    issues.push({ path: ['connector'], rule: 'applies to drop_connector only' });
+  if (action?.kind === 'webhook_status') {
+    for (const key of ['operation', 'printer', 'user', 'client'] as const)
+      if (scope[key] !== undefined)
+        issues.push({ path: [key], rule: 'does not apply to webhook_status (it is scoped by endpoint)' });
+  } else if (action && scope.endpoint !== undefined)
+    issues.push({ path: ['endpoint'], rule: 'applies to webhook_status only' });
   if (issues.length > 0 || !action) return { issues };
   const draft: FaultRuleDraft = { scope, action };
   if (times !== undefined) draft.times = times as number;
@@ -123,9 +158,24 @@ function checkAction(key: string, value: unknown, issues: FaultIssue[]): FaultAc
     return undefined;
   }
   if (key === 'end_job') return checkEndJob(value, issues);
+  if (key === 'webhook_status') {
+    if (isWhole(value, 300, 599)) return { kind: 'webhook_status', status: value };
+    issues.push({ path: [key], rule: 'must be a failing HTTP status from 300 to 599' });
+    return undefined;
+  }
+  if (key === 'drop_connector') {
+    if (value === true) return { kind: 'drop_connector' };
+    issues.push({ path: [key], rule: 'must be true' });
+    return undefined;
+  }
   if (key === 'printer_state') {
     if (value === 'offline' || value === 'jammed') return { kind: 'printer_state', state: value };
     issues.push({ path: [key], rule: 'must be offline or jammed' });
+    return undefined;
+  }
+  if (key === 'slow_chunks_ms') {
+    if (isWhole(value, 1, 60_000)) return { kind: 'slow_chunks', ms: value };
+    issues.push({ path: [key], rule: 'must be a whole number of milliseconds from 1 to 60000' });
     return undefined;
   }
   if (key === 'cut') {

@@ -29,6 +29,10 @@ export interface FaultRule {
 /** What is known of a request when rules are matched; functions are asked only when needed. */
 export interface FaultTarget {
   operation?: string;
+  /** The connector the request names (X-Host-Id), if any. */
+  connector?: string;
+  /** The webhook endpoint a delivery goes to. */
+  endpoint?: string;
   /** Whether `printerId` appears in the request (path, query, top-level body). */
   mentions(printerId: string): boolean;
   /** The caller of the bearer token, if any (resolved at most once). */
@@ -148,6 +152,10 @@ async function matches(rule: FaultRule, target: FaultTarget): Promise<boolean> {
   if (scope.operation !== undefined && scope.operation.toLowerCase() !== target.operation?.toLowerCase())
     return false;
   if (scope.printer !== undefined && !target.mentions(scope.printer)) return false;
+  if (scope.connector !== undefined && scope.connector.toLowerCase() !== target.connector?.toLowerCase())
+    return false;
+  if (scope.endpoint !== undefined && scope.endpoint.toLowerCase() !== target.endpoint?.toLowerCase())
+    return false;
   if (scope.user === undefined && scope.client === undefined && rule.organizationId === undefined)
     return true;
   const caller = await target.caller();

@@ -2,7 +2,9 @@
  * Applies the switchboard's HTTP rules to the emulated service's requests, in a preValidation
  * hook (after the body is parsed, before any check or sign-in): `respond` answers instead of the
  * operation, `latency_ms` waits before it runs, `cut` lets it run and then sends the headers and
- * half of the body before cutting the connection. Every response a rule touched carries
+ * half of the body before cutting the connection, `slow_chunks_ms` sends the body in 16 KiB
+ * pieces with a pause before each (a /TPFM/ document download, for one), `drop_connector` answers 503 to every request
+ * naming the connector (X-Host-Id), its channel's reconnects included. Every response a rule touched carries
  * `x-printrelay-fault: <rule id>`. The sandbox's own routes (/_emulator/) are never touched.
  */
 import { Readable } from 'node:stream';
@@ -13,7 +15,9 @@ import { bearerToken } from '../../accounts/bearer-auth.js';
 import type { FaultKind } from './fault-rule.js';
 import type { FaultCaller, FaultSwitchboard, FaultTarget } from './fault-switchboard.js';
 
-const HTTP_KINDS: readonly FaultKind[] = ['respond', 'latency', 'cut'];
+const HTTP_KINDS: readonly FaultKind[] = ['respond', 'latency', 'cut', 'slow_chunks', 'drop_connector'];
+/** Size of the pieces a slow_chunks rule sends. */
+const SLOW_CHUNK_BYTES = 16 * 1024;
 /** The header naming the rule that touched a response. */
 export const FAULT_HEADER = 'x-printrelay-fault';
 /** Bytes of a streamed answer of unknown length sent before a cut. */
@@ -32,6 +36,7 @@ export function installHttpFaults(
   context: EmulatorContext,
 ): void {
   const cuts = new WeakSet<FastifyRequest>();
+  const slow = new WeakMap<FastifyRequest, number>();
   app.addHook('preValidation', async (request, reply) => {
     if (!board.has(HTTP_KINDS) || isSandboxPath(request)) return;
     const rule = await board.take(HTTP_KINDS, requestTarget(request, context));
@@ -41,12 +46,25 @@ export function installHttpFaults(
     const action = rule.action;
     if (action.kind === 'latency') await sleep(action.ms);
     else if (action.kind === 'cut') cuts.add(request);
-    else if (action.kind === 'respond') {
+    else if (action.kind === 'slow_chunks') slow.set(request, action.ms);
+    else if (action.kind === 'drop_connector') {
+      const message = `fault rule ${rule.id} dropped the connector`;
+      return reply.code(503).send({ error: 'fault_injected', message });
+    } else if (action.kind === 'respond') {
       reply.code(action.status).headers(action.headers);
       if (action.body === undefined) return reply.send(faultBody(rule.id, action.status));
       if (typeof action.body === 'string') return reply.send(action.body);
       return reply.type('application/json; charset=utf-8').send(JSON.stringify(action.body));
     }
+  });
+  app.addHook('onSend', async (request, _reply, payload) => {
+    const pause = slow.get(request);
+    if (pause === undefined) return payload;
+    slow.delete(request);
+    const source = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    if (Buffer.isBuffer(source)) return Readable.from(slowly([source], pause));
+    if (source instanceof Readable) return Readable.from(slowly(source, pause));
+    return payload;
   });
   app.addHook('onSend', async (request, reply, payload) => {
     if (!cuts.has(request)) return payload;
@@ -88,11 +106,22 @@ async function* cutAfter(source: AsyncIterable<Buffer> | Iterable<Buffer>, limit
   throw new Error('fault rule: connection cut mid-response');
 }
 
+/** Yields `source` in SLOW_CHUNK_BYTES pieces, each after `ms` of waiting. */
+async function* slowly(source: AsyncIterable<Buffer> | Iterable<Buffer>, ms: number) {
+  for await (const chunk of source)
+    for (let at = 0; at < chunk.length; at += SLOW_CHUNK_BYTES) {
+      await sleep(ms);
+      yield chunk.subarray(at, at + SLOW_CHUNK_BYTES);
+    }
+}
+
 /** What the switchboard may ask of a request. */
 function requestTarget(request: FastifyRequest, context: EmulatorContext): FaultTarget {
   let caller: Promise<FaultCaller | undefined> | undefined;
+  const host = request.headers['x-host-id'];
   return {
     operation: operationOf(request),
+    ...(typeof host === 'string' ? { connector: host } : {}),
     mentions: (printerId) => mentions(request, printerId.toLowerCase()),
     caller: () => {
       caller ??= callerOf(request, context);

@@ -49,7 +49,7 @@ describe('fault scenario files', () => {
     expect(issuesOf(text)).toEqual([
       'faults.yaml:7:1: extra: unknown key (known: version, faults)',
       'faults.yaml:1:10: version: must be 1',
-      'faults.yaml:5:5: faults[0].colour: unknown key (known: operation, printer, user, client, respond, latency_ms, cut, end_job, printer_state, times, duration_s)',
+      'faults.yaml:5:5: faults[0].colour: unknown key (known: operation, printer, user, client, connector, endpoint, respond, latency_ms, cut, slow_chunks_ms, end_job, printer_state, drop_connector, webhook_status, times, duration_s)',
       'faults.yaml:4:24: faults[0].respond.status: must be an HTTP status from 200 to 599',
       'faults.yaml:6:17: faults[1].latency_ms: must be a whole number of milliseconds from 1 to 300000',
     ]);

@@ -42,11 +42,21 @@ describe('fault rules as given', () => {
   it.each([
     [
       { operation: 'Print' },
-      [{ path: [], rule: 'is required: one action of respond, latency_ms, cut, end_job, printer_state' }],
+      [
+        {
+          path: [],
+          rule: 'is required: one action of respond, latency_ms, cut, slow_chunks_ms, end_job, printer_state, drop_connector, webhook_status',
+        },
+      ],
     ],
     [
       { operation: 'Print', latency_ms: 5, cut: true },
-      [{ path: ['cut'], rule: 'only one action of respond, latency_ms, cut, end_job, printer_state' }],
+      [
+        {
+          path: ['cut'],
+          rule: 'only one action of respond, latency_ms, cut, slow_chunks_ms, end_job, printer_state, drop_connector, webhook_status',
+        },
+      ],
     ],
     [{ respond: { status: 503 } }, [{ path: ['operation'], rule: 'is required with respond' }]],
     [

@@ -1,0 +1,76 @@
+/**
+ * Edges of the outbox that outbox.test.ts leaves open (found by mutation testing,
+ * docs/testing.md): the stats of an empty outbox, which kind's error the totals show, a row's
+ * last error, a failure reported for a row already gone, and discarding a job's events.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/lib/clock.js';
+import { type AgentDatabase, openAgentDatabase } from '../../../src/store/agent-db.js';
+import { Outbox } from '../../../src/store/outbox.js';
+
+describe('Outbox edges', () => {
+  let db: AgentDatabase;
+  let clock: ManualClock;
+  let outbox: Outbox;
+  beforeEach(() => {
+    db = openAgentDatabase(':memory:');
+    clock = new ManualClock();
+    outbox = new Outbox(db, clock, { initialMs: 100, maxMs: 1000, factor: 2, jitter: 0 });
+  });
+  afterEach(() => db.close());
+
+  const localJob = (key: string) => outbox.append('local-job', key, () => ({ op: 'create' }));
+
+  it('reports an empty outbox as zeros for every kind, without an oldest row or an error', () => {
+    expect(outbox.stats()).toEqual({
+      depth: 0,
+      oldestCreatedAt: undefined,
+      oldestAgeMs: 0,
+      retrying: 0,
+      byKind: {
+        'job-event': { depth: 0, oldestAgeMs: 0, retrying: 0 },
+        'local-job': { depth: 0, oldestAgeMs: 0, retrying: 0 },
+      },
+    });
+  });
+
+  it('shows in the totals the error of the kind whose oldest row is older', () => {
+    localJob('copy:1');
+    clock.advance(1000);
+    outbox.add('a', { kind: 'received' });
+    outbox.failed(outbox.rowsOf('copy:1')[0]!.id, 'local-job error');
+    outbox.failed(outbox.pendingFor('a')[0]!.id, 'job-event error');
+    expect(outbox.stats().lastError).toBe('local-job error');
+    outbox.delivered(outbox.rowsOf('copy:1')[0]!.id);
+    clock.advance(1000);
+    localJob('copy:2');
+    outbox.failed(outbox.rowsOf('copy:2')[0]!.id, 'newer local-job error');
+    expect(outbox.stats().lastError).toBe('job-event error');
+  });
+
+  it("gives a row's last delivery error with the row, and none before it failed", () => {
+    localJob('copy:1');
+    expect(outbox.rowsOf('copy:1')[0]).not.toHaveProperty('lastError');
+    outbox.failed(outbox.rowsOf('copy:1')[0]!.id, 'HTTP 503');
+    expect(outbox.rowsOf('copy:1')[0]).toMatchObject({ attempts: 1, lastError: 'HTTP 503' });
+  });
+
+  it('ignores a failure reported for a row that is no longer there', () => {
+    outbox.add('a', { kind: 'received' });
+    const [row] = outbox.pendingFor('a');
+    outbox.delivered(row!.id);
+    expect(() => outbox.failed(row!.id, 'late answer')).not.toThrow();
+    expect(outbox.size()).toBe(0);
+  });
+
+  it("discards every event of one job, and neither other jobs' nor local-job rows of the same key", () => {
+    outbox.add('a', { kind: 'received' });
+    outbox.add('a', { kind: 'downloading' });
+    outbox.add('b', { kind: 'received' });
+    localJob('a');
+    expect(outbox.discardJob('a')).toBe(2);
+    expect(outbox.pendingFor('a').map((r) => r.event)).toEqual([{ op: 'create' }]);
+    expect(outbox.pendingFor('b')).toHaveLength(1);
+    expect(outbox.discardJob('a')).toBe(0);
+  });
+});
