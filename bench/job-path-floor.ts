@@ -16,7 +16,9 @@
  *                           BENCH_ENTRY=dist runs the agent from dist/)
  * The agent and the loop are measured after their warm-up jobs by /proc/<pid>/stat; the lines
  * also give the connector requests per job (emulator log) and the IPP requests per job
- * (ippeveprinter's log). The load average is printed before and after: the figures of a loaded
+ * (ippeveprinter's log). Between the agent's jobs and the loop's the bench waits out the
+ * emulator's PrepareUpload rate window (600 a minute per user), so warm-up + measured jobs must
+ * stay within 600. The load average is printed before and after: the figures of a loaded
  * machine compare within one run only.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -37,6 +39,12 @@ const jobs = Number(process.env.BENCH_JOBS ?? 200);
 const warmupJobs = Number(process.env.BENCH_WARMUP_JOBS ?? 200);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const printerName = 'Floor Printer';
+/** The emulator takes at most 600 PrepareUpload calls of one user in 60 s (upload-limits.ts). */
+const UPLOAD_RATE = { max: 600, windowMs: 60_000 };
+if (jobs + warmupJobs > UPLOAD_RATE.max)
+  throw new Error(
+    `BENCH_JOBS + BENCH_WARMUP_JOBS must be at most ${UPLOAD_RATE.max} (the emulator's PrepareUpload calls per user in 60 s), got ${jobs + warmupJobs}`,
+  );
 const cores = availableParallelism();
 const load = () =>
   loadavg()
@@ -157,6 +165,7 @@ async function main(): Promise<void> {
 
     const ours = await measure(agent.part.pid);
     line('agent', ours.ms, ours.rest);
+    const agentDone = Date.now();
     await agent.part.stop();
 
     const loop = nodeChild(
@@ -171,6 +180,8 @@ async function main(): Promise<void> {
       await exited;
     });
     await outputOf(loop, /ready/);
+    // The agent's uploads leave the emulator's rate window before the loop's begin.
+    await sleep(Math.max(0, agentDone + UPLOAD_RATE.windowMs + 1000 - Date.now()));
     const floor = await measure(loop.pid as number);
     line('loop', floor.ms, floor.rest);
     console.log(`load    average ${load()} at the end`);
