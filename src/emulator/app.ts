@@ -229,10 +229,16 @@ async function createContext(
         : { registrationSheetIntervalMs: options.registrationSheetIntervalMs }),
       localJobOutcomes: webhookParts.publisher,
     });
-    const memberships = new MembershipService(store, clock, logger);
+    const memberships = new MembershipService(store, clock, logger, store.refreshTokens);
     const mail = new MailOutbox(store.db, clock);
     const invitations = new InvitationService(store, memberships, mail, clock, logger, signIn);
-    const oauthClients = new OAuthClientService(store, clock, logger, credentials.hasher);
+    const oauthClients = new OAuthClientService(
+      store,
+      clock,
+      logger,
+      credentials.hasher,
+      store.refreshTokens,
+    );
     const partnerOrganizations = new PartnerOrganizationService(
       store,
       memberships,

@@ -9,6 +9,7 @@ import type { Clock } from '../../lib/clock.js';
 import { ConflictError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { EmulatorStore } from '../emulator-store.js';
+import type { RefreshTokenRevoker } from '../oauth/oauth-face.js';
 import type { Membership } from './membership-repo.js';
 import type { UserRole } from './user-repo.js';
 
@@ -21,6 +22,8 @@ export class MembershipService {
     private readonly store: EmulatorStore,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** Revokes the refresh tokens of a user leaving an organization. */
+    private readonly refreshTokens: RefreshTokenRevoker,
   ) {}
 
   /** Adds `userId` to an organization (the caller checked both exist and are not linked yet). */
@@ -56,7 +59,7 @@ export class MembershipService {
     const { userId, organizationId } = membership;
     const now = this.clock.now();
     this.store.memberships.remove(userId, organizationId);
-    this.store.refreshTokens.revokeUserInOrganization(userId, organizationId, now);
+    this.refreshTokens.revokeUserInOrganization(userId, organizationId, now);
     const remaining = this.store.memberships.listByUser(userId);
     const next = remaining[0];
     if (next === undefined) {

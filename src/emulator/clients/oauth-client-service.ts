@@ -16,6 +16,7 @@ import {
   validateNewClient,
 } from '../../protocol/oauth-client-rules.js';
 import type { EmulatorStore } from '../emulator-store.js';
+import type { RefreshTokenRevoker } from '../oauth/oauth-face.js';
 import type { OAuthClient } from './oauth-client-repo.js';
 import { randomToken, type SecretHasher } from '../store/secret-hash.js';
 import { ClientCreationLimits, type Creator } from './client-creation-limits.js';
@@ -63,6 +64,8 @@ export class OAuthClientService {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly hasher: SecretHasher,
+    /** Revokes the refresh tokens of a deleted client. */
+    private readonly refreshTokens: RefreshTokenRevoker,
   ) {
     this.limits = new ClientCreationLimits(store, clock);
   }
@@ -140,7 +143,7 @@ export class OAuthClientService {
     const now = this.clock.now();
     this.store.transaction(() => {
       this.store.clients.markDeleted(clientId, now);
-      this.store.refreshTokens.revokeClient(clientId, now);
+      this.refreshTokens.revokeClient(clientId, now);
     });
     this.logger.info({ client: clientId }, 'oauth client deleted');
   }

@@ -1,0 +1,10 @@
+/**
+ * The face of oauth/: what other domains may use of it, the revocation of refresh tokens when a
+ * member leaves an organization (accounts/) or a client is deleted (clients/). The composition
+ * (app.ts) lends the refresh-token repository, the one writer of that table, under this type.
+ * Types only.
+ */
+import type { RefreshTokenRepo } from './refresh-token-repo.js';
+
+/** Revokes refresh tokens: of one user in one organization, or of one client. */
+export type RefreshTokenRevoker = Pick<RefreshTokenRepo, 'revokeUserInOrganization' | 'revokeClient'>;
