@@ -6,11 +6,14 @@
  *            floor-loop-child.ts): offer over the connector channel, claiming download into
  *            memory, the agent's IppBackend (Create-Job + Send-Document, Get-Job-Attributes on the
  *            agent's schedule), the events in batches; no SQLite, no outbox, no spool file;
+ *   printer  the loop's printer half alone (support/printer-floor-child.ts): the agent's
+ *            IppBackend, the same requests at the printer, no cloud;
  *   bare     node + undici sending the same Print-Job, encoded once, to the printer
  *            (support/ipp-floor-child.ts): no cloud, no job logic;
  *   ipptool  ipptool's batch of the same Print-Jobs on one connection (the C client's floor).
  * Each as CPU ms per job and as a multiple of ipptool's. With two cores the agent, the loop, the
- * bare client, ipptool and the printer run on core 0, the emulator and the app on core 1.
+ * printer half, the bare client, ipptool and the printer run on core 0, the emulator and the app
+ * on core 1.
  *
  *   npm run bench:floor    (BENCH_JOBS=200, BENCH_WARMUP_JOBS=200, BENCH_CONCURRENCY=16;
  *                           BENCH_ENTRY=dist runs the agent from dist/)
@@ -113,19 +116,20 @@ async function main(): Promise<void> {
       `${direct.jobsPerSecond.toFixed(1)} jobs/s${pin ? ` on core ${pin.agentCore}` : ''}`,
     );
 
-    const bare = nodeChild(
-      'ipp-floor-child.ts',
-      [printer.uri, onePage, String(jobs), String(warmupJobs)],
-      core,
-    );
-    const bareResult = JSON.parse((await outputOf(bare, /}\s*$/)).trim()) as {
-      seconds: number;
-      cpuSeconds: number;
+    /** A child that prints its own CPU for the jobs (after its warm-up): its line. */
+    const childLeg = async (name: string, script: string, what: string) => {
+      const child = nodeChild(script, [printer.uri, onePage, String(jobs), String(warmupJobs)], core);
+      const result = JSON.parse((await outputOf(child, /}\s*$/)).trim()) as {
+        seconds: number;
+        cpuSeconds: number;
+      };
+      line(name, (result.cpuSeconds / jobs) * 1000, `${(jobs / result.seconds).toFixed(1)} jobs/s (${what})`);
     };
-    line(
-      'bare',
-      (bareResult.cpuSeconds / jobs) * 1000,
-      `${(jobs / bareResult.seconds).toFixed(1)} jobs/s (node + undici, Print-Job encoded once)`,
+    await childLeg('bare', 'ipp-floor-child.ts', 'node + undici, Print-Job encoded once');
+    await childLeg(
+      'printer',
+      'printer-floor-child.ts',
+      "the loop's printer half: the agent's IppBackend, no cloud",
     );
 
     const emulator = await startEmulatorPart(join(work, 'emulator'), ['--log-level', 'info']);
