@@ -22,7 +22,8 @@
  * (ippeveprinter's log). Between the agent's jobs and the loop's the bench waits out the
  * emulator's PrepareUpload rate window (600 a minute per user), so warm-up + measured jobs must
  * stay within 600. The load average is printed before and after: the figures of a loaded
- * machine compare within one run only.
+ * machine compare within one run only. Last: `durability_share` ((agent - loop) / agent) and
+ * `ratio` (ipptool's CPU per job over the agent's).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -190,6 +191,7 @@ async function main(): Promise<void> {
     line('loop', floor.ms, floor.rest);
     console.log(`load    average ${load()} at the end`);
     console.log(`durability_share ${((ours.ms - floor.ms) / ours.ms).toFixed(3)}`);
+    console.log(`ratio ${(ipptoolMs / ours.ms).toFixed(3)}`);
   } finally {
     for (const stop of stops) await stop().catch((error) => console.error(`stop failed: ${error}`));
     rmSync(work, { recursive: true, force: true });
