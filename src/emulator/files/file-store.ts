@@ -15,7 +15,7 @@
  */
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -210,6 +210,18 @@ export class FileStore {
     });
   }
 
+  /** The first `bytes` bytes of a ready document (fewer when it is shorter), for its type check. */
+  async head(file: StoredFile, bytes: number): Promise<Buffer> {
+    const handle = await open(file.path, 'r');
+    try {
+      const head = Buffer.alloc(bytes);
+      const { bytesRead } = await handle.read(head, 0, bytes, 0);
+      return head.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  }
+
   /**
    * Print takes a ready (or already printed) file: `printed` keeps its fileid printable again,
    * `consumed` (printanddelete) ends it. The move is one conditional update, so of racing Prints
@@ -343,16 +355,16 @@ export class FileStore {
     const hash = createHash('sha256');
     let size = 0;
     const limit = this.maxBytes;
-    // Counted and hashed in the sink itself: no stream between the body and the file.
+    // Counted and hashed in the sink itself (the hash while each write runs): no stream between
+    // the body and the file.
     const onChunk = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) throw new TooLargeError(limit);
       counter?.(chunk);
-      hash.update(chunk);
     };
     const temp = `${target}.${randomUUID()}.tmp`;
     try {
-      await pourInto(body, fileSink(temp, { onChunk }));
+      await pourInto(body, fileSink(temp, { onChunk, hash }));
       await rename(temp, target);
     } catch (error) {
       await rm(temp, { force: true });
