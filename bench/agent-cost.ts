@@ -24,6 +24,7 @@ import { startIppEvePrinter } from '../test/support/ippeveprinter.js';
 import { writePdf } from '../test/support/pdf.js';
 import { printAndWait, waitForEnd } from '../test/support/whole-loop.js';
 import { runIpptoolBatch, writeBatchTest } from './support/ipptool-baseline.js';
+import { countRequests, ippCounter } from './support/request-counts.js';
 import { writeLargeDocument } from './support/large-document.js';
 import { agentNodeFlags, cpuSecondsOf, mb, startEmulatorPart, startPart } from './support/processes.js';
 
@@ -32,54 +33,6 @@ const warmupJobs = Number(process.env.BENCH_WARMUP_JOBS ?? 200);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const bigMb = Number(process.env.BENCH_BIG_MB ?? 1024);
 const printerName = 'Cost Printer';
-
-/** The kind of a connector-channel request line of the emulator's log, or undefined for others. */
-function requestKind(method: string, path: string): string | undefined {
-  if (/^\/connector\/v1\/jobs\/[^/]+\/claim$/i.test(path)) return 'claim';
-  if (/^\/connector\/v1\/jobs\/[^/]+\/document$/i.test(path)) return 'download';
-  if (/^\/connector\/v1\/jobs\/[^/]+\/events$/i.test(path)) return 'event (single)';
-  if (/^\/connector\/v1\/events$/i.test(path)) return 'event batch';
-  if (/^\/connector\/v1\/jobs$/i.test(path)) return 'poll';
-  if (
-    path.toLowerCase().startsWith('/connector/') ||
-    (method !== 'GET' && path.startsWith('/printing/v1/printers'))
-  )
-    return 'other connector';
-  return undefined;
-}
-
-/**
- * Counts ippeveprinter's verbose log: one `<client> <Operation> <status>` line per IPP request,
- * one `Accepted connection` line per new connection.
- */
-function ippCounter() {
-  const counts = new Map<string, number>();
-  const add = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
-  const onLogLine = (line: string) => {
-    if (line.startsWith('Accepted connection')) add('connection');
-    const operation =
-      /^\S+ ([A-Z][A-Za-z]*(?:-[A-Z][A-Za-z]*)+) (?:successful|client-error|server-error)/.exec(line)?.[1];
-    if (operation) add(operation);
-  };
-  return { onLogLine, snapshot: () => new Map(counts) };
-}
-
-/** Counts the emulator's `request completed` lines by kind, from its JSON log on stdout. */
-function countRequests(stdout: NodeJS.ReadableStream) {
-  const counts = new Map<string, number>();
-  let rest = '';
-  stdout.on('data', (chunk: Buffer) => {
-    const lines = (rest + chunk.toString()).split('\n');
-    rest = lines.pop() ?? '';
-    for (const line of lines) {
-      if (!line.includes('"request completed"')) continue;
-      const { method, path } = JSON.parse(line) as { method: string; path: string };
-      const kind = requestKind(method, path);
-      if (kind) counts.set(kind, (counts.get(kind) ?? 0) + 1);
-    }
-  });
-  return { snapshot: () => new Map(counts) };
-}
 
 async function runJobs(sfapi: SfapiClient, file: string, printerId: string, count: number): Promise<number> {
   let next = 0;
