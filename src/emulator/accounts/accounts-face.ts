@@ -1,9 +1,29 @@
 /**
  * The face of accounts/: what other domains may use of its repositories (the records of users,
- * memberships, organizations and users' printing settings). Other domains import accounts/
- * repositories' types only from here (test/unit/architecture.test.ts). Types only.
+ * memberships, organizations and users' printing settings) and the parts of them the composition
+ * (app.ts) lends to partner/. Other domains import accounts/ repositories' types only from here
+ * (test/unit/architecture.test.ts). Types only.
  */
+import type { MembershipRepo } from './membership-repo.js';
+import type { OrganizationRepo } from './organization-repo.js';
+import type { UserRepo } from './user-repo.js';
+
 export type { CurrencyCode, Organization } from './organization-repo.js';
 export type { Membership } from './membership-repo.js';
 export type { PrintingSettings } from './printing-settings-repo.js';
 export type { User, UserRole } from './user-repo.js';
+
+/** The organizations a partner manages: read, list, create, rename and delete (partner/). */
+export type ManagedOrganizationRecords = Pick<
+  OrganizationRepo,
+  'findById' | 'findByName' | 'listManaged' | 'countManaged' | 'create' | 'rename' | 'delete'
+>;
+
+/** Reads memberships: of an organization, and of a user in a partner's organizations (partner/). */
+export type MembershipReader = Pick<
+  MembershipRepo,
+  'find' | 'listByOrganization' | 'countByOrganization' | 'listByUserManaged' | 'countByUserManaged'
+>;
+
+/** Reads a user by id (partner/, a member expanded). */
+export type UserReader = Pick<UserRepo, 'findById'>;

@@ -10,3 +10,6 @@ export type { ConnectorRecord, NewConnector } from './connector-repo.js';
 
 /** Inserts a connector row: the one writer of the connectors table, lent to pull printing's queue. */
 export type ConnectorInserter = Pick<ConnectorRepo, 'insert'>;
+
+/** Lists an organization's connectors (partner/: the channels to close when it is deleted). */
+export type OrganizationConnectorLister = Pick<ConnectorRepo, 'listByOrganization'>;
