@@ -194,8 +194,8 @@ async function createContext(
     await warnOnLooseModes(secretPaths(options, keyDir, tokens.keyFiles()), logger);
     const hub = new ConnectorHub(clock, logger, options.channelHeartbeatS);
     const connectors = new ConnectorService(store, clock, logger);
-    const printerParts = await startPrinterParts(store, clock, logger, options.driverDir);
-    const printers = new PrinterService(store, clock, logger, printerParts);
+    const printerParts = await startPrinterParts(store, store.connectors, clock, logger, options.driverDir);
+    const printers = new PrinterService(store, store.connectors, clock, logger, printerParts);
     const outbound = new OutboundAddressPolicy(options.outboundAllow);
     const webhookParts = await startWebhookParts(store, clock, logger, options.dataDir, {
       ...options.webhooks,

@@ -64,7 +64,6 @@ const STORE_REACH_INS_LEFT = [
   'jobs -> printers: store.printers',
   'oauth -> accounts: store.users',
   'oauth -> clients: store.clients',
-  'printers -> connectors: store.connectors',
   'pull -> accounts: store.organizations',
   'pull -> accounts: store.users',
   'pull -> connectors: store.connectors',
