@@ -33,6 +33,11 @@ const EIP = 'http/embedded-ipv4.ts';
 const TCM = 'tpfm/tpfm-commands.ts';
 const RU = 'src/protocol/oauth-redirect-uri.ts';
 const OB = 'src/store/outbox.ts';
+const PG = 'src/protocol/tpfm-progress.ts';
+const LJ = 'src/protocol/tpfm-local-job.ts';
+const TEXT_LAST = 'the text rule is the last branch whatever the kind, and Status is read by its name first';
+const UNDEFINED_COMPARED =
+  'a comparison with undefined is false, so a count given alone is never refused either way';
 const SC = 'src/protocol/oauth-scopes.ts';
 const CR = 'src/protocol/oauth-client-rules.ts';
 const SAME_SCHEME =
@@ -423,5 +428,108 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     replacement: '["Stryker was here"]',
     line: 'exclude: Iterable<string> = []',
     why: 'a default that leaves out one job id no job has behaves as an empty list',
+  },
+  {
+    file: PG,
+    original: "''",
+    mutator: 'StringLiteral',
+    replacement: '"Stryker was here!"',
+    line: "parts.pop() ?? ''",
+    why: 'split always answers at least one part, so the default is never used',
+  },
+  {
+    file: LJ,
+    original: "'text'",
+    mutator: 'StringLiteral',
+    replacement: '""',
+    line: 'max: 255',
+    why: TEXT_LAST,
+  },
+  {
+    file: LJ,
+    original: "'text'",
+    mutator: 'StringLiteral',
+    replacement: '""',
+    line: 'max: 64',
+    why: TEXT_LAST,
+  },
+  {
+    file: LJ,
+    original: "'text'",
+    mutator: 'StringLiteral',
+    replacement: '""',
+    line: 'max: 16',
+    why: TEXT_LAST,
+  },
+  {
+    file: LJ,
+    original: "{ kind: 'text', max: 16 }",
+    mutator: 'ObjectLiteral',
+    replacement: '{}',
+    why: TEXT_LAST,
+  },
+  {
+    file: LJ,
+    original: 'value !== undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    line: 'out[name] = value',
+    why: 'a field is undefined only after its error was recorded, and the errors are thrown either way',
+  },
+  {
+    file: LJ,
+    original: 'f.PrintedColorPages !== undefined &&\n    f.PrintedPages !== undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: UNDEFINED_COMPARED,
+  },
+  {
+    file: LJ,
+    original: 'f.PrintedColorPages !== undefined &&\n    f.PrintedPages !== undefined',
+    mutator: 'LogicalOperator',
+    replacement: 'f.PrintedColorPages !== undefined || f.PrintedPages !== undefined',
+    why: UNDEFINED_COMPARED,
+  },
+  {
+    file: LJ,
+    original: 'f.PrintedColorPages !== undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: UNDEFINED_COMPARED,
+  },
+  {
+    file: LJ,
+    original: 'f.PrintedPages !== undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: UNDEFINED_COMPARED,
+  },
+  {
+    file: LJ,
+    original: 'totalColor !== undefined && f.TotalPrintedPages !== undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: UNDEFINED_COMPARED,
+  },
+  {
+    file: LJ,
+    original: 'totalColor !== undefined && f.TotalPrintedPages !== undefined',
+    mutator: 'LogicalOperator',
+    replacement: 'totalColor !== undefined || f.TotalPrintedPages !== undefined',
+    why: UNDEFINED_COMPARED,
+  },
+  {
+    file: LJ,
+    original: 'totalColor !== undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: UNDEFINED_COMPARED,
+  },
+  {
+    file: LJ,
+    original: 'f.TotalPrintedPages !== undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: UNDEFINED_COMPARED,
   },
 ];

@@ -24,6 +24,36 @@ const FaultRuleSchema = T.Object(
   { additionalProperties: true, description: 'the rule as given, plus its state' },
 );
 
+/**
+ * A rule as POST takes it, for the document: types only, no limits, so that the switchboard's
+ * own check (fault-rule.ts) answers every bad value by name and rule, all at once.
+ */
+const FaultRuleInput = T.Object(
+  {
+    operation: T.Optional(T.String({ description: 'an operationId of /openapi.json' })),
+    printer: T.Optional(T.String()),
+    user: T.Optional(T.String({ description: "a user's id or e-mail" })),
+    client: T.Optional(T.String({ description: 'an OAuth client_id' })),
+    connector: T.Optional(T.String({ description: 'drop_connector only' })),
+    endpoint: T.Optional(T.String({ description: 'webhook_status only' })),
+    times: T.Optional(T.Integer()),
+    duration_s: T.Optional(T.Integer()),
+    respond: T.Optional(
+      T.Object({}, { additionalProperties: true, description: '{status, headers?, body?}' }),
+    ),
+    latency_ms: T.Optional(T.Integer()),
+    cut: T.Optional(T.Boolean()),
+    slow_chunks_ms: T.Optional(T.Integer()),
+    end_job: T.Optional(
+      T.Object({}, { additionalProperties: true, description: '{error_code} or {pages_printed}' }),
+    ),
+    printer_state: T.Optional(T.String({ description: 'offline or jammed' })),
+    drop_connector: T.Optional(T.Boolean()),
+    webhook_status: T.Optional(T.Integer()),
+  },
+  { additionalProperties: true, description: 'one action; docs/emulator.md lists the kinds' },
+);
+
 const common = { tags: ['emulator'], security: [{}, { bearer: [] }] as Record<string, string[]>[] };
 
 /** The wire form of a rule. */
@@ -99,6 +129,7 @@ export function registerFaultRoutes(app: FastifyInstance, board: FaultSwitchboar
         ...common,
         operationId: 'AddEmulatorFaults',
         description: 'Adds a fault rule (or an array of them); docs/emulator.md lists the kinds.',
+        body: T.Union([FaultRuleInput, T.Array(FaultRuleInput)]),
         response: { 201: T.Array(FaultRuleSchema), ...errorResponses(400, 401, 403) },
       },
     },
