@@ -197,10 +197,17 @@ async function createContext(
     const printerParts = await startPrinterParts(store, store.connectors, clock, logger, options.driverDir);
     const printers = new PrinterService(store, store.connectors, clock, logger, printerParts);
     const outbound = new OutboundAddressPolicy(options.outboundAllow);
-    const webhookParts = await startWebhookParts(store, clock, logger, options.dataDir, {
-      ...options.webhooks,
-      policy: outbound,
-    });
+    const webhookParts = await startWebhookParts(
+      store,
+      { printers: store.printers, connectors: store.connectors, users: store.users },
+      clock,
+      logger,
+      options.dataDir,
+      {
+        ...options.webhooks,
+        policy: outbound,
+      },
+    );
     // Deliveries that came due when the test clock moved go out now, not at the next poll.
     sandbox.onClockAdvance(() => webhookParts.dispatcher.kick());
     const jobs = new JobService(store, clock, logger, hub, webhookParts.publisher);

@@ -72,9 +72,6 @@ const STORE_REACH_INS_LEFT = [
   'sandbox -> accounts: store.users',
   'sandbox -> jobs: store.jobs',
   'sandbox -> webhooks: store.webhookEndpoints',
-  'webhooks -> accounts: store.users',
-  'webhooks -> connectors: store.connectors',
-  'webhooks -> printers: store.printers',
 ];
 
 describe("the emulator's domains", () => {

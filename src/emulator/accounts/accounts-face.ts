@@ -1,7 +1,7 @@
 /**
  * The face of accounts/: what other domains may use of its repositories (the records of users,
  * memberships, organizations and users' printing settings) and the parts of them the composition
- * (app.ts) lends to partner/. Other domains import accounts/ repositories' types only from here
+ * (app.ts) lends to partner/ and webhooks/. Other domains import accounts/ repositories' types only from here
  * (test/unit/architecture.test.ts). Types only.
  */
 import type { MembershipRepo } from './membership-repo.js';
@@ -25,5 +25,5 @@ export type MembershipReader = Pick<
   'find' | 'listByOrganization' | 'countByOrganization' | 'listByUserManaged' | 'countByUserManaged'
 >;
 
-/** Reads a user by id (partner/, a member expanded). */
+/** Reads a user by id (partner/: a member expanded; webhooks/: the user an event names). */
 export type UserReader = Pick<UserRepo, 'findById'>;

@@ -17,3 +17,6 @@ export type OrganizationConnectorLister = Pick<ConnectorRepo, 'listByOrganizatio
 
 /** A connector's record, and the stamp of a change to its printers (printers/). */
 export type ConnectorPrinterRecords = Pick<ConnectorRepo, 'findById' | 'touchPrinters'>;
+
+/** Reads a connector by id (webhooks/: the connector an event names). */
+export type ConnectorReader = Pick<ConnectorRepo, 'findById'>;
