@@ -211,7 +211,12 @@ async function createContext(
     // Deliveries that came due when the test clock moved go out now, not at the next poll.
     sandbox.onClockAdvance(() => webhookParts.dispatcher.kick());
     const jobs = new JobService(store, clock, logger, hub, webhookParts.publisher);
-    const groups = new GroupService(store, clock, logger);
+    const groups = new GroupService(
+      store,
+      { users: store.users, printingSettings: store.printingUsers },
+      clock,
+      logger,
+    );
     const assignments = new AssignmentService(store, printers, groups, clock, logger);
     const files = new FileStore({
       dataDir: options.dataDir,

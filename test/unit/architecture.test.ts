@@ -57,8 +57,6 @@ describe('the architecture of src/', () => {
  */
 const STORE_REACH_INS_LEFT = [
   'accounts -> clients: store.clients',
-  'groups -> accounts: store.printingUsers',
-  'groups -> accounts: store.users',
   'jobs -> accounts: store.users',
   'jobs -> connectors: store.connectors',
   'jobs -> printers: store.printers',

@@ -1,11 +1,12 @@
 /**
  * The face of accounts/: what other domains may use of its repositories (the records of users,
  * memberships, organizations and users' printing settings) and the parts of them the composition
- * (app.ts) lends to partner/ and webhooks/. Other domains import accounts/ repositories' types only from here
+ * (app.ts) lends to partner/, webhooks/ and groups/. Other domains import accounts/ repositories' types only from here
  * (test/unit/architecture.test.ts). Types only.
  */
 import type { MembershipRepo } from './membership-repo.js';
 import type { OrganizationRepo } from './organization-repo.js';
+import type { PrintingUserRepo } from './printing-settings-repo.js';
 import type { UserRepo } from './user-repo.js';
 
 export type { CurrencyCode, Organization } from './organization-repo.js';
@@ -27,3 +28,9 @@ export type MembershipReader = Pick<
 
 /** Reads a user by id (partner/: a member expanded; webhooks/: the user an event names). */
 export type UserReader = Pick<UserRepo, 'findById'>;
+
+/** Reads a user by id and an organization's users (groups/: a printing user and its page). */
+export type OrganizationUserReader = Pick<UserRepo, 'findById' | 'listByOrganization'>;
+
+/** Reads and changes users' printing settings (groups/: the printing user resource). */
+export type PrintingSettingsRecords = Pick<PrintingUserRepo, 'settings' | 'update'>;
