@@ -60,8 +60,6 @@ const STORE_REACH_INS_LEFT = [
   'jobs -> accounts: store.users',
   'jobs -> connectors: store.connectors',
   'jobs -> printers: store.printers',
-  'oauth -> accounts: store.users',
-  'oauth -> clients: store.clients',
   'pull -> accounts: store.organizations',
   'pull -> accounts: store.users',
   'pull -> connectors: store.connectors',

@@ -1,7 +1,7 @@
 /**
  * The face of accounts/: what other domains may use of its repositories (the records of users,
  * memberships, organizations and users' printing settings) and the parts of them the composition
- * (app.ts) lends to partner/, webhooks/ and groups/. Other domains import accounts/ repositories' types only from here
+ * (app.ts) lends to partner/, webhooks/, groups/ and oauth/. Other domains import accounts/ repositories' types only from here
  * (test/unit/architecture.test.ts). Types only.
  */
 import type { MembershipRepo } from './membership-repo.js';
@@ -34,3 +34,6 @@ export type OrganizationUserReader = Pick<UserRepo, 'findById' | 'listByOrganiza
 
 /** Reads and changes users' printing settings (groups/: the printing user resource). */
 export type PrintingSettingsRecords = Pick<PrintingUserRepo, 'settings' | 'update'>;
+
+/** Reads a user by id or by email (oauth/: sign-in, tokens, pairing and sessions). */
+export type UserSignInRecords = Pick<UserRepo, 'findById' | 'findByEmail'>;
