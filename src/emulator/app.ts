@@ -262,6 +262,7 @@ async function createContext(
     );
     const context: EmulatorContext = {
       store,
+      callers: { users: store.users, clients: store.clients },
       logger,
       clock,
       dataDir: options.dataDir,
