@@ -230,6 +230,7 @@ async function createContext(
     const fetcher = new UrlFetcher({ files, logger: logger.child({ part: 'sfapi' }), policy: outbound });
     const pull = await startPullServices({
       store,
+      people: { users: store.users, organizations: store.organizations },
       jobs,
       files,
       clock,

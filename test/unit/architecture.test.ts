@@ -59,8 +59,6 @@ const STORE_REACH_INS_LEFT = [
   'jobs -> accounts: store.users',
   'jobs -> connectors: store.connectors',
   'jobs -> printers: store.printers',
-  'pull -> accounts: store.organizations',
-  'pull -> accounts: store.users',
   'pull -> connectors: store.connectors',
   'pull -> printers: store.printerSettings',
   'pull -> printers: store.printers',

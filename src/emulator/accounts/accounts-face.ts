@@ -1,7 +1,7 @@
 /**
  * The face of accounts/: what other domains may use of its repositories (the records of users,
  * memberships, organizations and users' printing settings) and the parts of them the composition
- * (app.ts) lends to partner/, webhooks/, groups/ and oauth/. Other domains import accounts/ repositories' types only from here
+ * (app.ts) lends to partner/, webhooks/, groups/, oauth/ and pull/. Other domains import accounts/ repositories' types only from here
  * (test/unit/architecture.test.ts). Types only.
  */
 import type { MembershipRepo } from './membership-repo.js';
@@ -37,3 +37,9 @@ export type PrintingSettingsRecords = Pick<PrintingUserRepo, 'settings' | 'updat
 
 /** Reads a user by id or by email (oauth/: sign-in, tokens, pairing and sessions). */
 export type UserSignInRecords = Pick<UserRepo, 'findById' | 'findByEmail'>;
+
+/** A user by id or by card, and the card a registration adds (pull/: card sign-in and registration). */
+export type CardHolderRecords = Pick<UserRepo, 'findById' | 'findByCard' | 'addCard'>;
+
+/** Lists every organization (pull/: each one's queue printer at start). */
+export type OrganizationLister = Pick<OrganizationRepo, 'list'>;

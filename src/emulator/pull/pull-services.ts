@@ -8,6 +8,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { FileStore } from '../files/file-store.js';
 import type { JobService } from '../jobs/job-service.js';
+import type { CardHolderRecords, OrganizationLister } from '../accounts/accounts-face.js';
 import type { EmulatorStore } from '../emulator-store.js';
 import { type LocalJobOutcomeListener, LocalJobService } from './local-jobs/local-job-service.js';
 import { PullQueueService } from './held-jobs/pull-queue.js';
@@ -28,9 +29,17 @@ export interface TpfmServices {
   files: FileStore;
 }
 
+/** What pull/ uses of accounts/, through its face. */
+export interface PullPeople {
+  users: CardHolderRecords;
+  organizations: OrganizationLister;
+}
+
 /** What the pull-printing services are built from. */
 export interface PullServiceParts {
   store: EmulatorStore;
+  /** The users (card holders) and organizations of accounts/, lent by the composition. */
+  people: PullPeople;
   jobs: JobService;
   files: FileStore;
   clock: Clock;
@@ -48,10 +57,11 @@ export interface PullServiceParts {
 export async function startPullServices(parts: PullServiceParts): Promise<TpfmServices> {
   const { store, jobs, files, clock, dataDir } = parts;
   const logger = parts.logger.child({ part: 'pull-printing' });
-  const queue = new PullQueueService(store, jobs, clock, logger);
+  const queue = new PullQueueService(store, parts.people.organizations, jobs, clock, logger);
   queue.start();
   const registration = new RegistrationCodeService(
     store,
+    parts.people.users,
     jobs,
     clock,
     logger,
@@ -62,7 +72,7 @@ export async function startPullServices(parts: PullServiceParts): Promise<TpfmSe
   return {
     store,
     jobs,
-    auth: new TpfmAuthenticator(store, parts.credentials),
+    auth: new TpfmAuthenticator(store, parts.people.users, parts.credentials),
     queue,
     localJobs: new LocalJobService(store, clock, logger, parts.localJobOutcomes),
     registration,

@@ -10,6 +10,7 @@ import type { Clock } from '../../../lib/clock.js';
 import { errorMessage } from '../../../lib/errors.js';
 import type { Logger } from '../../../log/logger.js';
 import { TPFM_ATTR_ON_HOLD, type TpfmJob } from '../../../protocol/tpfm-job-list.js';
+import type { OrganizationLister } from '../../accounts/accounts-face.js';
 import type { EmulatorStore } from '../../emulator-store.js';
 import { type HeldJobRecord, HeldJobRepo } from './held-job-repo.js';
 import type { PrinterRecord } from '../../printers/printers-face.js';
@@ -54,7 +55,8 @@ export class PullQueueService implements JobHolder {
   private readonly queues: PullPrinterRepo;
 
   constructor(
-    private readonly store: EmulatorStore,
+    store: EmulatorStore,
+    private readonly organizations: OrganizationLister,
     private readonly jobs: JobService,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -65,7 +67,7 @@ export class PullQueueService implements JobHolder {
 
   /** Creates each organization's queue printer when missing and installs the hold hook. */
   start(): void {
-    for (const org of this.store.organizations.list()) this.ensureQueue(org.id);
+    for (const org of this.organizations.list()) this.ensureQueue(org.id);
     this.jobs.setHolder(this);
   }
 

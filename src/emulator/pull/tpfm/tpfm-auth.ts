@@ -12,6 +12,7 @@
  * No resources to clean up.
  */
 import { createHmac, randomBytes } from 'node:crypto';
+import type { CardHolderRecords } from '../../accounts/accounts-face.js';
 import type { EmulatorStore } from '../../emulator-store.js';
 import type { PrinterRecord } from '../../printers/printers-face.js';
 import { PullPrinterRepo, type PullPasswordRow } from '../held-jobs/pull-printer-repo.js';
@@ -54,6 +55,7 @@ export class TpfmAuthenticator {
 
   constructor(
     private readonly store: EmulatorStore,
+    private readonly users: CardHolderRecords,
     private readonly guard: CredentialGuard,
   ) {
     this.pull = new PullPrinterRepo(store.db, store.connectors, store.printers);
@@ -93,9 +95,9 @@ export class TpfmAuthenticator {
   }
 
   private findUser(device: TpfmDevice, userName: string): User | undefined {
-    const byCard = this.store.users.findByCard(device.organizationId, userName);
+    const byCard = this.users.findByCard(device.organizationId, userName);
     if (byCard) return byCard;
-    const byId = this.store.users.findById(userName.toLowerCase());
+    const byId = this.users.findById(userName.toLowerCase());
     return byId?.organizationId === device.organizationId ? byId : undefined;
   }
 
