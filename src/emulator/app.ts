@@ -231,6 +231,7 @@ async function createContext(
     const pull = await startPullServices({
       store,
       people: { users: store.users, organizations: store.organizations },
+      printerRecords: { connectors: store.connectors, printers: store.printers },
       jobs,
       files,
       clock,

@@ -13,3 +13,6 @@ export type PrinterInserter = Pick<PrinterRepo, 'insert'>;
 
 /** Reads a printer by id (webhooks/: the printer an event names). */
 export type PrinterReader = Pick<PrinterRepo, 'findById'>;
+
+/** Finds a printer by id, by name, or by name ignoring case (pull/: the printer a device names). */
+export type PrinterLookup = Pick<PrinterRepo, 'findById' | 'findByName' | 'findByNameIgnoringCase'>;

@@ -9,6 +9,7 @@ import type { Logger } from '../../log/logger.js';
 import type { FileStore } from '../files/file-store.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { CardHolderRecords, OrganizationLister } from '../accounts/accounts-face.js';
+import type { PullPrinterRecords } from './pull-records.js';
 import type { EmulatorStore } from '../emulator-store.js';
 import { type LocalJobOutcomeListener, LocalJobService } from './local-jobs/local-job-service.js';
 import { PullQueueService } from './held-jobs/pull-queue.js';
@@ -40,6 +41,8 @@ export interface PullServiceParts {
   store: EmulatorStore;
   /** The users (card holders) and organizations of accounts/, lent by the composition. */
   people: PullPeople;
+  /** The connectors and printers of connectors/ and printers/, lent by the composition. */
+  printerRecords: PullPrinterRecords;
   jobs: JobService;
   files: FileStore;
   clock: Clock;
@@ -57,7 +60,14 @@ export interface PullServiceParts {
 export async function startPullServices(parts: PullServiceParts): Promise<TpfmServices> {
   const { store, jobs, files, clock, dataDir } = parts;
   const logger = parts.logger.child({ part: 'pull-printing' });
-  const queue = new PullQueueService(store, parts.people.organizations, jobs, clock, logger);
+  const queue = new PullQueueService(
+    store,
+    parts.people.organizations,
+    parts.printerRecords,
+    jobs,
+    clock,
+    logger,
+  );
   queue.start();
   const registration = new RegistrationCodeService(
     store,
@@ -72,7 +82,7 @@ export async function startPullServices(parts: PullServiceParts): Promise<TpfmSe
   return {
     store,
     jobs,
-    auth: new TpfmAuthenticator(store, parts.people.users, parts.credentials),
+    auth: new TpfmAuthenticator(store, parts.people.users, parts.printerRecords, parts.credentials),
     queue,
     localJobs: new LocalJobService(store, clock, logger, parts.localJobOutcomes),
     registration,
