@@ -231,7 +231,11 @@ async function createContext(
     const pull = await startPullServices({
       store,
       people: { users: store.users, organizations: store.organizations },
-      printerRecords: { connectors: store.connectors, printers: store.printers },
+      printerRecords: {
+        connectors: store.connectors,
+        printers: store.printers,
+        pullPasswords: store.printerSettings,
+      },
       jobs,
       files,
       clock,

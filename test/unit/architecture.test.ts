@@ -59,7 +59,6 @@ const STORE_REACH_INS_LEFT = [
   'jobs -> accounts: store.users',
   'jobs -> connectors: store.connectors',
   'jobs -> printers: store.printers',
-  'pull -> printers: store.printerSettings',
   'sandbox -> accounts: store.users',
   'sandbox -> jobs: store.jobs',
   'sandbox -> webhooks: store.webhookEndpoints',

@@ -5,6 +5,7 @@
  * (test/unit/architecture.test.ts). Types only.
  */
 import type { PrinterRepo } from './printer-repo.js';
+import type { PrinterSettingsRepo } from './printer-settings-repo.js';
 
 export type { PrinterFields, PrinterRecord } from './printer-repo.js';
 
@@ -16,3 +17,6 @@ export type PrinterReader = Pick<PrinterRepo, 'findById'>;
 
 /** Finds a printer by id, by name, or by name ignoring case (pull/: the printer a device names). */
 export type PrinterLookup = Pick<PrinterRepo, 'findById' | 'findByName' | 'findByNameIgnoringCase'>;
+
+/** Sets or clears a printer's pull-printing password hash (pull/: pairing a release station). */
+export type PullPasswordSetter = Pick<PrinterSettingsRepo, 'setPullPrintingPasswordHash'>;

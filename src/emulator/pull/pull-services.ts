@@ -21,6 +21,8 @@ import { TpfmPrintProcesses } from './tpfm/tpfm-print-process.js';
 /** The services the /TPFM/ routes, the claim routes and the portal use. */
 export interface TpfmServices {
   store: EmulatorStore;
+  /** The connectors and printers of other domains pull/ is lent (pull-records.ts). */
+  printerRecords: PullPrinterRecords;
   jobs: JobService;
   auth: TpfmAuthenticator;
   queue: PullQueueService;
@@ -81,6 +83,7 @@ export async function startPullServices(parts: PullServiceParts): Promise<TpfmSe
   await registration.start();
   return {
     store,
+    printerRecords: parts.printerRecords,
     jobs,
     auth: new TpfmAuthenticator(store, parts.people.users, parts.printerRecords, parts.credentials),
     queue,
