@@ -16,6 +16,7 @@ import { SyncStateStore } from '../store/sync-state-store.js';
 import type { AgentContext, Running } from './agent-parts.js';
 import { retryBackoff } from './cloud-access.js';
 import { claimingDownload } from './jobs/claiming-download.js';
+import { checkDocument } from './jobs/document-check.js';
 import { SMALL_DOCUMENT_BYTES } from './jobs/held-documents.js';
 import { readHostFacts } from './connector/identity.js';
 import { JobFeed } from './jobs/job-feed.js';
@@ -80,6 +81,7 @@ export function jobLoop(ctx: AgentContext, r: Running, channel: ChannelClient): 
     download: async (offer, target, s) => {
       const bytes = await claimingDownload(channel, offer, target, s, SMALL_DOCUMENT_BYTES);
       r.control.metrics.downloaded(offer.document.size);
+      await checkDocument(offer, target, bytes, s);
       return bytes;
     },
     discardEvents: (jobId) => r.outbox.discardJob(jobId),

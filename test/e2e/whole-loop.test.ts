@@ -4,6 +4,7 @@
  * channel, the agent prints them over IPP on the built-in virtual printer AND on ippeveprinter,
  * and the app sees each job finish. Every log line is then searched for the secrets used.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,8 @@ import { peersAvailable } from '../support/peers.js';
 import { printAndWait, startWholeLoop, type WholeLoop } from '../support/whole-loop.js';
 
 const haveIppEve = peersAvailable('ippeveprinter');
+/** Bytes that are no document of any type. */
+const NOISE = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 151 + 7) % 251));
 
 describe.runIf(haveIppEve)('the whole loop in one box', () => {
   const work = mkdtempSync(join(tmpdir(), 'e2e-'));
@@ -115,6 +118,75 @@ describe.runIf(haveIppEve)('the whole loop in one box', () => {
     expect(status.jobstatus).toBe(3011);
     expect(status.jobstatusstring).toMatch(/^ERROR\|RESTART\|.*\S.*\|$/);
     expect(status.jobstatusstring).toMatch(/document-format|not supported/i);
+  });
+
+  it('refuses random bytes sent as a PDF at Print, naming type', async () => {
+    const id = await printerId('E2E IPP Everywhere');
+    const noise = join(work, 'noise.pdf');
+    writeFileSync(noise, NOISE);
+    await expect(
+      printAndWait(app.sfapi, noise, { type: 'pdf', printerid: id, alias: 'noise.pdf' }),
+    ).rejects.toThrow(/type: the document is not a PDF \(application\/pdf\): it does not start with %PDF-/);
+  });
+
+  it('fails with 3011 naming the type a job of random bytes as a PDF that reached the agent by another route', async () => {
+    // As a cloud that does not check documents would offer it: made in the emulator's job store.
+    const ctx = loop.emulator.app.emulator;
+    const user = ctx.store.users.findByEmail(DEMO.user.email)!;
+    const path = join(work, 'noise-job.pdf');
+    writeFileSync(path, NOISE);
+    const { jobId } = ctx.jobs.create({
+      organizationId: user.organizationId,
+      userId: user.id,
+      printerId: await printerId('E2E IPP Everywhere'),
+      file: {
+        path,
+        size: NOISE.length,
+        sha256: createHash('sha256').update(NOISE).digest('hex'),
+        extension: 'pdf',
+        contentType: 'application/pdf',
+        name: 'noise.pdf',
+      },
+      ticket: { copies: 1 },
+      deleteAfterPrint: false,
+    });
+    const { waitForEnd } = await import('../support/whole-loop.js');
+    const status = await waitForEnd(app.sfapi, jobId);
+    expect(status.jobstatus).toBe(3011);
+    expect(status.jobstatusstring).toBe(
+      'ERROR|RESTART|the document is not a PDF (application/pdf): it does not start with %PDF- (in its first 1024 bytes)|',
+    );
+    expect(status.jobpagesprinted).toBe(0);
+    // Refused before the printer: ippeveprinter never got it.
+    const spooled = readdirSync(inject('ippeveprinterSpool'));
+    expect(spooled.some((name) => name.includes(`printrelay-${jobId}`))).toBe(false);
+  });
+
+  it('fails pageranges 5-9 on a 2-page PDF with 3011 naming pageranges and the page count', async () => {
+    const id = await printerId('E2E IPP Everywhere');
+    const pdf = await writePdf(join(work, 'two.pdf'), 2);
+    const { status } = await printAndWait(app.sfapi, pdf, {
+      type: 'pdf',
+      printerid: id,
+      alias: 'two.pdf',
+      pageRanges: '5-9',
+    });
+    expect(status.jobstatus).toBe(3011);
+    expect(status.jobstatusstring).toBe(
+      'ERROR|RESTART|pageranges 5-9 selects no page of the document, which has 2 pages|',
+    );
+  });
+
+  it('prints a 2-page PDF whose pageranges 2-9 selects its second page', async () => {
+    const id = await printerId('E2E IPP Everywhere');
+    const pdf = await writePdf(join(work, 'two-more.pdf'), 2);
+    const { status } = await printAndWait(app.sfapi, pdf, {
+      type: 'pdf',
+      printerid: id,
+      alias: 'two-more.pdf',
+      pageRanges: '2-9',
+    });
+    expect(status.jobstatus).toBe(0);
   });
 
   it('answers Status 2 for a job id it never issued', async () => {

@@ -255,6 +255,41 @@ describe('Print with an uploaded file', () => {
   });
 });
 
+describe('Print of a document that is not of its type', () => {
+  it('answers 400 naming type and the rule for bytes that are not a PDF; the file still prints as what it is', async () => {
+    const fileid = await uploadRaw('\u0013\u0099B random bytes, not a PDF');
+    const { status, body } = await call(h, '/sfapi/Print/', {
+      method: 'POST',
+      body: { fileid, type: 'pdf', printerid: h.printerId },
+    });
+    expect(status).toBe(400);
+    expect(body.errors).toEqual([
+      expect.objectContaining({
+        field: 'type',
+        rule: 'the document is not a PDF (application/pdf): it does not start with %PDF- (in its first 1024 bytes); send the type the document is',
+      }),
+    ]);
+    expect(body.jobid).toBeUndefined();
+    // The file stays printable as what it is.
+    const asText = await call(h, '/sfapi/Print/', {
+      method: 'POST',
+      body: { fileid, type: 'txt', printerid: h.printerId },
+    });
+    expect(asText.status).toBe(200);
+  });
+
+  it('answers 400 naming type for a png that is a PDF', async () => {
+    const fileid = await uploadRaw('%PDF-1.4 a PDF named png');
+    const { status, body } = await call(h, '/sfapi/Print/', {
+      method: 'POST',
+      body: { fileid, type: 'png', printerid: h.printerId },
+    });
+    expect(status).toBe(400);
+    expect(body.field).toBe('type');
+    expect(body.rule).toContain('the document is not a PNG image (image/png)');
+  });
+});
+
 describe('Status', () => {
   it.each(['no-such-job', 'a:b#c d'])('answers jobstatus 2 for the unknown id %s', async (id) => {
     const { status, body } = await call(h, `/sfapi/status?id=${encodeURIComponent(id)}`);
@@ -276,7 +311,8 @@ describe('Print with a fileurl', () => {
   const released = new Promise<void>((resolve) => {
     release = resolve;
   });
-  const content = Buffer.alloc(256 * 1024, 'slow document ');
+  // A PDF header, then filler: Print checks that a pdf starts as one (docs/print-api.md).
+  const content = Buffer.alloc(256 * 1024, '%PDF-1.7\n slow document ');
 
   beforeAll(async () => {
     server = createServer((req, res) => {

@@ -64,6 +64,14 @@ async function noUploadLeft(fileid: string): Promise<void> {
   throw new Error(`the cut upload of ${fileid} was never given up: ${left.join(', ')} left`);
 }
 
+/**
+ * `size` random bytes after a PDF header: binary content as the storage tests need it that Print
+ * takes as `pdf` (Print checks the header, docs/print-api.md).
+ */
+function pdfBytes(size: number): Buffer {
+  return Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(size)]);
+}
+
 /** Prints the file, proving the upload made it printable. */
 async function printable(fileid: string): Promise<void> {
   const print = await call(h, '/sfapi/Print/', {
@@ -87,7 +95,7 @@ describe('PrepareUpload', () => {
 describe('uploads', () => {
   it('takes the multipart form of the spec, streaming the part named file', async () => {
     const { fileid, sasUri } = await prepare();
-    const content = randomBytes(300_000);
+    const content = pdfBytes(300_000);
     const form = new FormData();
     form.append('comment', 'ignored');
     form.append('file', new Blob([content]), 'doc.pdf');
@@ -108,7 +116,7 @@ describe('uploads', () => {
 
   it('takes a raw streamed body (Azure SDK, small files)', async () => {
     const { fileid, sasUri } = await prepare();
-    const chunks = [randomBytes(70_000), randomBytes(70_000), randomBytes(5)];
+    const chunks = [pdfBytes(70_000), randomBytes(70_000), randomBytes(5)];
     const answer = await put(sasUri, Readable.from(chunks), {
       'x-ms-blob-type': 'BlockBlob',
       'content-type': 'application/pdf',
@@ -129,7 +137,7 @@ describe('uploads', () => {
     const { fileid, sasUri } = await prepare();
     const blocks = Array.from({ length: 8 }, (_, i) => ({
       id: Buffer.from(`block-${String(i).padStart(6, '0')}`).toString('base64'),
-      data: randomBytes(50_000 + i),
+      data: i === 0 ? pdfBytes(50_000) : randomBytes(50_000 + i),
     }));
     const order = [5, 2, 7, 0, 3, 6, 1, 4];
     const answers = await Promise.all(
@@ -226,7 +234,7 @@ describe('one completed upload per URL; a printed file is immutable', () => {
     const late = put(sasUri, slow, blob);
     slow.push(randomBytes(1000));
     await uploadStarted(fileid);
-    const original = randomBytes(2000);
+    const original = pdfBytes(2000);
     expect((await put(sasUri, original, blob)).status).toBe(201);
     // printanddelete: the fileid must never print again (without it, printing it again is allowed).
     const print = await call(h, '/sfapi/Print/', {
@@ -256,7 +264,7 @@ describe('one completed upload per URL; a printed file is immutable', () => {
 
   it('two Prints with printanddelete racing for one fileid make one job; the others are told the file was printed', async () => {
     const { fileid, sasUri } = await prepare();
-    expect((await put(sasUri, randomBytes(500), blob)).status).toBe(201);
+    expect((await put(sasUri, pdfBytes(500), blob)).status).toBe(201);
     const body = { fileid, type: 'pdf', printerid: h.printerId, printanddelete: true };
     const answers = await Promise.all(
       [1, 2, 3].map(() => call(h, '/sfapi/Print/', { method: 'POST', body })),

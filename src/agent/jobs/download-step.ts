@@ -4,7 +4,9 @@
  * waits without counting as an attempt; after `jobs.download_attempts` counted failures the job
  * fails; a claim the cloud refused drops the job as another connector's; a document the cloud
  * refuses for good (any other 4xx: 404 no such job for this connector, 410 document deleted,
- * 403) fails the job at once with that reason, reported to the cloud once, never retried.
+ * 403) fails the job at once with that reason, reported to the cloud once, never retried; so
+ * does a document the download's check refused (document-check.ts: not of its type, or no page
+ * of it selected).
  */
 import { join } from 'node:path';
 import { HttpError } from '../../client/http-base.js';
@@ -13,6 +15,7 @@ import { errorMessage, isRetryable, PermanentError, RetryableError } from '../..
 import type { Logger } from '../../log/logger.js';
 import type { LedgerJob } from '../../store/job-ledger.js';
 import { ClaimRefusedError } from './claiming-download.js';
+import { DocumentRefusedError } from './document-check.js';
 import type { HeldDocuments } from './held-documents.js';
 import type { JobOutcomes } from './job-outcomes.js';
 import type { JobRunnerDeps } from './job-runner-types.js';
@@ -44,6 +47,8 @@ export class DownloadStep {
       if (Buffer.isBuffer(bytes)) this.held.keep(job.jobId, bytes);
     } catch (error) {
       if (error instanceof ClaimRefusedError) return this.refused(job, error.message, log);
+      // Not what its job says (document-check.ts): sending it again cannot help.
+      if (error instanceof DocumentRefusedError) return this.outcomes.fail(job, error.message, log);
       if (isRefusedForGood(error) && !stop.aborted)
         return this.outcomes.fail(job, `the cloud refused the document for good: ${error.message}`, log);
       // The cloud's certificate stopped verifying (replaced, expired): the document is not at

@@ -15,7 +15,7 @@
  */
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -208,6 +208,18 @@ export class FileStore {
       this.uncommitted.forget(file.fileId);
       this.options.logger.debug({ file: file.fileId, size }, 'document uploaded');
     });
+  }
+
+  /** The first `bytes` bytes of a ready document (fewer when it is shorter), for its type check. */
+  async head(file: StoredFile, bytes: number): Promise<Buffer> {
+    const handle = await open(file.path, 'r');
+    try {
+      const head = Buffer.alloc(bytes);
+      const { bytesRead } = await handle.read(head, 0, bytes, 0);
+      return head.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
   }
 
   /**

@@ -34,7 +34,8 @@ export const PrintRequestBody = T.Object(
     type: T.Union(
       SUPPORTED_FILE_EXTENSIONS.map((e) => T.Literal(e)),
       {
-        description: 'file extension of the document, one of GetConfiguration System.FILEEXT',
+        description:
+          'file extension of the document, one of GetConfiguration System.FILEEXT; a document whose first bytes are not of that type (pdf without %PDF-, png without its mark…) is a 400 naming type',
         examples: ['pdf'],
       },
     ),

@@ -5,6 +5,7 @@
  * (the URL fetcher it uses is stopped by app.ts).
  */
 import { ValidationError, ValidationErrors } from '../../lib/errors.js';
+import { documentTypeMismatch, SIGNATURE_BYTES } from '../../protocol/document-checks.js';
 import { ignoredPrintFields, parsePrintRequest, type PrintRequest } from '../../protocol/print-request.js';
 import { contentTypeForExtension } from '../../protocol/sfapi-configuration.js';
 import type { AuthContext } from '../accounts/auth-context.js';
@@ -72,6 +73,12 @@ export class PrintService {
       file = (await this.files.get(file.fileId)) ?? file;
     }
     if (file.state !== 'ready' && file.state !== 'printed') this.notReady(file);
+    // A document that is not of its type would print nothing (docs/print-api.md).
+    const mismatch = documentTypeMismatch(
+      contentTypeForExtension(print.type),
+      await this.files.head(file, SIGNATURE_BYTES),
+    );
+    if (mismatch) invalid('type', `${mismatch}; send the type the document is`);
     // Without printanddelete the file stays and its fileid prints again; with it, never again.
     // One Print takes the file at a time; a racing one sees it consumed.
     if (!this.files.take(file, print.printAndDelete ? 'consumed' : 'printed')) {

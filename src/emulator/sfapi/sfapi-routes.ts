@@ -12,7 +12,8 @@
  *   body names the field); a known printer whose connector has not reported properties yet
  *   gives an empty array; without id or printer, every printer of the organization is listed.
  * - Print with fileurl waits up to `fetchWaitMs` (print-service.ts) for the fetch; a fetch still running answers
- *   412 `{fileid, sasUri: ""}`, a failed one 400 naming `fileurl` with the reason.
+ *   412 `{fileid, sasUri: ""}`, a failed one 400 naming `fileurl` with the reason. A document
+ *   that is not of its `type` (its first bytes lack the type's signature) is a 400 naming `type`.
  * - Print ignores fields it does not read and names them in X-PrintRelay-Ignored-Fields; with
  *   `Prefer: handling=strict` (RFC 7240) they are a 400 naming each (docs/print-api.md).
  * - An uploaded file is printed once; a second Print with the same fileid is a 400.

@@ -1,0 +1,153 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkDocument, DocumentRefusedError } from '../../../../src/agent/jobs/document-check.js';
+import { JobLoop } from '../../../../src/agent/jobs/job-loop.js';
+import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
+import { systemClock } from '../../../../src/lib/clock.js';
+import { silentLogger } from '../../../../src/log/logger.js';
+import type { BackendJob, SubmittedJob } from '../../../../src/printing/printer-backend.js';
+import type { JobOffer } from '../../../../src/protocol/connector-channel.js';
+import type { PageRange } from '../../../../src/protocol/print-ticket.js';
+import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/agent-db.js';
+import { JobLedger } from '../../../../src/store/job-ledger.js';
+import { type NewJobEvent, Outbox } from '../../../../src/store/outbox.js';
+import { FakePrinter } from '../../../support/fake-printer.js';
+import { jobOffer } from '../../../support/job-offers.js';
+import { writePdf } from '../../../support/pdf.js';
+
+const NOISE = Buffer.from(Array.from({ length: 2048 }, (_, i) => (i * 151 + 7) % 251));
+const signal = new AbortController().signal;
+
+function offerWith(id: string, pageRanges?: PageRange[], contentType = 'application/pdf'): JobOffer {
+  const offer = jobOffer(id, { content_type: contentType });
+  if (pageRanges) offer.ticket = { copies: 1, pageRanges };
+  return offer;
+}
+
+describe('checkDocument', () => {
+  let dir: string;
+  let twoPages: string;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'doc-check-'));
+    twoPages = await writePdf(join(dir, 'two.pdf'), 2);
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('refuses bytes that are not a PDF, from the spool file and from memory alike', async () => {
+    const path = join(dir, 'noise.pdf');
+    writeFileSync(path, NOISE);
+    const rule =
+      'the document is not a PDF (application/pdf): it does not start with %PDF- (in its first 1024 bytes)';
+    await expect(checkDocument(offerWith('a'), path, undefined, signal)).rejects.toThrow(rule);
+    await expect(checkDocument(offerWith('a'), path, NOISE, signal)).rejects.toBeInstanceOf(
+      DocumentRefusedError,
+    );
+  });
+
+  it('refuses page ranges past the end of the PDF, naming pageranges and the page count', async () => {
+    const rule = 'pageranges 5-9 selects no page of the document, which has 2 pages';
+    const ranges = [{ from: 5, to: 9 }];
+    await expect(checkDocument(offerWith('a', ranges), twoPages, undefined, signal)).rejects.toThrow(rule);
+    const held = readFileSync(twoPages);
+    await expect(checkDocument(offerWith('a', ranges), twoPages, held, signal)).rejects.toThrow(rule);
+  });
+
+  it('lets a PDF print when its ranges select at least one page, or when it has none', async () => {
+    await expect(
+      checkDocument(offerWith('a', [{ from: 2, to: 9 }]), twoPages, undefined, signal),
+    ).resolves.toBeUndefined();
+    await expect(checkDocument(offerWith('a'), twoPages, undefined, signal)).resolves.toBeUndefined();
+  });
+
+  it('leaves types without a signature and uncountable PDFs to the printer', async () => {
+    const path = join(dir, 'note.txt');
+    writeFileSync(path, NOISE);
+    await expect(
+      checkDocument(offerWith('a', undefined, 'text/plain'), path, undefined, signal),
+    ).resolves.toBeUndefined();
+    const odd = join(dir, 'odd.pdf');
+    writeFileSync(odd, '%PDF-1.4\nno page objects the counter can find\n%%EOF\n');
+    await expect(
+      checkDocument(offerWith('a', [{ from: 5, to: 9 }]), odd, undefined, signal),
+    ).resolves.toBeUndefined();
+  });
+});
+
+describe('a job whose document the check refuses', () => {
+  let dir: string;
+  let db: AgentDatabase;
+  afterEach(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('fails at once with the rule as its reason, is downloaded once and never reaches the printer', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'doc-check-job-'));
+    db = openAgentDatabase(':memory:');
+    const ledger = new JobLedger(db, systemClock);
+    const outbox = new Outbox(db, systemClock, { initialMs: 10, maxMs: 100, factor: 2, jitter: 0 });
+    class Printer extends FakePrinter {
+      readonly uri = 'fake://printer';
+      readonly submitted: BackendJob[] = [];
+      async submit(job: BackendJob): Promise<SubmittedJob> {
+        this.submitted.push(job);
+        return { printerJobId: this.hold(job.jobName, { state: 'completed', reasons: [] }) };
+      }
+    }
+    const printer = new Printer();
+    let downloads = 0;
+    let ended: () => void = () => {};
+    const failedEvent = new Promise<void>((resolve) => {
+      ended = resolve;
+    });
+    const emit = (jobId: string, event: NewJobEvent) => {
+      outbox.add(jobId, event);
+      if (event.kind === 'failed') ended();
+    };
+    const jobs = {
+      retry_initial_ms: 10,
+      retry_max_ms: 40,
+      give_up_after_s: 60,
+      download_attempts: 5,
+      status_poll_ms: 50,
+    };
+    const runner = new JobRunner({
+      ledger,
+      emit,
+      download: async (offer, target, s) => {
+        downloads++;
+        writeFileSync(target, NOISE);
+        await checkDocument(offer, target, undefined, s);
+      },
+      jobs,
+      spoolDir: dir,
+      clock: systemClock,
+      logger: silentLogger(),
+    });
+    const loop = new JobLoop({
+      ledger,
+      runner,
+      emit,
+      backendFor: () => printer,
+      spoolDir: dir,
+      logger: silentLogger(),
+    });
+    loop.start();
+    loop.offer(offerWith('noise'));
+    await failedEvent;
+    await new Promise((r) => setTimeout(r, 10));
+    await loop.stop();
+    const reason =
+      'the document is not a PDF (application/pdf): it does not start with %PDF- (in its first 1024 bytes)';
+    expect(ledger.get('noise')).toMatchObject({ state: 'failed' });
+    const failed = outbox
+      .pendingFor('noise')
+      .map((e) => e.event)
+      .find((e) => e.kind === 'failed');
+    expect(failed).toMatchObject({ kind: 'failed', error_code: 3011, message: reason });
+    expect(downloads).toBe(1);
+    expect(printer.submitted).toEqual([]);
+  });
+});
