@@ -181,7 +181,14 @@ async function main(): Promise<void> {
     // The receiver listens on loopback, which the emulator refuses unless allowed.
     policy: new OutboundAddressPolicy(['127.0.0.1']),
   };
-  const parts = await startWebhookParts(store, systemClock, silentLogger(), join(work, 'data'), options);
+  const parts = await startWebhookParts(
+    store,
+    { printers: store.printers, connectors: store.connectors, users: store.users },
+    systemClock,
+    silentLogger(),
+    join(work, 'data'),
+    options,
+  );
   const agent = createWebhookAgent(options);
   try {
     await applySeed(store, defaultEmulatorSeed(), Date.now(), new SecretHasher(systemClock));

@@ -194,17 +194,29 @@ async function createContext(
     await warnOnLooseModes(secretPaths(options, keyDir, tokens.keyFiles()), logger);
     const hub = new ConnectorHub(clock, logger, options.channelHeartbeatS);
     const connectors = new ConnectorService(store, clock, logger);
-    const printerParts = await startPrinterParts(store, clock, logger, options.driverDir);
-    const printers = new PrinterService(store, clock, logger, printerParts);
+    const printerParts = await startPrinterParts(store, store.connectors, clock, logger, options.driverDir);
+    const printers = new PrinterService(store, store.connectors, clock, logger, printerParts);
     const outbound = new OutboundAddressPolicy(options.outboundAllow);
-    const webhookParts = await startWebhookParts(store, clock, logger, options.dataDir, {
-      ...options.webhooks,
-      policy: outbound,
-    });
+    const webhookParts = await startWebhookParts(
+      store,
+      { printers: store.printers, connectors: store.connectors, users: store.users },
+      clock,
+      logger,
+      options.dataDir,
+      {
+        ...options.webhooks,
+        policy: outbound,
+      },
+    );
     // Deliveries that came due when the test clock moved go out now, not at the next poll.
     sandbox.onClockAdvance(() => webhookParts.dispatcher.kick());
     const jobs = new JobService(store, clock, logger, hub, webhookParts.publisher);
-    const groups = new GroupService(store, clock, logger);
+    const groups = new GroupService(
+      store,
+      { users: store.users, printingSettings: store.printingUsers },
+      clock,
+      logger,
+    );
     const assignments = new AssignmentService(store, printers, groups, clock, logger);
     const files = new FileStore({
       dataDir: options.dataDir,
@@ -218,6 +230,12 @@ async function createContext(
     const fetcher = new UrlFetcher({ files, logger: logger.child({ part: 'sfapi' }), policy: outbound });
     const pull = await startPullServices({
       store,
+      people: { users: store.users, organizations: store.organizations },
+      printerRecords: {
+        connectors: store.connectors,
+        printers: store.printers,
+        pullPasswords: store.printerSettings,
+      },
       jobs,
       files,
       clock,
@@ -250,6 +268,7 @@ async function createContext(
     );
     const context: EmulatorContext = {
       store,
+      callers: { users: store.users, clients: store.clients },
       logger,
       clock,
       dataDir: options.dataDir,

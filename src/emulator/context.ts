@@ -7,6 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../log/logger.js';
 import type { AccountUserService } from './accounts/account-user-service.js';
+import type { CallerRecords } from './accounts/bearer-auth.js';
 import type { InvitationService } from './accounts/invitation-service.js';
 import type { MailOutbox } from './accounts/mail-outbox.js';
 import type { MembershipService } from './accounts/membership-service.js';
@@ -38,6 +39,8 @@ import type { UserSignIn } from './accounts/user-sign-in.js';
 /** Shared state of one emulator instance. Owned and closed by createEmulator's close(). */
 export interface EmulatorContext {
   store: EmulatorStore;
+  /** The users and clients bearer tokens name (accounts/bearer-auth.ts). */
+  callers: CallerRecords;
   logger: Logger;
   clock: Clock;
   /** Uploaded files and other data live under this directory. */

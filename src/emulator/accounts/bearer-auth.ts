@@ -17,12 +17,22 @@
  *   of a deleted client they live until they expire (spec C rule 6; no new token is issued).
  */
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { ClientCredentialReader } from '../clients/clients-face.js';
 import type { AccessTokenClaims } from '../oauth/token-types.js';
 import type { AuthContext } from './auth-context.js';
-import type { UserRole } from './user-repo.js';
+import type { UserRepo, UserRole } from './user-repo.js';
 import { type HttpError, forbidden, insufficientScope, invalidToken } from '../http/http-errors.js';
 
 export type { AuthContext, CallerKind } from './auth-context.js';
+
+/**
+ * What the callers of tokens are resolved against: the users of accounts/ and the clients of
+ * clients/ (through its face), lent by app.ts as the context's `callers`.
+ */
+export interface CallerRecords {
+  users: Pick<UserRepo, 'findById'>;
+  clients: Pick<ClientCredentialReader, 'findById'>;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -60,7 +70,7 @@ export async function authenticateRequest(
 
 /** A user token's caller: its user must still exist in the token's organization. */
 function userCaller(request: FastifyRequest, claims: AccessTokenClaims, granted: string[]): AuthContext {
-  const user = request.server.emulator.store.users.findById(claims.sub);
+  const user = request.server.emulator.callers.users.findById(claims.sub);
   if (!user || user.organizationId !== claims.org)
     throw invalidToken('the user of the token no longer exists');
   return {
@@ -79,7 +89,7 @@ function userCaller(request: FastifyRequest, claims: AccessTokenClaims, granted:
  * tokens of a deleted client do; a token naming no client of that organization is refused.
  */
 function clientCaller(request: FastifyRequest, claims: AccessTokenClaims, granted: string[]): AuthContext {
-  const client = request.server.emulator.store.clients.findById(claims.sub);
+  const client = request.server.emulator.callers.clients.findById(claims.sub);
   if (!client || client.clientId !== claims.client_id || client.organizationId !== claims.org)
     throw invalidToken('the client of the token no longer exists');
   const action = `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`;

@@ -1,6 +1,11 @@
 /**
  * The face of clients/: what other domains may use of its repositories (the OAuth client
- * record). Other domains import clients/ repositories' types only from here
+ * record, and the reads oauth/ is lent by the composition). Other domains import clients/ repositories' types only from here
  * (test/unit/architecture.test.ts). Types only.
  */
+import type { OAuthClientRepo } from './oauth-client-repo.js';
+
 export type { OAuthClient } from './oauth-client-repo.js';
+
+/** Reads a client by id, and with its secret's hash (oauth/: authorization and tokens). */
+export type ClientCredentialReader = Pick<OAuthClientRepo, 'findById' | 'credentials'>;

@@ -10,7 +10,7 @@ import type { Logger } from '../../log/logger.js';
 import type { GroupWire, PrintingUserWire } from '../../protocol/printing-groups.js';
 import type { EmulatorStore } from '../emulator-store.js';
 import type { GroupFields, GroupRecord } from './group-repo.js';
-import type { User } from '../accounts/accounts-face.js';
+import type { OrganizationUserReader, PrintingSettingsRecords, User } from '../accounts/accounts-face.js';
 import {
   DEFAULT_ORIGIN_PROVIDER,
   type GroupRef,
@@ -33,10 +33,17 @@ export function groupToWire(g: GroupRecord): GroupWire {
   };
 }
 
+/** The users of accounts/ a printing group names, and their printing settings (lent by app.ts). */
+export interface PrintingPeople {
+  users: OrganizationUserReader;
+  printingSettings: PrintingSettingsRecords;
+}
+
 /** Reads and changes groups and printing users. */
 export class GroupService {
   constructor(
     private readonly store: EmulatorStore,
+    private readonly people: PrintingPeople,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
@@ -90,14 +97,14 @@ export class GroupService {
 
   /** The user when it belongs to the organization, else NotFoundError. */
   requireUser(orgId: string, id: string): User {
-    const user = this.store.users.findById(id.toLowerCase());
+    const user = this.people.users.findById(id.toLowerCase());
     if (!user || user.organizationId !== orgId) throw new NotFoundError(`user ${id}`);
     return user;
   }
 
   /** One page of the organization's users' printing settings. */
   pageUsers(orgId: string, limit: number, offset: number): { count: number; rows: PrintingUserWire[] } {
-    const all = this.store.users.listByOrganization(orgId);
+    const all = this.people.users.listByOrganization(orgId);
     return { count: all.length, rows: all.slice(offset, offset + limit).map((u) => this.userWire(u.id)) };
   }
 
@@ -112,7 +119,7 @@ export class GroupService {
     return this.store.transaction(() => {
       const user = this.requireUser(orgId, id);
       const groupIds = this.requireGroups(orgId, input.groups);
-      this.store.printingUsers.update(user.id, input.settings);
+      this.people.printingSettings.update(user.id, input.settings);
       this.store.groups.setGroupsOfUser(user.id, groupIds);
       return this.userWire(user.id);
     });
@@ -131,7 +138,7 @@ export class GroupService {
   }
 
   private userWire(userId: string): PrintingUserWire {
-    const s = this.store.printingUsers.settings(userId)!;
+    const s = this.people.printingSettings.settings(userId)!;
     return {
       id: userId,
       local_printing_enabled: s.localPrintingEnabled,

@@ -10,7 +10,7 @@ import { normalizeRedirectUri } from '../../protocol/oauth-redirect-uri.js';
 import { grantableScopes } from '../../protocol/oauth-scopes.js';
 import { OAuthGrantError } from './oauth-errors.js';
 import { AuthorizationCodeRepo } from './authorization-code-repo.js';
-import type { EmulatorStore } from '../emulator-store.js';
+import type { OAuthRecords } from './oauth-records.js';
 import type { OAuthClient } from '../clients/clients-face.js';
 import { randomToken } from '../store/secret-hash.js';
 import type { User } from '../accounts/accounts-face.js';
@@ -47,12 +47,12 @@ export class AuthorizationCodeService {
   private readonly repo: AuthorizationCodeRepo;
 
   constructor(
-    private readonly store: EmulatorStore,
+    private readonly records: OAuthRecords,
     private readonly tokens: TokenService,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {
-    this.repo = new AuthorizationCodeRepo(store.db);
+    this.repo = new AuthorizationCodeRepo(records.db);
   }
 
   /** Stores a new code for `grant` and returns it (the caller redirects with it). */
@@ -81,14 +81,14 @@ export class AuthorizationCodeService {
     }
     const now = this.clock.now();
     if (!this.repo.markUsed(request.code, now)) {
-      this.store.refreshTokens.revokeFamily(record.familyId, now);
+      this.records.refreshTokens.revokeFamily(record.familyId, now);
       this.logger.warn({ client: client.clientId }, 'authorization code replayed: its tokens are revoked');
       throw invalidGrant('code: already used; the tokens issued for it are revoked');
     }
     if (record.expiresAt <= now) throw invalidGrant('code: expired');
     checkRedirect(record.redirectUri, request.redirectUri);
     checkPkce(record.codeChallenge, request.codeVerifier);
-    const user = this.store.users.findById(record.userId);
+    const user = this.records.users.findById(record.userId);
     if (!user) throw invalidGrant('the user of the code no longer exists');
     this.tokens.assertTenant(client, user);
     const scopes = grantableScopes(request.scope, record.scopes, 'authorization_code');

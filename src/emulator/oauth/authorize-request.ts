@@ -8,7 +8,7 @@
 import { ValidationError } from '../../lib/errors.js';
 import { errorRedirect, matchRedirectUri } from '../../protocol/oauth-redirect-uri.js';
 import { grantableScopes } from '../../protocol/oauth-scopes.js';
-import type { EmulatorStore } from '../emulator-store.js';
+import type { OAuthRecords } from './oauth-records.js';
 import type { OAuthClient } from '../clients/clients-face.js';
 import { parseCodeChallenge } from './pkce.js';
 
@@ -56,8 +56,11 @@ export function authorizeParams(source: Record<string, unknown>): AuthorizeParam
 }
 
 /** Validates an authorization request against the stored client. */
-export function checkAuthorizeRequest(store: EmulatorStore, params: AuthorizeParams): AuthorizeCheck {
-  const client = params.client_id ? store.clients.findById(params.client_id) : undefined;
+export function checkAuthorizeRequest(
+  records: Pick<OAuthRecords, 'clients'>,
+  params: AuthorizeParams,
+): AuthorizeCheck {
+  const client = params.client_id ? records.clients.findById(params.client_id) : undefined;
   if (!client || client.deletedAt !== null) {
     return page(400, 'Unknown application', 'client_id: no such application', 'invalid_client');
   }

@@ -1,6 +1,7 @@
 /**
  * The face of oauth/: what other domains may use of it, the revocation of refresh tokens when a
- * member leaves an organization (accounts/) or a client is deleted (clients/). The composition
+ * member leaves an organization (accounts/) or a client is deleted (clients/), and their deletion
+ * when an organization is deleted (partner/). The composition
  * (app.ts) lends the refresh-token repository, the one writer of that table, under this type.
  * Types only.
  */
@@ -8,3 +9,6 @@ import type { RefreshTokenRepo } from './refresh-token-repo.js';
 
 /** Revokes refresh tokens: of one user in one organization, or of one client. */
 export type RefreshTokenRevoker = Pick<RefreshTokenRepo, 'revokeUserInOrganization' | 'revokeClient'>;
+
+/** Deletes the refresh tokens of an organization being deleted (partner/). */
+export type OrganizationRefreshTokenDeleter = Pick<RefreshTokenRepo, 'deleteOfOrganization'>;

@@ -16,7 +16,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors
 import type { Logger } from '../../log/logger.js';
 import { grantableScopes } from '../../protocol/oauth-scopes.js';
 import { OAuthGrantError } from './oauth-errors.js';
-import type { EmulatorStore } from '../emulator-store.js';
+import type { OAuthRecords } from './oauth-records.js';
 import type { OAuthClient } from '../clients/clients-face.js';
 import { type PairingRecord, PairingRepo } from './pairing-repo.js';
 import type { User } from '../accounts/accounts-face.js';
@@ -53,13 +53,13 @@ export class PairingService {
   private readonly intervalS: number;
 
   constructor(
-    private readonly store: EmulatorStore,
+    private readonly records: OAuthRecords,
     private readonly tokens: TokenService,
     private readonly clock: Clock,
     private readonly logger: Logger,
     options: PairingOptions = {},
   ) {
-    this.repo = new PairingRepo(store.db);
+    this.repo = new PairingRepo(records.db);
     this.lifetimeS = options.lifetimeS ?? 600;
     this.intervalS = options.intervalS ?? 5;
   }
@@ -96,7 +96,7 @@ export class PairingService {
   findOpen(code: string): { record: PairingRecord; client: OAuthClient } | undefined {
     const record = this.repo.find(normalizePairingCode(code));
     if (!record || record.decision !== null || record.expiresAt <= this.clock.now()) return undefined;
-    const client = this.store.clients.findById(record.clientId);
+    const client = this.records.clients.findById(record.clientId);
     if (!client || client.deletedAt !== null) return undefined;
     return { record, client };
   }
@@ -129,7 +129,7 @@ export class PairingService {
    * access_denied (tenant rule).
    */
   approvePairing(code: string, userEmail: string): void {
-    const user = this.store.users.findByEmail(userEmail);
+    const user = this.records.users.findByEmail(userEmail);
     if (!user) throw new NotFoundError(`user ${userEmail}`);
     this.decide(code, user, true);
   }
@@ -160,7 +160,7 @@ export class PairingService {
    * answers unauthorized_client (spec C), not the access_denied of a person who said no.
    */
   private assertTenantOfBinder(client: OAuthClient, record: PairingRecord): void {
-    const user = record.userId === null ? undefined : this.store.users.findById(record.userId);
+    const user = record.userId === null ? undefined : this.records.users.findById(record.userId);
     if (user && !tenantAllows(client, user)) {
       throw new OAuthGrantError(
         'unauthorized_client',
@@ -188,7 +188,7 @@ export class PairingService {
     record: PairingRecord,
     scope: string | undefined,
   ): Promise<TokenResponse> {
-    const user = record.userId === null ? undefined : this.store.users.findById(record.userId);
+    const user = record.userId === null ? undefined : this.records.users.findById(record.userId);
     if (!user) throw new OAuthGrantError('invalid_grant', 'the user of the pairing no longer exists');
     this.tokens.assertTenant(client, user);
     const asked = grantableScopes(scope, record.scopes, 'pairing_code');

@@ -9,7 +9,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../lib/clock.js';
-import type { EmulatorStore } from '../emulator-store.js';
+import type { OAuthRecords } from './oauth-records.js';
 import { randomToken } from '../store/secret-hash.js';
 import { type SessionRecord, SessionRepo } from './session-repo.js';
 import type { User } from '../accounts/accounts-face.js';
@@ -32,10 +32,10 @@ export class SessionService {
   private readonly repo: SessionRepo;
 
   constructor(
-    private readonly store: EmulatorStore,
+    private readonly records: OAuthRecords,
     private readonly clock: Clock,
   ) {
-    this.repo = new SessionRepo(store.db);
+    this.repo = new SessionRepo(records.db);
   }
 
   /** The request's live session, or a new anonymous one (cookie set on `reply`). */
@@ -53,7 +53,7 @@ export class SessionService {
     if (!unsigned.valid || unsigned.value === null) return undefined;
     const record = this.repo.find(unsigned.value);
     if (!record || record.expiresAt <= this.clock.now()) return undefined;
-    const user = record.userId === null ? undefined : this.store.users.findById(record.userId);
+    const user = record.userId === null ? undefined : this.records.users.findById(record.userId);
     return { id: unsigned.value, record, user };
   }
 

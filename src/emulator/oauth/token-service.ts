@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
 import { OAuthGrantError, TokenVerificationError } from './oauth-errors.js';
-import type { EmulatorStore } from '../emulator-store.js';
+import type { OAuthRecords } from './oauth-records.js';
 import { RevokedAccessTokenRepo } from './oauth-audit-repo.js';
 import type { OAuthClient } from '../clients/clients-face.js';
 import { randomToken } from '../store/secret-hash.js';
@@ -41,7 +41,7 @@ export class TokenService {
   private readonly retries: RefreshRetryCache<TokenResponse>;
 
   constructor(
-    private readonly store: EmulatorStore,
+    private readonly records: OAuthRecords,
     private readonly clock: Clock,
     private readonly logger: Logger,
     /** The `iss` claim of every token. */
@@ -51,9 +51,9 @@ export class TokenService {
     /** Directory of the private signing key files. */
     keyDir: string,
   ) {
-    this.keys = new SigningKeyService(store.signingKeys, clock, logger, keyDir);
-    this.revoked = new RevokedAccessTokenRepo(store.db);
-    this.retries = new RefreshRetryCache(store.db, clock);
+    this.keys = new SigningKeyService(records.signingKeys, clock, logger, keyDir);
+    this.revoked = new RevokedAccessTokenRepo(records.db);
+    this.retries = new RefreshRetryCache(records.db, clock);
   }
 
   /** Loads or creates the signing key. */
@@ -89,7 +89,7 @@ export class TokenService {
     source: string,
   ): Promise<OAuthClient | undefined> {
     const subject = `client:${clientId}`;
-    const found = this.store.clients.credentials(clientId);
+    const found = this.records.clients.credentials(clientId);
     if (found?.secretHash === null) {
       await this.guard.begin(subject, source);
       await this.guard.finish(subject, source, secret === '');
@@ -127,15 +127,15 @@ export class TokenService {
   ): Promise<TokenResponse> {
     this.requireGrantType(client, 'refresh_token');
     const now = this.clock.now();
-    const record = this.store.refreshTokens.find(refreshToken);
+    const record = this.records.refreshTokens.find(refreshToken);
     if (!record || record.clientId !== client.clientId) throw invalidGrant('the refresh token is unknown');
     if (record.revokedAt !== null) throw invalidGrant('the refresh token was revoked');
     const retried = this.retriedAnswer(refreshToken, retryKey);
     if (retried) return retried;
     // Before spending: a refused scope leaves the token usable (asking again without it is no replay).
     const scopes = this.scopesFor(client, scope, 'refresh_token', record.scopes);
-    if (record.spentAt !== null || !this.store.refreshTokens.markSpent(refreshToken, now)) {
-      this.store.refreshTokens.revokeFamily(record.familyId, now);
+    if (record.spentAt !== null || !this.records.refreshTokens.markSpent(refreshToken, now)) {
+      this.records.refreshTokens.revokeFamily(record.familyId, now);
       this.logger.warn(
         { client: client.clientId, family: record.familyId },
         'refresh token reused: family revoked',
@@ -143,7 +143,7 @@ export class TokenService {
       throw invalidGrant('the refresh token was already used; every token of this sign-in is revoked');
     }
     if (record.expiresAt <= now) throw invalidGrant('the refresh token expired');
-    const user = this.store.users.findById(record.userId);
+    const user = this.records.users.findById(record.userId);
     if (!user) throw invalidGrant('the user of the refresh token no longer exists');
     this.assertTenant(client, user);
     const response = await this.issue(client, user, scopes, record.familyId);
@@ -154,7 +154,7 @@ export class TokenService {
   /** The remembered answer of (token, retryKey) while its refresh token is still unused. */
   private retriedAnswer(refreshToken: string, retryKey: string | undefined): TokenResponse | undefined {
     const answer = this.retries.answer(refreshToken, retryKey);
-    const next = answer?.refresh_token ? this.store.refreshTokens.find(answer.refresh_token) : undefined;
+    const next = answer?.refresh_token ? this.records.refreshTokens.find(answer.refresh_token) : undefined;
     if (!answer || !next || next.spentAt !== null || next.revokedAt !== null) return undefined;
     this.logger.info({ family: next.familyId }, 'refresh retried with its retry key: same answer again');
     return answer;
@@ -185,7 +185,7 @@ export class TokenService {
       exp: iat + ACCESS_TOKEN_TTL_S,
     };
     const refresh = randomToken();
-    this.store.refreshTokens.insert(refresh, {
+    this.records.refreshTokens.insert(refresh, {
       familyId,
       clientId: client.clientId,
       userId: user.id,
@@ -307,7 +307,7 @@ export class TokenService {
       throw new TokenVerificationError('the token was revoked');
     }
     const family = payload['fid'];
-    if (typeof family === 'string' && this.store.refreshTokens.isFamilyRevoked(family)) {
+    if (typeof family === 'string' && this.records.refreshTokens.isFamilyRevoked(family)) {
       throw new TokenVerificationError('the sign-in of this token was revoked');
     }
     return payload as unknown as AccessTokenClaims;

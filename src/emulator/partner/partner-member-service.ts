@@ -4,13 +4,13 @@
  *   roles, remove (the last admin stays; a user losing its last membership is deleted);
  *   memberships: a user's memberships in the partner's organizations (expand=organization).
  * Organizations the partner does not manage, and users without a membership in one, are 404.
- * Stateless over the store; nothing to clean up.
+ * Stateless over the records it is lent (partner-records.ts); nothing to clean up.
  */
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import { objectBody, onlyFields, rolesField, uuidField } from '../accounts/account-rules.js';
 import type { Membership } from '../accounts/accounts-face.js';
 import type { MembershipService } from '../accounts/membership-service.js';
-import type { EmulatorStore } from '../emulator-store.js';
+import type { PartnerRecords } from './partner-records.js';
 import type { PartnerOrganizationService } from './partner-organization-service.js';
 
 /** Reads `expand`: absent, or exactly `allowed` (comma-separated lists of it accepted). */
@@ -31,16 +31,16 @@ export interface CountedPage {
 /** Partner member and membership operations of one emulator. */
 export class PartnerMemberService {
   constructor(
-    private readonly store: EmulatorStore,
+    private readonly records: PartnerRecords,
     private readonly memberships: MembershipService,
     private readonly organizations: PartnerOrganizationService,
   ) {}
 
   list(partnerId: string, orgId: string, expand: boolean, limit: number, offset: number): CountedPage {
     const org = this.organizations.managed(partnerId, orgId);
-    const page = this.store.memberships.listByOrganization(org.id, limit, offset);
+    const page = this.records.memberships.listByOrganization(org.id, limit, offset);
     return {
-      count: this.store.memberships.countByOrganization(org.id),
+      count: this.records.memberships.countByOrganization(org.id),
       results: page.map((m) => this.member(m, expand)),
     };
   }
@@ -53,12 +53,12 @@ export class PartnerMemberService {
     if (fields['roles'] === undefined) throw new ValidationError('roles', 'is required');
     const userId = uuidField(fields['user'], 'user');
     const roles = rolesField(fields['roles']);
-    if (this.store.memberships.countByUserManaged(userId, partnerId) === 0)
+    if (this.records.memberships.countByUserManaged(userId, partnerId) === 0)
       throw new ValidationError(
         'user',
         'must be a user of an organization this partner manages; invite anyone else with POST /v1/userinvitations/',
       );
-    if (this.store.memberships.find(userId, org.id))
+    if (this.records.memberships.find(userId, org.id))
       throw new ConflictError('user: already a member of the organization', 'user', 'already_member');
     return this.member(this.memberships.add(org.id, userId, roles), false);
   }
@@ -82,9 +82,9 @@ export class PartnerMemberService {
 
   /** A user's memberships in the partner's organizations; 404 when it has none there. */
   listOfUser(partnerId: string, userId: string, expand: boolean, limit: number, offset: number): CountedPage {
-    const count = this.store.memberships.countByUserManaged(userId, partnerId);
+    const count = this.records.memberships.countByUserManaged(userId, partnerId);
     if (count === 0) throw new NotFoundError(`user ${userId}`);
-    const page = this.store.memberships.listByUserManaged(userId, partnerId, limit, offset);
+    const page = this.records.memberships.listByUserManaged(userId, partnerId, limit, offset);
     return { count, results: page.map((m) => this.membershipResource(m, expand)) };
   }
 
@@ -94,14 +94,14 @@ export class PartnerMemberService {
 
   private membership(partnerId: string, orgId: string, userId: string): Membership {
     const org = this.organizations.managed(partnerId, orgId);
-    const membership = this.store.memberships.find(userId, org.id);
+    const membership = this.records.memberships.find(userId, org.id);
     if (!membership) throw new NotFoundError(`member ${userId}`);
     return membership;
   }
 
   private member(m: Membership, expand: boolean): Record<string, unknown> {
     if (!expand) return { user: m.userId, roles: m.roles };
-    const u = this.store.users.findById(m.userId)!;
+    const u = this.records.users.findById(m.userId)!;
     const user = {
       id: u.id,
       email: u.email,
@@ -116,7 +116,7 @@ export class PartnerMemberService {
 
   private membershipResource(m: Membership, expand: boolean): Record<string, unknown> {
     if (!expand) return { organization: m.organizationId, roles: m.roles };
-    const org = this.store.organizations.findById(m.organizationId)!;
+    const org = this.records.organizations.findById(m.organizationId)!;
     const organization = {
       id: org.id,
       name: org.name,

@@ -4,7 +4,7 @@
  * it manages, and deletes them with everything they hold. Organizations the partner does not
  * manage do not exist for it (NotFoundError). Once a delete commits, the organization's stored
  * documents leave the disk and its connectors' open channels close with 4404 "organization
- * deleted". Stateless over the store; nothing to clean up.
+ * deleted". Stateless over the records it is lent (partner-records.ts); nothing to clean up.
  */
 import { rm } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
@@ -27,7 +27,7 @@ import type { OAuthClientService } from '../clients/oauth-client-service.js';
 import type { ConnectorHub } from '../connectors/connector-hub.js';
 import type { FileStore } from '../files/file-store.js';
 import { CHANNEL_CLOSE } from '../../protocol/connector-channel.js';
-import type { EmulatorStore } from '../emulator-store.js';
+import type { PartnerRecords } from './partner-records.js';
 
 const CURRENCIES: readonly CurrencyCode[] = ['USD', 'EUR'];
 const LANGUAGES = ['en', 'de'] as const;
@@ -51,7 +51,7 @@ export const ORGANIZATION_DELETED_REASON = 'organization deleted';
 /** Partner organization operations of one emulator. */
 export class PartnerOrganizationService {
   constructor(
-    private readonly store: EmulatorStore,
+    private readonly records: PartnerRecords,
     private readonly memberships: MembershipService,
     private readonly invitations: InvitationService,
     private readonly clients: OAuthClientService,
@@ -62,9 +62,14 @@ export class PartnerOrganizationService {
 
   /** An organization the partner manages; NotFoundError for any other id. */
   managed(partnerId: string, organizationId: string): Organization {
-    const org = this.store.organizations.findById(organizationId);
+    const org = this.records.organizations.findById(organizationId);
     if (!org || org.managedBy !== partnerId) throw new NotFoundError(`organization ${organizationId}`);
     return org;
+  }
+
+  /** Whether the organization is a partner account (one that may call the partner API). */
+  isPartnerAccount(organizationId: string): boolean {
+    return this.records.organizations.findById(organizationId)?.isPartner === true;
   }
 
   /** POST: the admin_user variant or the admin_user_invitation variant (exactly one). */
@@ -83,9 +88,9 @@ export class PartnerOrganizationService {
 
   /** One page of the partner's organizations (created, then name) and their count. */
   list(partnerId: string, limit: number, offset: number): { count: number; results: unknown[] } {
-    const page = this.store.organizations.listManaged(partnerId, limit, offset);
+    const page = this.records.organizations.listManaged(partnerId, limit, offset);
     return {
-      count: this.store.organizations.countManaged(partnerId),
+      count: this.records.organizations.countManaged(partnerId),
       results: page.map(organizationResource),
     };
   }
@@ -97,7 +102,7 @@ export class PartnerOrganizationService {
     onlyFields(fields, ['name']);
     if (fields['name'] === undefined) throw new ValidationError('name', 'is required');
     const name = fields['name'] === org.name ? org.name : this.freeName(fields['name']);
-    this.store.organizations.rename(org.id, name);
+    this.records.organizations.rename(org.id, name);
     return organizationResource({ ...org, name });
   }
 
@@ -111,18 +116,18 @@ export class PartnerOrganizationService {
   async delete(partnerId: string, organizationId: string): Promise<void> {
     const org = this.managed(partnerId, organizationId);
     this.clients.assertOrganizationDeletable(org.id);
-    const left = this.store.transaction(() => {
-      const connectorIds = this.store.connectors.listByOrganization(org.id).map((c) => c.id);
-      const files = this.store.storedFiles.listByOrganization(org.id);
-      const documents = this.store.jobs.documentPathsOfOrganization(org.id);
-      const members = this.store.memberships.listByOrganization(org.id, Number.MAX_SAFE_INTEGER, 0);
+    const left = this.records.transaction(() => {
+      const connectorIds = this.records.connectors.listByOrganization(org.id).map((c) => c.id);
+      const files = this.records.storedFiles.listByOrganization(org.id);
+      const documents = this.records.jobs.documentPathsOfOrganization(org.id);
+      const members = this.records.memberships.listByOrganization(org.id, Number.MAX_SAFE_INTEGER, 0);
       for (const membership of members) this.memberships.detach(membership);
       // What names the organization without a foreign key, each deleted by the domain owning it.
-      this.store.jobs.deleteOfOrganization(org.id);
-      this.store.storedFiles.deleteOfOrganization(org.id);
-      this.store.refreshTokens.deleteOfOrganization(org.id);
+      this.records.jobs.deleteOfOrganization(org.id);
+      this.records.storedFiles.deleteOfOrganization(org.id);
+      this.records.refreshTokens.deleteOfOrganization(org.id);
       this.clients.forgetOrganization(org.id);
-      this.store.organizations.delete(org.id);
+      this.records.organizations.delete(org.id);
       return { connectorIds, files, documents };
     });
     const closed = left.connectorIds.filter((id) =>
@@ -140,10 +145,10 @@ export class PartnerOrganizationService {
 
   private createWithUser(partnerId: string, name: string, currencyCode: CurrencyCode, value: unknown) {
     const userId = uuidField(value, 'admin_user');
-    if (this.store.memberships.countByUserManaged(userId, partnerId) === 0)
+    if (this.records.memberships.countByUserManaged(userId, partnerId) === 0)
       throw new ValidationError('admin_user', 'must be a user of an organization this partner manages');
-    const org = this.store.transaction(() => {
-      const created = this.store.organizations.create(name, this.clock.now(), {
+    const org = this.records.transaction(() => {
+      const created = this.records.organizations.create(name, this.clock.now(), {
         currencyCode,
         managedBy: partnerId,
         ownerUserId: userId,
@@ -180,8 +185,8 @@ export class PartnerOrganizationService {
         LANGUAGES,
       ),
     };
-    const { org, invitation } = this.store.transaction(() => {
-      const created = this.store.organizations.create(name, this.clock.now(), {
+    const { org, invitation } = this.records.transaction(() => {
+      const created = this.records.organizations.create(name, this.clock.now(), {
         currencyCode,
         managedBy: partnerId,
       });
@@ -209,7 +214,7 @@ export class PartnerOrganizationService {
 
   private freeName(value: unknown): string {
     const name = textField(value, 'name', 255);
-    if (this.store.organizations.findByName(name))
+    if (this.records.organizations.findByName(name))
       throw new ConflictError('name: an organization of this name exists', 'name', 'name_taken');
     return name;
   }

@@ -16,7 +16,7 @@ import type { EmulatorRoutePlugin } from '../context.js';
 import { requireScopes } from '../accounts/bearer-auth.js';
 import { envelope, parsePage, requestBaseUrl } from '../http/pagination.js';
 import { parseExpand } from './partner-member-service.js';
-import { organizationResource } from './partner-organization-service.js';
+import { organizationResource, type PartnerOrganizationService } from './partner-organization-service.js';
 import { partnerRequests, partnerSchemas } from './partner-schemas.js';
 import { operation } from '../http/schemas.js';
 
@@ -29,7 +29,7 @@ const ORGS = '/partner/v1/organizations';
 /** Registers the partner routes. */
 export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   const { partnerOrganizations: orgs, partnerMembers: members, baseUrl } = context;
-  const auth = { preHandler: [requireScopes(REQUIRED_SCOPE.account), requirePartner] };
+  const auth = { preHandler: [requireScopes(REQUIRED_SCOPE.account), partnerAdminOnly(orgs)] };
   const query = (request: FastifyRequest) => request.query as Record<string, unknown>;
   const partner = (request: FastifyRequest) => request.auth.organizationId;
 
@@ -148,10 +148,11 @@ export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
   );
 };
 
-/** 403 unless the caller is an admin (a user, not a client) of a partner account. */
-async function requirePartner(request: FastifyRequest): Promise<void> {
-  const { kind, roles, organizationId } = request.auth;
-  const org = request.server.emulator.store.organizations.findById(organizationId);
-  if (kind !== 'user' || !roles.includes('admin') || !org?.isPartner)
-    throw new ForbiddenError('the partner API needs a token of an admin of a partner account');
+/** A pre-handler: 403 unless the caller is an admin (a user, not a client) of a partner account. */
+function partnerAdminOnly(orgs: PartnerOrganizationService) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const { kind, roles, organizationId } = request.auth;
+    if (kind !== 'user' || !roles.includes('admin') || !orgs.isPartnerAccount(organizationId))
+      throw new ForbiddenError('the partner API needs a token of an admin of a partner account');
+  };
 }

@@ -36,6 +36,7 @@ import {
 import type { PrinterProperties } from '../../protocol/printer-properties.js';
 import { CapabilityRepo } from './capability-repo.js';
 import { driverAssignmentOver } from '../drivers/drivers-face.js';
+import type { ConnectorPrinterRecords } from '../connectors/connectors-face.js';
 import type { EmulatorStore } from '../emulator-store.js';
 import type { PrinterRecord } from './printer-repo.js';
 import type { DriverAssignmentService } from '../drivers/drivers-face.js';
@@ -59,6 +60,7 @@ export type BlobCapabilitiesView = { [K in BlobCapabilityName]: CapabilityPair<B
 export class CapabilityService {
   constructor(
     private readonly store: EmulatorStore,
+    private readonly connectors: ConnectorPrinterRecords,
     private readonly repo: CapabilityRepo,
     private readonly catalog: DriverCatalog,
     private readonly clock: Clock,
@@ -114,7 +116,7 @@ export class CapabilityService {
     const value = wrapped === undefined ? body : wrapped;
     this.checkDefaults(value, wrapped === undefined ? 'body' : 'defaults');
     this.repo.setDefaults(printer.id, value as BlobCapabilities, this.clock.now());
-    this.store.connectors.touchPrinters(printer.connectorId, this.clock.now());
+    this.connectors.touchPrinters(printer.connectorId, this.clock.now());
   }
 
   /**
@@ -132,7 +134,7 @@ export class CapabilityService {
       const now = this.clock.now();
       if (result.properties) this.store.printers.setProperties(printer.id, result.properties, now);
       if (result.defaults) this.repo.setDefaults(printer.id, result.defaults, now);
-      if (result.properties || result.defaults) this.store.connectors.touchPrinters(printer.connectorId, now);
+      if (result.properties || result.defaults) this.connectors.touchPrinters(printer.connectorId, now);
       return result;
     });
     this.logger.info(
@@ -207,6 +209,7 @@ export interface PrinterParts {
 /** Loads the driver catalog from `driverDir` and builds both services; nothing to close. */
 export async function startPrinterParts(
   store: EmulatorStore,
+  connectors: ConnectorPrinterRecords,
   clock: Clock,
   logger: Logger,
   driverDir: string = DEFAULT_DRIVER_DIR,
@@ -214,7 +217,14 @@ export async function startPrinterParts(
   const catalog = new DriverCatalog(driverDir, logger);
   await catalog.start();
   return {
-    capabilities: new CapabilityService(store, new CapabilityRepo(store.db), catalog, clock, logger),
+    capabilities: new CapabilityService(
+      store,
+      connectors,
+      new CapabilityRepo(store.db),
+      catalog,
+      clock,
+      logger,
+    ),
     drivers: driverAssignmentOver(catalog, store.db, clock, logger),
   };
 }

@@ -8,6 +8,7 @@ import type { Clock } from '../../lib/clock.js';
 import { NotFoundError, ValidationError, ValidationErrors } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { PrinterCapabilityProperties, PrinterProperties } from '../../protocol/printer-properties.js';
+import type { ConnectorPrinterRecords } from '../connectors/connectors-face.js';
 import type { EmulatorStore } from '../emulator-store.js';
 import type { PrinterFields, PrinterRecord } from './printer-repo.js';
 import { PRINTER_INPUT_FORMATS, type PrinterInput, TP_ID_MAX, parsePrinterInput } from './printer-rules.js';
@@ -29,6 +30,7 @@ export interface PrinterServiceParts {
 export class PrinterService {
   constructor(
     private readonly store: EmulatorStore,
+    private readonly connectors: ConnectorPrinterRecords,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly parts: PrinterServiceParts = {},
@@ -76,7 +78,7 @@ export class PrinterService {
     }
     if (input.driverId) this.parts.drivers?.requireDriver(input.driverId);
     return this.store.transaction(() => {
-      const connector = this.store.connectors.findById(connectorId)!;
+      const connector = this.connectors.findById(connectorId)!;
       const fields: PrinterFields = {
         connectorId,
         name: input.name!,
@@ -94,7 +96,7 @@ export class PrinterService {
       const state = this.assignDriver(fields);
       const printer = this.store.printers.insert(orgId, fields, this.clock.now());
       if (state) this.parts.drivers?.record(printer, state);
-      this.store.connectors.touchPrinters(connectorId, this.clock.now());
+      this.connectors.touchPrinters(connectorId, this.clock.now());
       this.logger.info({ printer: printer.name, connector: connectorId }, 'printer created');
       return printer;
     });
@@ -115,7 +117,7 @@ export class PrinterService {
       const state = this.assignDriver(fields);
       const printer = this.store.printers.update(current.id, fields, this.clock.now());
       if (state) this.parts.drivers?.record(printer, state);
-      this.store.connectors.touchPrinters(printer.connectorId, this.clock.now());
+      this.connectors.touchPrinters(printer.connectorId, this.clock.now());
       return printer;
     });
   }
@@ -124,7 +126,7 @@ export class PrinterService {
   remove(orgId: string, id: string): void {
     const printer = this.require(orgId, id);
     this.store.printers.delete(printer.id);
-    this.store.connectors.touchPrinters(printer.connectorId, this.clock.now());
+    this.connectors.touchPrinters(printer.connectorId, this.clock.now());
     this.logger.info({ printer: printer.name }, 'printer deleted');
   }
 
@@ -132,7 +134,7 @@ export class PrinterService {
   uploadProperties(orgId: string, id: string, properties: PrinterCapabilityProperties): void {
     const printer = this.require(orgId, id);
     this.store.printers.setProperties(printer.id, properties, this.clock.now());
-    this.store.connectors.touchPrinters(printer.connectorId, this.clock.now());
+    this.connectors.touchPrinters(printer.connectorId, this.clock.now());
   }
 
   /** A status report of the connector's channel; printers of other connectors are ignored. */
@@ -160,7 +162,7 @@ export class PrinterService {
   private assignDriver(fields: PrinterFields): AutoDriverAssignmentState | undefined {
     const drivers = this.parts.drivers;
     if (!drivers) return undefined;
-    const os = this.store.connectors.findById(fields.connectorId)?.osType ?? '';
+    const os = this.connectors.findById(fields.connectorId)?.osType ?? '';
     const assignment = drivers.assign(fields, os);
     fields.driverId = assignment.driverId;
     return assignment.state;
@@ -174,7 +176,7 @@ export class PrinterService {
 
   private requireConnector(orgId: string, id: string, field: string): string {
     if (!UUID.test(id)) throw new ValidationError(field, 'must be a UUID');
-    const connector = this.store.connectors.findById(id.toLowerCase());
+    const connector = this.connectors.findById(id.toLowerCase());
     if (!connector || connector.organizationId !== orgId) throw new NotFoundError(`connector ${id}`);
     return connector.id;
   }

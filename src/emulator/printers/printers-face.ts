@@ -1,12 +1,22 @@
 /**
  * The face of printers/: what other domains may use of its repositories (the printer record and
- * its fields, and the insert another domain's built-in printer goes through, given by the
- * composition). Other domains import printers/ repositories' types only from here
+ * its fields, the insert another domain's built-in printer goes through, and the read of one
+ * printer, each given by the composition). Other domains import printers/ repositories' types only from here
  * (test/unit/architecture.test.ts). Types only.
  */
 import type { PrinterRepo } from './printer-repo.js';
+import type { PrinterSettingsRepo } from './printer-settings-repo.js';
 
 export type { PrinterFields, PrinterRecord } from './printer-repo.js';
 
 /** Inserts a printer row: the one writer of the printers table, lent to pull printing's queue. */
 export type PrinterInserter = Pick<PrinterRepo, 'insert'>;
+
+/** Reads a printer by id (webhooks/: the printer an event names). */
+export type PrinterReader = Pick<PrinterRepo, 'findById'>;
+
+/** Finds a printer by id, by name, or by name ignoring case (pull/: the printer a device names). */
+export type PrinterLookup = Pick<PrinterRepo, 'findById' | 'findByName' | 'findByNameIgnoringCase'>;
+
+/** Sets or clears a printer's pull-printing password hash (pull/: pairing a release station). */
+export type PullPasswordSetter = Pick<PrinterSettingsRepo, 'setPullPrintingPasswordHash'>;

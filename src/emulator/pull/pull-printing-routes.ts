@@ -55,7 +55,7 @@ export async function pullPrintingRoutes(
         throw new ValidationError('id', 'the pull-printing queue cannot be a pull printer');
       }
       const hash = await context.credentials.hasher.hash(codeOf(request.body, 4, 128));
-      context.store.printerSettings.setPullPrintingPasswordHash(org, printer.name, hash);
+      services.printerRecords.pullPasswords.setPullPrintingPasswordHash(org, printer.name, hash);
       logger.info({ printer: printer.name }, 'release station paired');
       return { printer_id: printer.id, pull_printing: true };
     },

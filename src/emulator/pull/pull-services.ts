@@ -8,6 +8,8 @@ import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { FileStore } from '../files/file-store.js';
 import type { JobService } from '../jobs/job-service.js';
+import type { CardHolderRecords, OrganizationLister } from '../accounts/accounts-face.js';
+import type { PullPrinterRecords } from './pull-records.js';
 import type { EmulatorStore } from '../emulator-store.js';
 import { type LocalJobOutcomeListener, LocalJobService } from './local-jobs/local-job-service.js';
 import { PullQueueService } from './held-jobs/pull-queue.js';
@@ -19,6 +21,8 @@ import { TpfmPrintProcesses } from './tpfm/tpfm-print-process.js';
 /** The services the /TPFM/ routes, the claim routes and the portal use. */
 export interface TpfmServices {
   store: EmulatorStore;
+  /** The connectors and printers of other domains pull/ is lent (pull-records.ts). */
+  printerRecords: PullPrinterRecords;
   jobs: JobService;
   auth: TpfmAuthenticator;
   queue: PullQueueService;
@@ -28,9 +32,19 @@ export interface TpfmServices {
   files: FileStore;
 }
 
+/** What pull/ uses of accounts/, through its face. */
+export interface PullPeople {
+  users: CardHolderRecords;
+  organizations: OrganizationLister;
+}
+
 /** What the pull-printing services are built from. */
 export interface PullServiceParts {
   store: EmulatorStore;
+  /** The users (card holders) and organizations of accounts/, lent by the composition. */
+  people: PullPeople;
+  /** The connectors and printers of connectors/ and printers/, lent by the composition. */
+  printerRecords: PullPrinterRecords;
   jobs: JobService;
   files: FileStore;
   clock: Clock;
@@ -48,10 +62,18 @@ export interface PullServiceParts {
 export async function startPullServices(parts: PullServiceParts): Promise<TpfmServices> {
   const { store, jobs, files, clock, dataDir } = parts;
   const logger = parts.logger.child({ part: 'pull-printing' });
-  const queue = new PullQueueService(store, jobs, clock, logger);
+  const queue = new PullQueueService(
+    store,
+    parts.people.organizations,
+    parts.printerRecords,
+    jobs,
+    clock,
+    logger,
+  );
   queue.start();
   const registration = new RegistrationCodeService(
     store,
+    parts.people.users,
     jobs,
     clock,
     logger,
@@ -61,8 +83,9 @@ export async function startPullServices(parts: PullServiceParts): Promise<TpfmSe
   await registration.start();
   return {
     store,
+    printerRecords: parts.printerRecords,
     jobs,
-    auth: new TpfmAuthenticator(store, parts.credentials),
+    auth: new TpfmAuthenticator(store, parts.people.users, parts.printerRecords, parts.credentials),
     queue,
     localJobs: new LocalJobService(store, clock, logger, parts.localJobOutcomes),
     registration,

@@ -8,7 +8,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { EmulatorStore } from '../emulator-store.js';
 import { type DispatcherOptions, WebhookDispatcher } from './webhook-dispatcher.js';
-import { WebhookPublisher } from './webhook-publisher.js';
+import { type EventSubjects, WebhookPublisher } from './webhook-publisher.js';
 import { SecretBox } from './webhook-secret-box.js';
 import { WebhookSender, type WebhookSenderOptions } from './webhook-sender.js';
 import { WebhookService } from './webhook-service.js';
@@ -28,6 +28,8 @@ export interface WebhookParts {
 /** Builds and starts the webhook parts over `store`. */
 export async function startWebhookParts(
   store: EmulatorStore,
+  /** The printers, connectors and users events name, lent by the composition. */
+  subjects: EventSubjects,
   clock: Clock,
   logger: Logger,
   dataDir: string,
@@ -40,7 +42,9 @@ export async function startWebhookParts(
   const sender = new WebhookSender({ ...options, connectionsPerOrigin, clock });
   const targets = new WebhookTargets(store.webhookEndpoints, secrets);
   const dispatcher = new WebhookDispatcher(store.webhookDeliveries, targets, sender, clock, log, options);
-  const publisher = new WebhookPublisher(store, clock, (endpointIds) => dispatcher.queued(endpointIds));
+  const publisher = new WebhookPublisher(store, subjects, clock, (endpointIds) =>
+    dispatcher.queued(endpointIds),
+  );
   const service = new WebhookService(store, dispatcher, sender, secrets, clock, log);
   dispatcher.start();
   return {

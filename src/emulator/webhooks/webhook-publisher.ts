@@ -9,6 +9,9 @@
 import { randomInt } from 'node:crypto';
 import { v7 as uuidV7 } from 'uuid';
 import type { Clock } from '../../lib/clock.js';
+import type { UserReader } from '../accounts/accounts-face.js';
+import type { ConnectorReader } from '../connectors/connectors-face.js';
+import type { PrinterReader } from '../printers/printers-face.js';
 import type { JobOutcomeListener } from '../jobs/job-outcomes.js';
 import type { JobRecord } from '../jobs/jobs-face.js';
 import type { LocalJobOutcomeListener } from '../pull/local-jobs/local-job-service.js';
@@ -25,6 +28,13 @@ import {
 
 type Party = { id: string; name: string };
 
+/** The records an event names, each read through the face of the domain that owns it. */
+export interface EventSubjects {
+  printers: PrinterReader;
+  connectors: ConnectorReader;
+  users: UserReader;
+}
+
 /**
  * A new event id: a UUID of version 7, which begins with the time in ms (then random bits, and
  * increasing within one process). The queue's indexes on event ids then grow and shrink at one
@@ -39,6 +49,7 @@ export function newEventId(): string {
 export class WebhookPublisher implements JobOutcomeListener, LocalJobOutcomeListener {
   constructor(
     private readonly store: EmulatorStore,
+    private readonly subjects: EventSubjects,
     private readonly clock: Clock,
     /** Called after an event was queued for these endpoints (the dispatcher's queued()). */
     private readonly queued: (endpointIds: readonly string[]) => void,
@@ -49,7 +60,7 @@ export class WebhookPublisher implements JobOutcomeListener, LocalJobOutcomeList
   jobEnded(job: JobRecord): void {
     const outcome = job.state === 'completed' ? 'succeeded' : 'failed';
     this.publish(job.organizationId, outcome, (eventId, now, settings) => {
-      const printer = this.store.printers.findById(job.printerId);
+      const printer = this.subjects.printers.findById(job.printerId);
       const facts: FinishedJobFacts = {
         jobId: job.id,
         createdAt: job.createdAt,
@@ -71,7 +82,7 @@ export class WebhookPublisher implements JobOutcomeListener, LocalJobOutcomeList
     if (job.state !== 'Succeeded' && job.state !== 'Failed') return;
     const outcome = job.state === 'Succeeded' ? 'succeeded' : 'failed';
     this.publish(job.organizationId, outcome, (eventId, now, settings) => {
-      const printer = this.store.printers.findById(job.printerId);
+      const printer = this.subjects.printers.findById(job.printerId);
       const facts = {
         jobId: job.id,
         createdAt: job.createdAt,
@@ -105,11 +116,11 @@ export class WebhookPublisher implements JobOutcomeListener, LocalJobOutcomeList
   }
 
   private connector(id: string): Party {
-    return { id, name: this.store.connectors.findById(id)?.readableName ?? '' };
+    return { id, name: this.subjects.connectors.findById(id)?.readableName ?? '' };
   }
 
   private user(id: string): FinishedJobFacts['user'] {
-    const user = this.store.users.findById(id);
+    const user = this.subjects.users.findById(id);
     return user
       ? { id: user.id, email: user.email, name: `${user.firstName} ${user.lastName}`.trim() }
       : { id, email: '', name: '' };

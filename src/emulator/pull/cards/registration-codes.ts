@@ -18,6 +18,7 @@ import { ConflictError, NotFoundError } from '../../../lib/errors.js';
 import type { Logger } from '../../../log/logger.js';
 import { defaultTicket } from '../../../protocol/print-ticket.js';
 import { ensurePrivateDir } from '../../store/data-files.js';
+import type { CardHolderRecords } from '../../accounts/accounts-face.js';
 import type { EmulatorStore } from '../../emulator-store.js';
 import type { PrinterRecord } from '../../printers/printers-face.js';
 import { type RegistrationCodeRecord, RegistrationCodeRepo } from './registration-code-repo.js';
@@ -40,6 +41,7 @@ export class RegistrationCodeService {
 
   constructor(
     private readonly store: EmulatorStore,
+    private readonly users: CardHolderRecords,
     private readonly jobs: JobService,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -100,12 +102,12 @@ export class RegistrationCodeService {
     const record = this.codes.find(user.organizationId, code);
     if (!record || record.expiresAt <= this.clock.now()) throw new NotFoundError('registration code');
     if (record.claimedBy !== null) throw new ConflictError('this registration code was already used', 'code');
-    const owner = this.store.users.findByCard(user.organizationId, record.cardNumber);
+    const owner = this.users.findByCard(user.organizationId, record.cardNumber);
     if (owner && owner.id !== user.id)
       throw new ConflictError('the card already belongs to another user', 'code');
     this.store.transaction(() => {
       this.codes.claim(user.organizationId, code, user.id);
-      this.store.users.addCard(user.organizationId, record.cardNumber, user.id, this.clock.now());
+      this.users.addCard(user.organizationId, record.cardNumber, user.id, this.clock.now());
     });
     this.logger.info({ user: user.id }, 'card linked by registration code');
     return { cardLinked: true };

@@ -10,6 +10,8 @@ import type { Clock } from '../../../lib/clock.js';
 import { errorMessage } from '../../../lib/errors.js';
 import type { Logger } from '../../../log/logger.js';
 import { TPFM_ATTR_ON_HOLD, type TpfmJob } from '../../../protocol/tpfm-job-list.js';
+import type { OrganizationLister } from '../../accounts/accounts-face.js';
+import type { PullPrinterRecords } from '../pull-records.js';
 import type { EmulatorStore } from '../../emulator-store.js';
 import { type HeldJobRecord, HeldJobRepo } from './held-job-repo.js';
 import type { PrinterRecord } from '../../printers/printers-face.js';
@@ -54,18 +56,20 @@ export class PullQueueService implements JobHolder {
   private readonly queues: PullPrinterRepo;
 
   constructor(
-    private readonly store: EmulatorStore,
+    store: EmulatorStore,
+    private readonly organizations: OrganizationLister,
+    printerRecords: PullPrinterRecords,
     private readonly jobs: JobService,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {
     this.held = new HeldJobRepo(store.db);
-    this.queues = new PullPrinterRepo(store.db, store.connectors, store.printers);
+    this.queues = new PullPrinterRepo(store.db, printerRecords.connectors, printerRecords.printers);
   }
 
   /** Creates each organization's queue printer when missing and installs the hold hook. */
   start(): void {
-    for (const org of this.store.organizations.list()) this.ensureQueue(org.id);
+    for (const org of this.organizations.list()) this.ensureQueue(org.id);
     this.jobs.setHolder(this);
   }
 

@@ -12,6 +12,8 @@
  * No resources to clean up.
  */
 import { createHmac, randomBytes } from 'node:crypto';
+import type { CardHolderRecords } from '../../accounts/accounts-face.js';
+import type { PullPrinterRecords } from '../pull-records.js';
 import type { EmulatorStore } from '../../emulator-store.js';
 import type { PrinterRecord } from '../../printers/printers-face.js';
 import { PullPrinterRepo, type PullPasswordRow } from '../held-jobs/pull-printer-repo.js';
@@ -53,10 +55,12 @@ export class TpfmAuthenticator {
   private readonly key = randomBytes(32);
 
   constructor(
-    private readonly store: EmulatorStore,
+    store: EmulatorStore,
+    private readonly users: CardHolderRecords,
+    private readonly printerRecords: PullPrinterRecords,
     private readonly guard: CredentialGuard,
   ) {
-    this.pull = new PullPrinterRepo(store.db, store.connectors, store.printers);
+    this.pull = new PullPrinterRepo(store.db, printerRecords.connectors, printerRecords.printers);
   }
 
   /**
@@ -76,7 +80,7 @@ export class TpfmAuthenticator {
     const device: TpfmDevice = {
       organizationId: row.organizationId,
       printerName: row.printerName,
-      printer: this.store.printers.findByName(row.organizationId, row.printerName),
+      printer: this.printerRecords.printers.findByName(row.organizationId, row.printerName),
     };
     const deviceKey = `device-cards:${rowKey(row)}`;
     await this.guard.beginNameLookup(deviceKey);
@@ -87,15 +91,15 @@ export class TpfmAuthenticator {
 
   /** A printer of the device's organization by id or name. */
   printer(device: TpfmDevice, nameOrId: string): PrinterRecord | undefined {
-    const byId = this.store.printers.findById(nameOrId.toLowerCase());
+    const byId = this.printerRecords.printers.findById(nameOrId.toLowerCase());
     if (byId?.organizationId === device.organizationId) return byId;
-    return this.store.printers.findByNameIgnoringCase(device.organizationId, nameOrId);
+    return this.printerRecords.printers.findByNameIgnoringCase(device.organizationId, nameOrId);
   }
 
   private findUser(device: TpfmDevice, userName: string): User | undefined {
-    const byCard = this.store.users.findByCard(device.organizationId, userName);
+    const byCard = this.users.findByCard(device.organizationId, userName);
     if (byCard) return byCard;
-    const byId = this.store.users.findById(userName.toLowerCase());
+    const byId = this.users.findById(userName.toLowerCase());
     return byId?.organizationId === device.organizationId ? byId : undefined;
   }
 
@@ -133,7 +137,7 @@ export class TpfmAuthenticator {
 
   private names(row: PullPasswordRow, wanted: string): boolean {
     if (foldAscii(row.printerName) === wanted) return true;
-    const byId = this.store.printers.findById(wanted);
+    const byId = this.printerRecords.printers.findById(wanted);
     return byId?.name === row.printerName && byId.organizationId === row.organizationId;
   }
 
