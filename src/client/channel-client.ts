@@ -301,7 +301,7 @@ export class ChannelClient {
       const where = `GET ${document.url || CHANNEL_PATHS.document(jobId)}`;
       const hash = createHash('sha256');
       if (append) await hashFile(target, hash);
-      const sink = fileSink(target, { append, onChunk: (chunk) => hash.update(chunk) });
+      const sink = fileSink(target, { append, hash });
       await spoolTo(where, target, res.body, [sink], signal);
       digest = hash.digest('hex');
     }

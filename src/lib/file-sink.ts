@@ -1,9 +1,10 @@
 /**
  * The sink of a large document (a download to the agent's spool, an upload to the emulator's
- * store): one Writable that shows every chunk to `onChunk` (hashing, counting) and writes it in
- * the same pass, buffering up to FILE_CHUNK and flushing what queued up with one writev, so a
+ * store): one Writable that shows every chunk to `onChunk` (counting, refusing) and writes it in
+ * the same pass, hashing it while its write runs, buffering up to FILE_CHUNK and flushing what queued up with one writev, so a
  * large document costs few system calls and no second read for its hash.
  */
+import type { Hash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
 import { type Readable, Writable, finished } from 'node:stream';
 import { PRIVATE_FILE_MODE } from './private-paths.js';
@@ -17,6 +18,11 @@ export interface FileSinkOptions {
   append?: boolean;
   /** Sees every chunk before it is written, in order; a throw fails the stream with that error. */
   onChunk?: (chunk: Buffer) => void;
+  /**
+   * Updated with every chunk in file order, while the write of that chunk runs in node's thread
+   * pool: the hashing overlaps the file write instead of coming before it.
+   */
+  hash?: Hash;
 }
 
 /** A Writable into `path` that shows every chunk to `options.onChunk` as well. */
@@ -43,7 +49,9 @@ export function fileSink(path: string, options: FileSinkOptions = {}): Writable 
         done(error as Error);
         return;
       }
-      writeAll(handle as FileHandle, buffers).then(() => done(), done);
+      const written = writeAll(handle as FileHandle, buffers);
+      if (options.hash) for (const buffer of buffers) options.hash.update(buffer);
+      written.then(() => done(), done);
     },
     final(done) {
       closeHandle().then(() => done(), done);

@@ -343,16 +343,16 @@ export class FileStore {
     const hash = createHash('sha256');
     let size = 0;
     const limit = this.maxBytes;
-    // Counted and hashed in the sink itself: no stream between the body and the file.
+    // Counted and hashed in the sink itself (the hash while each write runs): no stream between
+    // the body and the file.
     const onChunk = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) throw new TooLargeError(limit);
       counter?.(chunk);
-      hash.update(chunk);
     };
     const temp = `${target}.${randomUUID()}.tmp`;
     try {
-      await pourInto(body, fileSink(temp, { onChunk }));
+      await pourInto(body, fileSink(temp, { onChunk, hash }));
       await rename(temp, target);
     } catch (error) {
       await rm(temp, { force: true });

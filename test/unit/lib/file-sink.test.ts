@@ -26,6 +26,19 @@ describe('fileSink', () => {
     expect(whole.length).toBeGreaterThan(2 * FILE_CHUNK);
   });
 
+  it('hashes every chunk in file order with the hash option, the same bytes it writes', async () => {
+    const path = join(dir, 'doc');
+    const hash = createHash('sha256');
+    let counted = 0;
+    await pipeline(
+      Readable.from(chunks),
+      fileSink(path, { hash, onChunk: (chunk) => (counted += chunk.length) }),
+    );
+    expect(readFileSync(path).equals(whole)).toBe(true);
+    expect(counted).toBe(whole.length);
+    expect(hash.digest('hex')).toBe(createHash('sha256').update(whole).digest('hex'));
+  });
+
   it('appends to what is there when resuming, replaces it otherwise', async () => {
     const path = join(dir, 'doc');
     writeFileSync(path, 'head-');
