@@ -570,4 +570,12 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     line: "text === ''",
     why: 'with trimValues the parser drops empty and blank texts, so an empty entry has no text node at all',
   },
+  {
+    file: 'src/protocol/paper-sizes.ts',
+    original: '!byPwg.has(paper.pwg)',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    line: 'for (const paper of namedCustomPapers)',
+    why: 'no named custom size shares a keyword with a desktop id or another named size (a test pins that), so the guard never skips one',
+  },
 ];
