@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type BlobCapabilities, BlobOption } from '../../../src/protocol/blob-capabilities.js';
-import { overlayBlobOnProperties } from '../../../src/protocol/capability-properties.js';
+import { blobFromProperties, overlayBlobOnProperties } from '../../../src/protocol/capability-properties.js';
 import type { PrinterCapabilityProperties } from '../../../src/protocol/printer-properties.js';
 
 const base: PrinterCapabilityProperties = {
@@ -143,5 +143,32 @@ describe('overlayBlobOnProperties', () => {
     expect(first.Default.Resolution).toBe('300');
     const none = overlayBlobOnProperties(base, { ...blob, resolutions: [] }, ['resolutions']);
     expect([none.Resolutions, none.Default]).toEqual([[], { ...base.Default, Resolution: 'Auto' }]);
+  });
+});
+
+describe('blobFromProperties', () => {
+  it('keeps the positive dots-per-inch values once, and marks the default one', () => {
+    const p = { ...base, Resolutions: ['Auto', '0', '-300', '300', '600', '600'] };
+    expect(blobFromProperties({ ...p, Default: { ...base.Default, Resolution: '600' } }).resolutions).toEqual(
+      [
+        { value: 300, default: false },
+        { value: 600, default: true },
+      ],
+    );
+  });
+  it('marks the first resolution default when the default is not among them', () => {
+    const p = { ...base, Resolutions: ['300', '600'], Default: { ...base.Default, Resolution: 'Auto' } };
+    expect(blobFromProperties(p).resolutions).toEqual([
+      { value: 300, default: true },
+      { value: 600, default: false },
+    ]);
+  });
+  it('writes colour devmode 2 only for a colour default on a colour printer', () => {
+    expect(blobFromProperties(base).colors.devmode).toBe(2);
+    expect(blobFromProperties({ ...base, Color: false }).colors.devmode).toBe(1);
+    expect(blobFromProperties({ ...base, ColorSupported: false }).colors.devmode).toBe(1);
+  });
+  it('has no trays for unknown trays', () => {
+    expect(blobFromProperties({ ...base, Trays: [null] }).trays).toEqual([]);
   });
 });
