@@ -86,3 +86,45 @@ describe('a PATCH on a printer whose own tray names repeat', () => {
     ]);
   });
 });
+
+describe('simplifiedFromBlob: color and duplex from their own option bits', () => {
+  it.each([
+    ['no bit: neither', 0, false, false],
+    ['the color bit alone', BlobOption.color, true, false],
+    ['the duplex bit alone', BlobOption.duplex, false, true],
+    [
+      'the other bits give neither',
+      BlobOption.collate | BlobOption.customPaper | BlobOption.landscape,
+      false,
+      false,
+    ],
+  ])('%s', (_n, options, color, duplex) => {
+    const simplified = simplifiedFromBlob(blobCapabilities({ options }));
+    expect(simplified).toMatchObject({ color_supported: color, duplex_supported: duplex });
+  });
+});
+
+describe('applySimplifiedCustom: color stays as the printer offers unless switched off', () => {
+  const color = simplifiedFromBlob(blobCapabilities({ options: BlobOption.color | BlobOption.duplex }));
+
+  it('without customs the view is the printer own', () => {
+    expect(applySimplifiedCustom(color, {})).toEqual(color);
+  });
+
+  it('color_supported false switches color off; duplex is never customized', () => {
+    expect(applySimplifiedCustom(color, { color_supported: false })).toMatchObject({
+      color_supported: false,
+      duplex_supported: true,
+    });
+  });
+
+  it('a printer without color stays without, whatever the custom says', () => {
+    const mono = simplifiedFromBlob(blobCapabilities({ options: 0 }));
+    expect(applySimplifiedCustom(mono, { color_supported: true }).color_supported).toBe(false);
+  });
+
+  it('a tray custom sets its name and enabled flag; a missing one keeps the view', () => {
+    const trays = applySimplifiedCustom(color, { trays: { '1': { enabled: false } } }).trays;
+    expect(trays).toEqual([{ index: 1, name: null, original_name: 'Tray 1', enabled: false }]);
+  });
+});
