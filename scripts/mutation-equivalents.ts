@@ -593,4 +593,12 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     replacement: 'next.trays[String(tray.index)]',
     why: 'applySimplifiedPatch always gives next its own trays object before patchTrays reads it',
   },
+  {
+    file: 'src/protocol/blob-capabilities.ts',
+    original: "typeof v !== 'number'",
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    line: 'v < min || v > max',
+    why: 'Number.isInteger answers false for every value that is not a number, so the next check refuses it the same way',
+  },
 ];
