@@ -578,4 +578,12 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     line: 'for (const paper of namedCustomPapers)',
     why: 'no named custom size shares a keyword with a desktop id or another named size (a test pins that), so the guard never skips one',
   },
+  {
+    file: 'jobs/job-outcomes.ts',
+    original: 'stateAtSubmit',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    line: 'if (stateAtSubmit)',
+    why: 'a job reaches submitted once (the ledger has no move back out of submitted), so no state of an earlier submission is there for the undefined to overwrite, and taking an undefined entry answers undefined as a missing one does',
+  },
 ];
