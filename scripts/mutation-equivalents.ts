@@ -48,6 +48,9 @@ const ERROR_RECORDED =
 const PROPERTIES_KEPT =
   'the properties member is then also kept as the field `properties`, which no rule reads';
 
+const FILLED_BY_MERGE =
+  'a capability without a default has a custom value (else the job is sent unchanged the line before), and mergeCustomCapabilities sets every custom value over the base anyway';
+
 export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
   {
     file: PR,
@@ -585,5 +588,26 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     replacement: 'true',
     line: 'if (stateAtSubmit)',
     why: 'a job reaches submitted once (the ledger has no move back out of submitted), so no state of an earlier submission is there for the undefined to overwrite, and taking an undefined entry answers undefined as a missing one does',
+  },
+  {
+    file: 'jobs/ticket-overrides.ts',
+    original: '{\n      if (base[name] === undefined) Object.assign(base, { [name]: custom[name] });\n    }',
+    mutator: 'BlockStatement',
+    replacement: '{}',
+    why: FILLED_BY_MERGE,
+  },
+  {
+    file: 'jobs/ticket-overrides.ts',
+    original: 'base[name] === undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: FILLED_BY_MERGE,
+  },
+  {
+    file: 'jobs/ticket-overrides.ts',
+    original: '{ [name]: custom[name] }',
+    mutator: 'ObjectLiteral',
+    replacement: '{}',
+    why: FILLED_BY_MERGE,
   },
 ];
