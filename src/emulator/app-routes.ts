@@ -32,11 +32,7 @@ import { webhookRoutes } from './webhooks/webhook-routes.js';
 /** Registers every route module of the emulated service, each with its own narrow context. */
 export async function registerRoutes(app: FastifyInstance, context: EmulatorContext): Promise<void> {
   await registerOAuthRoutes(app, context);
-  await app.register(oauthClientRoutes, { context });
-  await app.register(usersMeRoutes, { context });
-  await app.register(accountUserRoutes, { context });
-  await app.register(invitationRoutes, { context });
-  await app.register(mailRoutes, { context });
+  await registerAccountRoutes(app, context);
   await app.register(partnerRoutes, { context });
   await app.register(printerRoutes, { context });
   // Capabilities, connectors and drivers of the admin API.
@@ -68,4 +64,14 @@ async function registerOAuthRoutes(app: FastifyInstance, c: EmulatorContext): Pr
   const refreshTokens = c.store.refreshTokens;
   await app.register(oauthRevokeRoutes, { context: { tokens, refreshTokens, clock: c.clock, logger } });
   await app.register(openidRoutes, { context: { tokens, baseUrl } });
+}
+
+/** Accounts (users, invitations, the mail outbox) and client management. */
+async function registerAccountRoutes(app: FastifyInstance, c: EmulatorContext): Promise<void> {
+  const { baseUrl } = c;
+  await app.register(oauthClientRoutes, { context: { oauthClients: c.oauthClients, baseUrl } });
+  await app.register(usersMeRoutes, { context: { users: c.store.users } });
+  await app.register(accountUserRoutes, { context: { accountUsers: c.accountUsers, baseUrl } });
+  await app.register(invitationRoutes, { context: { invitations: c.invitations, baseUrl } });
+  await app.register(mailRoutes, { context: { mail: c.mail, baseUrl } });
 }

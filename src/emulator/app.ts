@@ -78,6 +78,7 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
   // answer, so a field a schema forgot is never silently dropped (fast-json-stringify would).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorate('emulator', context);
+  app.decorate('bearer', { tokens: context.tokens, callers: context.callers });
   app.decorateRequest('auth', null as never);
   installErrorHandlers(app);
   await registerCors(app, new CorsPolicy(context.store.db, options.corsOrigins));

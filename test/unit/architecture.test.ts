@@ -73,11 +73,6 @@ const STORE_REACH_INS_LEFT = [
 const WHOLE_CONTEXT_HOLDERS_LEFT = [
   'imports the whole EmulatorContext: cli/demo-name-clash.ts',
   'imports the whole EmulatorContext: cli/demo-stack.ts',
-  'imports the whole EmulatorContext: emulator/accounts/account-user-routes.ts',
-  'imports the whole EmulatorContext: emulator/accounts/invitation-routes.ts',
-  'imports the whole EmulatorContext: emulator/accounts/mail-routes.ts',
-  'imports the whole EmulatorContext: emulator/accounts/users-me-routes.ts',
-  'imports the whole EmulatorContext: emulator/clients/client-routes.ts',
   'imports the whole EmulatorContext: emulator/connectors/connector-channel-routes.ts',
   'imports the whole EmulatorContext: emulator/connectors/connector-job-routes.ts',
   'imports the whole EmulatorContext: emulator/connectors/connector-routes.ts',
@@ -100,7 +95,6 @@ const WHOLE_CONTEXT_HOLDERS_LEFT = [
   'imports the whole EmulatorContext: emulator/sfapi/sfapi-routes.ts',
   'imports the whole EmulatorContext: emulator/webhooks/webhook-routes.ts',
   'reaches the whole EmulatorContext through Fastify: cli/demo-stack.ts',
-  'reaches the whole EmulatorContext through Fastify: emulator/accounts/bearer-auth.ts',
 ];
 
 describe("the emulator's domains", () => {
