@@ -578,4 +578,19 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     line: 'for (const paper of namedCustomPapers)',
     why: 'no named custom size shares a keyword with a desktop id or another named size (a test pins that), so the guard never skips one',
   },
+  {
+    file: 'src/protocol/capability-merge.ts',
+    original: 'error instanceof ValidationError',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    line: 'if (error instanceof ValidationError) errors.push(error);',
+    why: 'validateTrayNames throws ValidationError only, and the names it lowers are strings: the original names from the base and custom names stored by patchTray as strings or null',
+  },
+  {
+    file: 'src/protocol/capability-merge.ts',
+    original: 'next.trays?.[String(tray.index)]',
+    mutator: 'OptionalChaining',
+    replacement: 'next.trays[String(tray.index)]',
+    why: 'applySimplifiedPatch always gives next its own trays object before patchTrays reads it',
+  },
 ];
