@@ -5,7 +5,7 @@
  * connector.
  */
 import { join } from 'node:path';
-import { type ChannelClient, writeSmallSpool } from '../client/channel-client.js';
+import type { ChannelClient } from '../client/channel-client.js';
 import type { TokenSource } from '../client/http-base.js';
 import { errorMessage } from '../lib/errors.js';
 import { packageVersion } from '../lib/package-version.js';
@@ -77,14 +77,13 @@ export function jobLoop(ctx: AgentContext, r: Running, channel: ChannelClient): 
     r.sender.notify({ urgent: FINAL_EVENT_KINDS.has(event.kind) });
   };
   // A small document that came inline with its offer (protocol 3) is claimed on the channel and
-  // spooled from memory; otherwise, or when that does not settle it, the claiming download.
+  // held in memory as a downloaded one; otherwise, or when that does not settle it, the claiming download.
   const fetch = inlineOrFetch(
     r.inline,
     {
       available: () => r.feed?.channelCarriesRequests ?? false,
       claim: (jobId, s) => (r.feed as JobFeed).channelRequests.claim(jobId, s),
     },
-    writeSmallSpool,
     (offer, target, s) => claimingDownload(channel, offer, target, s, SMALL_DOCUMENT_BYTES),
     logger,
   );

@@ -1,8 +1,9 @@
 /**
  * Inline documents (connector protocol 3): a small document that came on the channel right after
  * its offer is kept in memory, checked against the offer's size and sha256, until the job's
- * download step takes it. The job is claimed on the channel first and goes to the spool (and on
- * to the printer) only when the cloud answers that it is this connector's; a refused claim drops
+ * download step takes it. The job is claimed on the channel first and the document is handed to
+ * the job (held in memory as a downloaded small one is, and on to the printer) only when the
+ * cloud answers that the job is this connector's; a refused claim drops
  * the job as a refused claiming download does; any other outcome (no channel, no answer, another
  * status, a document that did not match) leaves it to the claiming download over REST, which
  * decides exactly as before. Nothing here survives a restart: a resumed job downloads.
@@ -21,7 +22,7 @@ export interface ChannelClaims {
   claim(jobId: string, signal: AbortSignal): Promise<ChannelClaimResult>;
 }
 
-/** Fetches a job's document to the spool (the claiming download); resolves with it when kept in memory. */
+/** Fetches a job's document (the claiming download); resolves with its bytes when it kept them in memory. */
 export type FetchDocument = (
   offer: JobOffer,
   target: string,
@@ -90,13 +91,12 @@ export function offerWithDocument(
 
 /**
  * The download step's fetch with inline documents: a job whose inline document is held is
- * claimed on the channel; 200 writes the document to the spool (`writeSpool`) and returns it, 409
- * throws ClaimRefusedError; anything else, and a job without one, goes to `fetch`.
+ * claimed on the channel; 200 returns the document (in memory, its sha256 checked on arrival),
+ * 409 throws ClaimRefusedError; anything else, and a job without one, goes to `fetch`.
  */
 export function inlineOrFetch(
   inline: InlineDocuments,
   claims: ChannelClaims,
-  writeSpool: (target: string, bytes: Buffer) => Promise<void>,
   fetch: FetchDocument,
   logger: Logger,
 ): FetchDocument {
@@ -115,10 +115,7 @@ export function inlineOrFetch(
           offer.job_id,
           `${answer.error ?? 'conflict'}: ${answer.message ?? ''}`.trim(),
         );
-      if (answer?.status === 200) {
-        await writeSpool(target, bytes);
-        return bytes;
-      }
+      if (answer?.status === 200) return bytes;
     }
     return fetch(offer, target, signal);
   };

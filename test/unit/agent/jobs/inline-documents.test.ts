@@ -19,7 +19,6 @@ const offer = {
 
 function world(answer: ChannelClaimResult | Error | 'down') {
   const inline = new InlineDocuments(silentLogger());
-  const spooled: Buffer[] = [];
   const fetched: string[] = [];
   const claims: ChannelClaims = {
     available: () => answer !== 'down',
@@ -31,7 +30,6 @@ function world(answer: ChannelClaimResult | Error | 'down') {
   const fetch = inlineOrFetch(
     inline,
     claims,
-    async (_target, b) => void spooled.push(b),
     async (o) => {
       fetched.push(o.job_id);
       return undefined;
@@ -40,7 +38,6 @@ function world(answer: ChannelClaimResult | Error | 'down') {
   );
   return {
     inline,
-    spooled,
     fetched,
     run: () => fetch(offer, '/spool/job-1.pdf', new AbortController().signal),
   };
@@ -67,19 +64,18 @@ describe('inline documents', () => {
     expect(inline.has('job-1')).toBe(true);
   });
 
-  it('claimed on the channel (200): spooled from memory, no download', async () => {
+  it('claimed on the channel (200): the document from memory, no download', async () => {
     const w = world(ours);
     w.inline.keep(offer, bytes);
     expect(await w.run()).toBe(bytes);
-    expect(w.spooled).toEqual([bytes]);
     expect(w.fetched).toEqual([]);
   });
 
-  it('refused on the channel (409): the job is not ours, nothing spooled or fetched', async () => {
+  it('refused on the channel (409): the job is not ours, nothing fetched', async () => {
     const w = world({ ...ours, status: 409, error: 'conflict', message: 'held by another connector' });
     w.inline.keep(offer, bytes);
     await expect(w.run()).rejects.toBeInstanceOf(ClaimRefusedError);
-    expect([w.spooled, w.fetched]).toEqual([[], []]);
+    expect(w.fetched).toEqual([]);
   });
 
   it.each([
@@ -91,7 +87,6 @@ describe('inline documents', () => {
     w.inline.keep(offer, bytes);
     expect(await w.run()).toBeUndefined();
     expect(w.fetched).toEqual(['job-1']);
-    expect(w.spooled).toEqual([]);
   });
 
   it('without an inline document: the claiming download', async () => {
