@@ -40,23 +40,23 @@ export function mergeCustomCapabilities(
 }
 
 /**
- * Checks rule 2 on simplified trays: a tray's shown name (custom, else original) must differ from
- * every other tray's shown name, and a custom name must not take another tray's original name.
- * Throws a ValidationError naming `trays[<index>].name`.
+ * Checks rule 2 on simplified trays: a tray's custom name must differ from every other tray's
+ * custom name and from every other tray's original name (any letter case). Only custom names are
+ * checked: a printer may name two of its own trays alike. Throws a ValidationError naming
+ * `trays[<index>].name`.
  */
 export function validateTrayNames(trays: SimplifiedTray[]): void {
-  const shown = new Map<string, number>();
+  const custom = new Map<string, number>();
   for (const tray of trays) {
-    const name = (tray.name ?? tray.original_name).toLowerCase();
+    if (tray.name === null) continue;
+    const name = tray.name.toLowerCase();
     const clash =
-      shown.get(name) ??
-      (tray.name === null
-        ? undefined
-        : trays.find((t) => t.index !== tray.index && t.original_name.toLowerCase() === name)?.index);
+      custom.get(name) ??
+      trays.find((t) => t.index !== tray.index && t.original_name.toLowerCase() === name)?.index;
     if (clash !== undefined) {
       throw new ValidationError(`trays[${tray.index}].name`, `must not duplicate the name of tray ${clash}`);
     }
-    shown.set(name, tray.index);
+    custom.set(name, tray.index);
   }
 }
 

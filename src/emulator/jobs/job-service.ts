@@ -19,8 +19,8 @@ import {
 } from '../../protocol/connector-channel.js';
 import type { PrintTicket } from '../../protocol/print-ticket.js';
 import type { ConnectorRecord } from '../connectors/connectors-face.js';
-import type { EmulatorStore } from '../emulator-store.js';
 import type { JobRecord } from './job-repo.js';
+import type { JobRecords } from './job-records.js';
 import type { JobNotifier } from '../connectors/connector-hub.js';
 import { type JobOutcomeListener, ignoreJobOutcomes } from './job-outcomes.js';
 import { applyJobEvent, isFinal, parseJobEvent } from './job-events.js';
@@ -66,7 +66,8 @@ export class JobService {
   private readonly watchers = new Map<string, Set<JobWatcher>>();
 
   constructor(
-    private readonly store: EmulatorStore,
+    /** Its jobs, and the printers, connectors and users they name (job-records.ts). */
+    private readonly records: JobRecords,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly notifier: JobNotifier,
@@ -76,34 +77,34 @@ export class JobService {
 
   /** Stores a pending job and offers it to the printer's connector. NotFoundError for a foreign printer. */
   create(job: NewJob): { jobId: string } {
-    const printer = this.store.printers.findById(job.printerId.toLowerCase());
+    const printer = this.records.printers.findById(job.printerId.toLowerCase());
     if (!printer || printer.organizationId !== job.organizationId)
       throw new NotFoundError(`printer ${job.printerId}`);
     const heldId = this.holder?.hold(job);
     if (heldId !== undefined) return { jobId: heldId };
     const now = this.clock.now();
     const id = randomUUID();
-    this.store.jobs.insert({ ...job, id, printerId: printer.id, createdAt: now, updatedAt: now });
+    this.records.jobs.insert({ ...job, id, printerId: printer.id, createdAt: now, updatedAt: now });
     this.logger.info({ job: id, printer: printer.name }, 'job created');
     if (this.printerGate(printer.id) === undefined)
-      this.notifier.jobAvailable(printer.connectorId, this.offer(this.store.jobs.findById(id)!));
+      this.notifier.jobAvailable(printer.connectorId, this.offer(this.records.jobs.findById(id)!));
     return { jobId: id };
   }
 
   /** The spec's Status of a job of the organization; undefined for an unknown job (status 2). */
   status(orgId: string, jobId: string): JobStatus | undefined {
-    const job = this.store.jobs.findById(jobId);
+    const job = this.records.jobs.findById(jobId);
     if (!job || job.organizationId !== orgId) return this.holder?.status(orgId, jobId);
     // The queue place counts unfinished jobs; a finished job has none, so the count is skipped.
     if (isFinal(job.state)) return jobStatus(job, 0);
     const held = job.state === 'pending' ? this.printerGate(job.printerId) : undefined;
     const shown = held === undefined ? job : { ...job, message: `${WAITING_PREFIX}${held}` };
-    return jobStatus(shown, this.store.jobs.queuePosition(job));
+    return jobStatus(shown, this.records.jobs.queuePosition(job));
   }
 
   /** A job of the organization (for other parts of the emulator), or undefined. */
   find(orgId: string, jobId: string): JobRecord | undefined {
-    const job = this.store.jobs.findById(jobId);
+    const job = this.records.jobs.findById(jobId);
     return job?.organizationId === orgId ? job : undefined;
   }
 
@@ -114,15 +115,15 @@ export class JobService {
    * claimed job is stranded; a connector that has the job in its ledger ignores the offer.
    */
   pendingOffers(connectorId: string): { fresh: JobOffer[]; reclaimable: JobOffer[] } {
-    const printers = this.store.printers.listByOrganization(
-      this.store.connectors.findById(connectorId)?.organizationId ?? '',
+    const printers = this.records.printers.listByOrganization(
+      this.records.connectors.findById(connectorId)?.organizationId ?? '',
     );
     const own = printers
       .filter((p) => p.connectorId === connectorId && this.printerGate(p.id) === undefined)
       .map((p) => p.id);
     const fresh: JobOffer[] = [];
     const reclaimable: JobOffer[] = [];
-    for (const job of this.store.jobs.offerableForPrinters(own, connectorId)) {
+    for (const job of this.records.jobs.offerableForPrinters(own, connectorId)) {
       (job.state === 'pending' ? fresh : reclaimable).push(this.offer(job));
     }
     return { fresh, reclaimable };
@@ -132,16 +133,17 @@ export class JobService {
   claim(connector: ConnectorRecord, jobId: string): JobOffer {
     const job = this.requireForConnector(connector, jobId);
     if (isFinal(job.state)) throw new ConflictError(`job ${jobId} already ended (${job.state})`, 'job_id');
-    if (!this.store.jobs.claim(job.id, connector.id, this.clock.now())) {
+    if (!this.records.jobs.claim(job.id, connector.id, this.clock.now())) {
       throw new ConflictError(`job ${jobId} is held by another connector`, 'job_id');
     }
     this.logger.info({ job: job.id, connector: connector.id }, 'job claimed');
-    return this.offer(this.store.jobs.findById(job.id)!);
+    return this.offer(this.records.jobs.findById(job.id)!);
   }
 
   /**
-   * The job whose document the connector may download (it holds the claim); 410 when the file is
-   * gone. With `claim` (protocol 2, `?claim=1`) the download claims an unclaimed job first, as
+   * The job whose document the connector may download (it holds the claim, again as often as it
+   * needs: a connector that kept a small document only in memory fetches it again after a
+   * restart); 410 when the file is gone or the job ended. With `claim` (protocol 2, `?claim=1`) the download claims an unclaimed job first, as
    * POST .../claim would (409 when another connector holds it or the job ended).
    */
   documentFor(connector: ConnectorRecord, jobId: string, options: { claim?: boolean } = {}): JobRecord {
@@ -153,6 +155,10 @@ export class JobService {
     if (job.claimedBy !== connector.id)
       throw new ConflictError(`job ${jobId}: claim it before downloading`, 'job_id');
     if (job.fileDeleted) throw new GoneError(`job ${jobId}: the document was deleted`);
+    // An ended job (cancelled by its user, failed) prints no more: its holder, downloading it
+    // again after a restart, learns so instead of printing it.
+    if (isFinal(job.state))
+      throw new GoneError(`job ${jobId} already ended (${job.state}); its document is no longer served`);
     if (!existsSync(job.file.path)) this.failMissingDocument(job);
     return job;
   }
@@ -173,15 +179,15 @@ export class JobService {
         message,
         finishedAt: now,
       };
-      this.store.transaction(() => {
-        this.store.jobs.saveProgress(job.id, ended, now);
-        this.store.jobs.markFileDeleted(job.id);
+      this.records.transaction(() => {
+        this.records.jobs.saveProgress(job.id, ended, now);
+        this.records.jobs.markFileDeleted(job.id);
         this.tellOutcome(ended);
       });
       this.logger.warn({ job: job.id }, 'the document of the job is missing on disk: job failed');
       this.notifyWatchers(job.id);
     } else {
-      this.store.jobs.markFileDeleted(job.id);
+      this.records.jobs.markFileDeleted(job.id);
     }
     throw new GoneError(`job ${job.id}: the document is missing on the server`);
   }
@@ -190,19 +196,19 @@ export class JobService {
   async applyEvent(connector: ConnectorRecord, jobId: string, body: unknown): Promise<boolean> {
     const parsed = parseJobEvent(body);
     const event = this.reportFilter ? await this.reportFilter(jobId.toLowerCase(), parsed) : parsed;
-    const result = this.store.transaction(() => {
+    const result = this.records.transaction(() => {
       let job = this.requireForConnector(connector, jobId);
       if (job.claimedBy !== null && job.claimedBy !== connector.id)
         throw new ConflictError(`job ${jobId} is held by another connector`, 'job_id');
-      if (this.store.jobs.hasEvent(event.event_id)) return { job, applied: false, duplicate: true };
+      if (this.records.jobs.hasEvent(event.event_id)) return { job, applied: false, duplicate: true };
       // Protocol 2: an event of an unclaimed job claims it for its sender (the connector of its
       // printer), so the `received` events of several jobs in one batch claim them all at once.
       if (job.claimedBy === null && !isFinal(job.state)) {
-        this.store.jobs.claim(job.id, connector.id, this.clock.now());
+        this.records.jobs.claim(job.id, connector.id, this.clock.now());
         job = { ...job, claimedBy: connector.id, state: job.state === 'pending' ? 'claimed' : job.state };
       }
       const next = applyJobEvent(job, event, this.clock.now());
-      this.store.jobs.insertEvent(
+      this.records.jobs.insertEvent(
         {
           eventId: event.event_id,
           jobId: job.id,
@@ -214,7 +220,7 @@ export class JobService {
         },
         this.clock.now(),
       );
-      if (next) this.store.jobs.saveProgress(job.id, next, this.clock.now());
+      if (next) this.records.jobs.saveProgress(job.id, next, this.clock.now());
       if (next && isFinal(next.state)) this.tellOutcome({ ...job, ...next });
       return { job: next ? { ...job, ...next } : job, applied: next !== undefined, duplicate: false };
     });
@@ -235,11 +241,11 @@ export class JobService {
     if (isFinal(job.state)) return false;
     const now = this.clock.now();
     const ended: JobRecord = { ...job, state: 'cancelled', finishedAt: now };
-    this.store.transaction(() => {
-      this.store.jobs.saveProgress(job.id, ended, now);
+    this.records.transaction(() => {
+      this.records.jobs.saveProgress(job.id, ended, now);
       this.tellOutcome(ended);
     });
-    const printer = this.store.printers.findById(job.printerId);
+    const printer = this.records.printers.findById(job.printerId);
     const connectorId = job.claimedBy ?? printer?.connectorId;
     if (connectorId) this.notifier.jobCancelled(connectorId, job.id);
     this.notifyWatchers(job.id);
@@ -254,9 +260,9 @@ export class JobService {
 
   /** Offers the printer's pending jobs to its connector again (after its gate opened). */
   reoffer(printerId: string): void {
-    const printer = this.store.printers.findById(printerId);
+    const printer = this.records.printers.findById(printerId);
     if (!printer || this.printerGate(printer.id) !== undefined) return;
-    for (const job of this.store.jobs.offerableForPrinters([printer.id], printer.connectorId))
+    for (const job of this.records.jobs.offerableForPrinters([printer.id], printer.connectorId))
       if (job.state === 'pending') this.notifier.jobAvailable(printer.connectorId, this.offer(job));
   }
 
@@ -287,14 +293,14 @@ export class JobService {
   private notifyWatchers(jobId: string): void {
     const set = this.watchers.get(jobId);
     if (!set) return;
-    const job = this.store.jobs.findById(jobId);
+    const job = this.records.jobs.findById(jobId);
     if (job) for (const watcher of [...set]) watcher(job);
   }
 
   /** The offer the connector gets for a job. */
   offer(job: JobRecord): JobOffer {
-    const printer = this.store.printers.findById(job.printerId);
-    const user = this.store.users.findById(job.userId);
+    const printer = this.records.printers.findById(job.printerId);
+    const user = this.records.users.findById(job.userId);
     return {
       job_id: job.id,
       printer_id: job.printerId,
@@ -318,8 +324,8 @@ export class JobService {
   }
 
   private requireForConnector(connector: ConnectorRecord, jobId: string): JobRecord {
-    const job = this.store.jobs.findById(jobId);
-    const printer = job && this.store.printers.findById(job.printerId);
+    const job = this.records.jobs.findById(jobId);
+    const printer = job && this.records.printers.findById(job.printerId);
     if (
       !job ||
       job.organizationId !== connector.organizationId ||
@@ -350,7 +356,7 @@ export class JobService {
    */
   private tellOutcome(job: JobRecord): void {
     try {
-      this.store.transaction(() => this.outcomes.jobEnded(job));
+      this.records.transaction(() => this.outcomes.jobEnded(job));
     } catch (error) {
       this.logger.error({ job: job.id, err: error }, 'the job outcome listener failed; the job is stored');
     }
@@ -361,7 +367,7 @@ export class JobService {
     if (!job.deleteAfterPrint || job.fileDeleted) return;
     try {
       await rm(job.file.path, { force: true });
-      this.store.jobs.markFileDeleted(job.id);
+      this.records.jobs.markFileDeleted(job.id);
     } catch (error) {
       this.logger.warn(
         { job: job.id, err: error instanceof PrintRelayError ? error.message : error },

@@ -1,7 +1,7 @@
 /**
  * The face of printers/: what other domains may use of its repositories (the printer record and
  * its fields, the insert another domain's built-in printer goes through, and the read of one
- * printer, each given by the composition). Other domains import printers/ repositories' types only from here
+ * printer or of an organization's printers, each given by the composition). Other domains import printers/ repositories' types only from here
  * (test/unit/architecture.test.ts). Types only.
  */
 import type { PrinterRepo } from './printer-repo.js';
@@ -14,6 +14,9 @@ export type PrinterInserter = Pick<PrinterRepo, 'insert'>;
 
 /** Reads a printer by id (webhooks/: the printer an event names). */
 export type PrinterReader = Pick<PrinterRepo, 'findById'>;
+
+/** Reads a printer by id and an organization's printers (jobs/: a job's printer, a connector's offers). */
+export type OrganizationPrinterReader = Pick<PrinterRepo, 'findById' | 'listByOrganization'>;
 
 /** Finds a printer by id, by name, or by name ignoring case (pull/: the printer a device names). */
 export type PrinterLookup = Pick<PrinterRepo, 'findById' | 'findByName' | 'findByNameIgnoringCase'>;

@@ -123,6 +123,7 @@ export class IppBackend implements PrinterBackend {
   private readonly states: JobStates;
   private attributes: PrinterAttributes | undefined;
   readonly reportsDocumentSent = true;
+  readonly sendsDocumentBytes = true;
 
   constructor(
     readonly uri: string,

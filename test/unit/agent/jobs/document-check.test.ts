@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -19,6 +19,19 @@ import { writePdf } from '../../../support/pdf.js';
 
 const NOISE = Buffer.from(Array.from({ length: 2048 }, (_, i) => (i * 151 + 7) % 251));
 const signal = new AbortController().signal;
+const aborted = AbortSignal.abort();
+
+/** The files this process holds open (Linux: the links of /proc/self/fd). */
+function openFiles(): string[] {
+  const fds = '/proc/self/fd';
+  return readdirSync(fds).flatMap((fd) => {
+    try {
+      return [readlinkSync(join(fds, fd))];
+    } catch {
+      return []; // closed between the listing and the read (the listing's own handle)
+    }
+  });
+}
 
 function offerWith(id: string, pageRanges?: PageRange[], contentType = 'application/pdf'): JobOffer {
   const offer = jobOffer(id, { content_type: contentType });
@@ -59,6 +72,42 @@ describe('checkDocument', () => {
       checkDocument(offerWith('a', [{ from: 2, to: 9 }]), twoPages, undefined, signal),
     ).resolves.toBeUndefined();
     await expect(checkDocument(offerWith('a'), twoPages, undefined, signal)).resolves.toBeUndefined();
+  });
+
+  it('refuses with the typed error whose code is document_refused', async () => {
+    const path = join(dir, 'noise.pdf');
+    writeFileSync(path, NOISE);
+    const refusal = await checkDocument(offerWith('a'), path, undefined, signal).catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(DocumentRefusedError);
+    expect(refusal).toMatchObject({ code: 'document_refused' });
+  });
+
+  it('closes the spool file it read the signature from', async () => {
+    await checkDocument(offerWith('a'), twoPages, undefined, signal);
+    expect(openFiles()).not.toContain(twoPages);
+  });
+
+  it('counts the pages of a document held in memory from memory, never from the spool path', async () => {
+    const held = readFileSync(twoPages);
+    const nowhere = join(dir, 'never-written.pdf');
+    await expect(
+      checkDocument(offerWith('a', [{ from: 2, to: 9 }]), nowhere, held, signal),
+    ).resolves.toBeUndefined();
+    await expect(checkDocument(offerWith('a', [{ from: 5, to: 9 }]), nowhere, held, signal)).rejects.toThrow(
+      'pageranges 5-9 selects no page of the document, which has 2 pages',
+    );
+  });
+
+  it('stops reading the spool file for the page count when the job is aborted', async () => {
+    await expect(
+      checkDocument(offerWith('a', [{ from: 1, to: 1 }]), twoPages, undefined, aborted),
+    ).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('reads no further than the signature without page ranges, or with an empty list of them', async () => {
+    // An aborted signal fails any page count; without ranges to check there is none to abort.
+    await expect(checkDocument(offerWith('a'), twoPages, undefined, aborted)).resolves.toBeUndefined();
+    await expect(checkDocument(offerWith('a', []), twoPages, undefined, aborted)).resolves.toBeUndefined();
   });
 
   it('leaves types without a signature and uncountable PDFs to the printer', async () => {
