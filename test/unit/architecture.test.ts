@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { architectureDocViolations } from '../support/architecture-doc.js';
 import {
   crossDomainRepositoryImports,
+  crossDomainTableReads,
   sharedFolderViolations,
   storeReachIns,
   tableOwnerViolations,
@@ -83,6 +84,17 @@ const WHOLE_CONTEXT_HOLDERS_LEFT = [
   'reaches the whole EmulatorContext through Fastify: cli/demo-stack.ts',
 ];
 
+/**
+ * The emulator's files that still read another domain's table with their own SQL instead of its
+ * face. The list only shrinks: a new such read fails the test, and one replaced must leave it.
+ */
+const TABLE_READS_LEFT = [
+  'emulator/drivers/driver-repo.ts reads printers (owner printers)',
+  'emulator/groups/assignment-repo.ts reads printers (owner printers)',
+  'emulator/http/cors-policy.ts reads oauth_clients (owner clients)',
+  'emulator/pull/held-jobs/pull-printer-repo.ts reads printer_settings (owner printers)',
+];
+
 describe("the emulator's domains", () => {
   const sources = sourcesOf(srcDir);
   const edges = readImports(sources);
@@ -101,6 +113,10 @@ describe("the emulator's domains", () => {
 
   it("never reach through the store into another domain's repositories (each goes through the owner's face)", () => {
     expect(storeReachIns(sources)).toEqual([]);
+  });
+
+  it("read another domain's tables by their own SQL no further than the known list", () => {
+    expect(crossDomainTableReads(sources)).toEqual(TABLE_READS_LEFT);
   });
 
   it('still find a reach-in added to the real sources (the check reads the real store, so none found means none)', () => {
@@ -221,6 +237,22 @@ describe('the domain checks, on fixtures that break each rule on purpose', () =>
       'imports the whole EmulatorContext: cli/demo.ts',
       'imports the whole EmulatorContext: emulator/printers/printer-routes.ts',
       'reaches the whole EmulatorContext through Fastify: emulator/accounts/bearer-auth.ts',
+    ]);
+  });
+
+  it("finds a domain reading another domain's table with its own SQL (joins included, the migrations left out)", () => {
+    const sources = new Map([
+      [
+        'emulator/sandbox/console/console-snapshot.ts',
+        "db.prepare('SELECT j.id, u.email FROM jobs j JOIN users u ON u.id = j.user_id')",
+      ],
+      ['emulator/jobs/job-repo.ts', "db.prepare('SELECT * FROM jobs WHERE id = ?')"],
+      ['emulator/accounts/user-repo.ts', "db.prepare('SELECT * FROM users WHERE id = ?')"],
+      ['emulator/store/migrations.ts', 'INSERT INTO jobs SELECT * FROM users;'],
+    ]);
+    expect(crossDomainTableReads(sources, { jobs: 'jobs', users: 'accounts' })).toEqual([
+      'emulator/sandbox/console/console-snapshot.ts reads jobs (owner jobs)',
+      'emulator/sandbox/console/console-snapshot.ts reads users (owner accounts)',
     ]);
   });
 
