@@ -71,14 +71,6 @@ const WHOLE_CONTEXT_HOLDERS_LEFT = [
   'imports the whole EmulatorContext: cli/demo-name-clash.ts',
   'imports the whole EmulatorContext: cli/demo-stack.ts',
   'imports the whole EmulatorContext: emulator/connectors/connector-channel-routes.ts',
-  'imports the whole EmulatorContext: emulator/connectors/connector-job-routes.ts',
-  'imports the whole EmulatorContext: emulator/connectors/connector-routes.ts',
-  'imports the whole EmulatorContext: emulator/drivers/driver-routes.ts',
-  'imports the whole EmulatorContext: emulator/groups/assignment-routes.ts',
-  'imports the whole EmulatorContext: emulator/groups/group-routes.ts',
-  'imports the whole EmulatorContext: emulator/partner/partner-routes.ts',
-  'imports the whole EmulatorContext: emulator/printers/capability-routes.ts',
-  'imports the whole EmulatorContext: emulator/printers/printer-routes.ts',
   'imports the whole EmulatorContext: emulator/pull/pull-printing-routes.ts',
   'imports the whole EmulatorContext: emulator/pull/tpfm/tpfm-routes.ts',
   'imports the whole EmulatorContext: emulator/sandbox/console/console-routes.ts',
@@ -90,7 +82,6 @@ const WHOLE_CONTEXT_HOLDERS_LEFT = [
   'imports the whole EmulatorContext: emulator/sandbox/faults/webhook-faults.ts',
   'imports the whole EmulatorContext: emulator/sandbox/sandbox.ts',
   'imports the whole EmulatorContext: emulator/sfapi/sfapi-routes.ts',
-  'imports the whole EmulatorContext: emulator/webhooks/webhook-routes.ts',
   'reaches the whole EmulatorContext through Fastify: cli/demo-stack.ts',
 ];
 
