@@ -37,10 +37,16 @@ export async function registerRoutes(app: FastifyInstance, context: EmulatorCont
   await app.register(partnerRoutes, { context: { partnerOrganizations, partnerMembers, baseUrl } });
   await app.register(openidRoutes, { context: { tokens: context.tokens, baseUrl } });
   await registerPrinterRoutes(app, context);
+  const { printers, jobs, files, printing, assignments, logger } = context;
   // The print submission API and storage.
-  await app.register(sfapiRoutes, { context });
+  await app.register(sfapiRoutes, {
+    context: { printers, jobs, files, printing, assignments, baseUrl, logger },
+  });
   // Pull printing: /TPFM/, held queues, pairing and card claims.
-  await app.register(pullPrintingRoutes, { context });
+  const { pull, credentials, signIn } = context;
+  await app.register(pullPrintingRoutes, {
+    context: { pull, printers, credentials, signIn, baseUrl, logger },
+  });
   // Webhook endpoints, settings, failed events and retries.
   await app.register(webhookRoutes, { context: { webhooks: context.webhooks, baseUrl } });
 }

@@ -71,8 +71,6 @@ const WHOLE_CONTEXT_HOLDERS_LEFT = [
   'imports the whole EmulatorContext: cli/demo-name-clash.ts',
   'imports the whole EmulatorContext: cli/demo-stack.ts',
   'imports the whole EmulatorContext: emulator/connectors/connector-channel-routes.ts',
-  'imports the whole EmulatorContext: emulator/pull/pull-printing-routes.ts',
-  'imports the whole EmulatorContext: emulator/pull/tpfm/tpfm-routes.ts',
   'imports the whole EmulatorContext: emulator/sandbox/console/console-routes.ts',
   'imports the whole EmulatorContext: emulator/sandbox/console/console-snapshot.ts',
   'imports the whole EmulatorContext: emulator/sandbox/faults/connector-faults.ts',
@@ -81,7 +79,6 @@ const WHOLE_CONTEXT_HOLDERS_LEFT = [
   'imports the whole EmulatorContext: emulator/sandbox/faults/printer-faults.ts',
   'imports the whole EmulatorContext: emulator/sandbox/faults/webhook-faults.ts',
   'imports the whole EmulatorContext: emulator/sandbox/sandbox.ts',
-  'imports the whole EmulatorContext: emulator/sfapi/sfapi-routes.ts',
   'reaches the whole EmulatorContext through Fastify: cli/demo-stack.ts',
 ];
 
