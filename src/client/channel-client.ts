@@ -267,8 +267,9 @@ export class ChannelClient {
    * (a resumed download hashes the part already on disk first); a mismatch deletes the file and
    * throws a RetryableError. With `claim` (protocol 2) the download also claims the job; a cloud
    * of protocol 1 answers 409 then, see isClaimConflict. With `keepUpTo`, a document of at most
-   * that many bytes (and none of it on disk yet) is read whole into memory, hashed, and written to
-   * `target` in one write once its sha256 matches; its bytes are returned (undefined otherwise).
+   * that many bytes (and none of it on disk yet) is read whole into memory and hashed, and once its
+   * sha256 matches its bytes are returned and no file is written (the caller keeps them, or writes
+   * them with writeSpoolFile); otherwise undefined, the document being in `target`.
    */
   async download(
     jobId: string,
@@ -283,10 +284,7 @@ export class ChannelClient {
     if (have === 0 && options.keepUpTo !== undefined && document.size <= options.keepUpTo) {
       kept = await this.fetchSmall(jobId, document, target, signal, options.claim === true);
       digest = createHash('sha256').update(kept).digest('hex');
-      if (digest === document.sha256.toLowerCase()) {
-        await writeSmallSpool(target, kept);
-        return kept;
-      }
+      if (digest === document.sha256.toLowerCase()) return kept;
     } else if (have < document.size || document.size === 0) {
       const resume = have > 0 && have < document.size;
       const res = await this.http.request({
@@ -340,7 +338,13 @@ export class ChannelClient {
     const collect = new Writable({
       write(chunk: Buffer, _encoding, done) {
         length += chunk.length;
-        if (length > document.size) done(new Error(`more than the announced ${document.size} bytes`));
+        if (length > document.size)
+          done(
+            new RetryableError(
+              'size_mismatch',
+              `job ${jobId}: the document has more than the announced ${document.size} bytes`,
+            ),
+          );
         else {
           chunks.push(chunk);
           done();
@@ -353,11 +357,11 @@ export class ChannelClient {
 }
 
 /**
- * Writes a small document's spool file in one step (private), off the event loop (a synchronous
- * write held the loop for milliseconds on a busy disk); a failed write (disk full) is a
- * RetryableError `spool_write` naming the file, as for a streamed one.
+ * Writes a document held in memory to its spool file in one step (private), off the event loop
+ * (a synchronous write held the loop for milliseconds on a busy disk); a failed write (disk full)
+ * is a RetryableError `spool_write` naming the file, as for a streamed one.
  */
-async function writeSmallSpool(target: string, bytes: Buffer): Promise<void> {
+export async function writeSpoolFile(target: string, bytes: Buffer): Promise<void> {
   try {
     await writeFile(target, bytes, { mode: PRIVATE_FILE_MODE });
   } catch (error) {
@@ -419,7 +423,8 @@ async function spoolTo(
   try {
     await pipeline(body, ...(stages as [NodeJS.WritableStream]), { signal });
   } catch (error) {
-    if (signal?.aborted) throw error;
+    // Aborted, or refused by a stage (a document longer than announced): as it is.
+    if (signal?.aborted || error instanceof RetryableError) throw error;
     const code = (error as { code?: string }).code ?? '';
     if (SPOOL_WRITE_CODES.has(code)) {
       throw new RetryableError(

@@ -87,7 +87,8 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
   await app.register(cookie, { secret: randomBytes(32).toString('base64url') });
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   await registerOpenApi(app);
-  await sandbox.register(app, context);
+  // The sandbox reads jobs, users and webhook endpoints through their faces (SandboxRecords).
+  await sandbox.register(app, context, context.store);
   await registerRoutes(app, context);
   // A keep-alive connection whose last response was still finishing when close() began is not
   // idle at that moment, so the server's one sweep of idle connections misses it and close()

@@ -31,11 +31,15 @@ export interface PrinterDescription {
 }
 
 export interface BackendJob {
-  /** Path of the spooled document; backends stream it, never read it whole. */
+  /**
+   * Path of the spooled document; backends stream it, never read it whole. With `documentBytes`
+   * given to a backend that `sendsDocumentBytes`, no file need exist there (a small document is
+   * kept in memory only).
+   */
   documentPath: string;
   /**
-   * The spooled document's bytes, when the agent still holds them from the download (a small
-   * document): a backend that streams the document may send these instead of reading the file.
+   * The document's bytes, when the agent holds them in memory (a small document, checked against
+   * its SHA-256): a backend that `sendsDocumentBytes` sends these and never reads the file.
    */
   documentBytes?: Buffer;
   /** MIME type (application/pdf, text/plain, ...). */
@@ -101,6 +105,12 @@ export interface PrinterBackend {
   readonly uri: string;
   /** True when submit() calls `onDocumentFlushed` and `onDocumentSent` (IPP); recovery relies on them. */
   readonly reportsDocumentSent?: boolean;
+  /**
+   * True when submit() sends `documentBytes` where given, never reading `documentPath` then (IPP):
+   * a small document needs no spool file. A backend that hands a file to another program (CUPS
+   * `lp`, Windows) leaves it out and always gets the file.
+   */
+  readonly sendsDocumentBytes?: boolean;
   /** Reads the printer's identity, state and capabilities. */
   describe(signal?: AbortSignal): Promise<PrinterDescription>;
   /** Sends a document; resolves when the printer accepted it. */

@@ -66,6 +66,7 @@ export interface LedgerJob {
   nextRetryAt: number | undefined;
   lastError: string | undefined;
   printerJobId: string | undefined;
+  /** The document's spool file; none for a small document kept in memory (fetched again after a restart). */
   spoolPath: string | undefined;
   /** Epoch ms of the first submit attempt (for give_up_after_s). */
   firstTryAt: number | undefined;
@@ -212,6 +213,14 @@ export class JobLedger {
         );
       return moved;
     })();
+  }
+
+  /**
+   * Records the spool file a document was written to after the job was recorded `spooled` (a
+   * small document fetched again that cannot stay in memory, or a backend that needs a file).
+   */
+  recordSpoolFile(jobId: string, spoolPath: string): void {
+    this.db.prepare('UPDATE jobs SET spool_path = ? WHERE job_id = ?').run(spoolPath, jobId);
   }
 
   /** Records the printer job the current submit attempt created (before its document is sent). */

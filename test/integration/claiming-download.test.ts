@@ -9,7 +9,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaimRefusedError, claimingDownload } from '../../src/agent/jobs/claiming-download.js';
 import { ChannelClient } from '../../src/client/channel-client.js';
-import { HttpClient } from '../../src/client/http-base.js';
+import { HttpClient, HttpError } from '../../src/client/http-base.js';
 import type { EmulatorContext } from '../../src/emulator/context.js';
 import { defaultTicket } from '../../src/protocol/print-ticket.js';
 import {
@@ -149,6 +149,29 @@ describe('claimingDownload', () => {
     }
     expect(existsSync(target)).toBe(false);
     expect(ctx.store.jobs.findById(jobId)?.claimedBy).toBe(other);
+  });
+
+  it('downloads again for the connector that holds the job, into memory; 410 once the job ended', async () => {
+    const jobId = newJob();
+    const target = join(work, `${jobId}.pdf`);
+    const signal = new AbortController().signal;
+    // First into memory (claiming), then again as after a restart that lost it: same bytes, no file.
+    for (let i = 0; i < 2; i++) {
+      const bytes = await withChannel(h.baseUrl, (channel) =>
+        claimingDownload(channel, offerOf(jobId), target, signal, content.length),
+      );
+      expect(Buffer.isBuffer(bytes) && bytes.equals(content)).toBe(true);
+      expect(existsSync(target)).toBe(false);
+    }
+    expect(ctx.store.jobs.findById(jobId)).toMatchObject({ state: 'claimed', claimedBy: connectorId });
+    const user = ctx.store.users.findByEmail(DEMO.admin.email)!;
+    expect(ctx.jobs.cancel(user.organizationId, jobId)).toBe(true);
+    const error = await withChannel(h.baseUrl, (channel) =>
+      claimingDownload(channel, offerOf(jobId), target, signal, content.length),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HttpError);
+    expect((error as HttpError).status).toBe(410);
+    expect((error as Error).message).toMatch(/already ended \(cancelled\); its document is no longer served/);
   });
 
   it('resumes a partial download with Range and checks the hash of the whole file', async () => {

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChannelClient } from '../../src/client/channel-client.js';
+import { ChannelClient, writeSpoolFile } from '../../src/client/channel-client.js';
 import {
   AuthError,
   HttpClient,
@@ -156,8 +156,8 @@ describe('HttpClient against a local server', () => {
     await http.close();
   });
 
-  it('keeps a small document in memory as well, its spool file private, and only a matching one', async () => {
-    const content = Buffer.from('%PDF-1.4 a small document kept in memory beside its spool file');
+  it('keeps a small document in memory with no spool file, and only a matching one', async () => {
+    const content = Buffer.from('%PDF-1.4 a small document kept in memory, no spool file');
     const sha256 = createHash('sha256').update(content).digest('hex');
     handler = (_req, res) => {
       res.writeHead(200, { 'content-length': String(content.length) });
@@ -176,6 +176,9 @@ describe('HttpClient against a local server', () => {
     };
     const kept = await channel.download('j2', doc, target, undefined, { keepUpTo: content.length });
     expect(kept).toEqual(content);
+    expect(existsSync(target)).toBe(false);
+    // Written when the caller cannot hold it: private, in one step.
+    await writeSpoolFile(target, kept as Buffer);
     expect(readFileSync(target)).toEqual(content);
     expect(statSync(target).mode & 0o777).toBe(0o600);
     // Larger than keepUpTo: streamed to the file only, as before.
@@ -198,6 +201,8 @@ describe('HttpClient against a local server', () => {
       .catch((e) => e);
     expect(tooLong).toBeInstanceOf(RetryableError);
     expect(tooLong.message).toMatch(/more than the announced/);
+    // Counted as a failed download (the document is at fault), not waited out as a lost connection.
+    expect(tooLong.code).toBe('size_mismatch');
     expect(existsSync(target)).toBe(false);
     await http.close();
   });

@@ -6,7 +6,8 @@
  *                     never saw the answer; by turns (COPY_KILLS) the update carrying the last
  *                     pages and the final Status after the card was removed, the create after the
  *                     first copy run and the update after the second (both mid-session)
- *   download          the document half-way down (a partial spool file is left)
+ *   download          the document half-way down (nothing on disk: a small document comes into
+ *                     memory, and the restarted agent downloads it again whole)
  *   ipp-created       the printer answered Create-Job, the agent never saw the job id
  *   ipp-send          Send-Document half-way up to the printer
  *   printer-accepted  the printer accepted the whole document, the agent never saw the answer
@@ -15,6 +16,11 @@
  * spool files), none lost, and every copy session is one local job at the cloud with the final
  * Status and the exact counts of the runs the agent accepted. FAULT_JOBS / FAULT_KILLS size the run: 48 jobs / 9 kills in `npm
  * test` (test/e2e/agent-kill.test.ts); `npm run proofs` runs the full 200 jobs / 20 kills.
+ *
+ * The documents (96 KiB) are small: held in memory with no spool file, so a job the restarted
+ * agent must send again (a cut Send-Document, a Create-Job whose answer it never saw, a job
+ * downloaded but not yet sent) is downloaded again from the cloud first, its SHA-256 checked; the
+ * proof counts those downloads and checks one per cut Send-Document at least.
  *
  * A cut Send-Document is found again by its recorded printer job id, cancelled and sent again
  * whole. ippeveprinter (CUPS 2.4) completes a job whose Send-Document connection broke with what
@@ -227,6 +233,7 @@ describe.skipIf(!enabled)(`agent SIGKILLed ${KILLS} times during ${JOBS} jobs${u
       logs,
       'the printer completed the interrupted job with only part of the document',
     );
+    const fetchedAgain = occurrences(logs, 'document fetched again');
     const copyKind = (name: string) => copyKills.filter((k) => k === name).length;
     const expectedCopies = sessions.map((s) => ({ state: 'Succeeded', fields: expectedFields(s.runs) }));
     const copyPages = (jobs: { fields: { TotalPrintedPages?: number } }[]) =>
@@ -235,7 +242,7 @@ describe.skipIf(!enabled)(`agent SIGKILLed ${KILLS} times during ${JOBS} jobs${u
       `agent kill proof: load=${LOAD} jobs=${jobIds.length} kills=${kills.length} (${POINTS.map((p) => `${p}=${count(p)}`).join(' ')}) ` +
         `final-status-0=${jobIds.length - notDone.length} lost=${lost.length} printed-twice=${twice.length} ` +
         `partial=${partial.length} reconciled at the printer: found-watched=${found} absent-resent=${absent} ` +
-        `cancelled-resent=${cancelled} printed-cut-resent=${printedCut}; ` +
+        `cancelled-resent=${cancelled} printed-cut-resent=${printedCut} documents-fetched-again=${fetchedAgain}; ` +
         `copy sessions=${sessions.length} (killed: ${COPY_KILLS.map((k) => `${k.name}=${copyKind(k.name)}`).join(' ')}) ` +
         `runs-accepted=${sessions.reduce((n, s) => n + s.runs.length, 0)} pages-accepted=${copyPages(expectedCopies)} ` +
         `cloud local jobs=${localJobs.length} pages=${copyPages(localJobs)} ` +
@@ -259,6 +266,9 @@ describe.skipIf(!enabled)(`agent SIGKILLed ${KILLS} times during ${JOBS} jobs${u
       count('ipp-send') + count('ipp-created') + count('printer-accepted'),
     );
     expect(partial.length).toBeLessThanOrEqual(printedCut);
+    // A job cut mid-Send-Document is sent again whole after the restart, which lost the small
+    // document from memory: it was downloaded again (and checked) for that.
+    expect(fetchedAgain).toBeGreaterThanOrEqual(count('ipp-send'));
     // Every copy session is one local job (no resend made a second), Succeeded, with the counts
     // of exactly the runs the agent accepted; sessions are one at a time, so creation order is
     // session order. The last two ended by card removal on a live agent.

@@ -4,7 +4,8 @@
  * left unfinished at the cloud or in the ledger; each job's events at the cloud complete (seq
  * 1..n, nothing missing), never two different events for one seq, exactly one final event and
  * it is the last; the outbox empty; the ledger's final state the cloud's, its printer job the
- * one that printed. A broken invariant that a documented limit explains says so (limits.ts).
+ * one that printed; no job failed for a document the agent lost (a small one held in memory is
+ * fetched again after a crash) or for one the cloud still had. A broken invariant that a documented limit explains says so (limits.ts).
  */
 import type { JobLedger } from '../../src/store/job-ledger.js';
 import type { Outbox } from '../../src/store/outbox.js';
@@ -64,6 +65,16 @@ export function checkInvariants(world: WorldRecord): Violation[] {
         );
     }
     if (job.state === 'failed' && !job.message) say('failed-without-reason', 'failed without a reason');
+    // A document the agent had whole is never lost by the agent: held in memory, spooled, or
+    // fetched again; a job fails for a missing document only when the cloud no longer had it.
+    if (job.state === 'failed' && job.message?.includes('no spool file'))
+      say('document-lost', `failed for a document the agent lost: ${job.message}`);
+    if (
+      job.state === 'failed' &&
+      job.message?.includes('no longer has the document') &&
+      job.goneAnswers === 0
+    )
+      say('failed-document-there', `failed for a missing document the cloud still had: ${job.message}`);
     if (job.state === 'cancelled') say('cancelled-unasked', 'cancelled although nobody cancelled it');
     eventViolations([...job.events.values()], say);
   }

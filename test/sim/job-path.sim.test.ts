@@ -29,9 +29,15 @@ describe('job path simulation', () => {
       const failed: SeedResult[] = [];
       const limitSeeds = new Map<string, number[]>();
       let violations = 0;
+      let refetches = 0;
+      let refetchSeeds = 0;
+      let goneAnswers = 0;
       const list = seedList();
       for (const seed of list) {
         const result = await runSeed(seed, variant);
+        refetches += result.refetches;
+        refetchSeeds += result.refetches > 0 ? 1 : 0;
+        goneAnswers += result.goneAnswers;
         if (result.violations.length === 0) continue;
         const broken = result.violations.filter((v) => !v.limit);
         violations += broken.length;
@@ -44,8 +50,12 @@ describe('job path simulation', () => {
       }
       for (const [id, found] of limitSeeds)
         console.log(`limit ${id} (${found.length}): seeds ${[...new Set(found)].join(' ')}`);
-      console.log(`simulation: ${list.length} seeds, ${violations} violations`);
+      console.log(
+        `simulation: ${list.length} seeds, ${violations} violations; documents fetched again after a crash: ${refetches} (in ${refetchSeeds} seeds), answered gone: ${goneAnswers}`,
+      );
       expect(failed.map((r) => r.seed)).toEqual([]);
+      // The second download of a small document a crash lost from memory is exercised, not only modelled.
+      if (list.length >= 500) expect(refetchSeeds).toBeGreaterThan(0);
     },
     30 * 60_000,
   );

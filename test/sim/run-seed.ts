@@ -39,6 +39,10 @@ export interface SeedResult {
   virtualMs: number;
   /** The run's outcome in one string (events at the cloud, prints), for replay checks. */
   fingerprint: string;
+  /** Downloads of a document the agent had once whole (fetched again after a crash). */
+  refetches: number;
+  /** Downloads the cloud answered 410 (the document gone). */
+  goneAnswers: number;
 }
 
 /** The spool folder the agent's JobLoop creates (the documents themselves live in SimSpool). */
@@ -98,7 +102,17 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
     };
     const boot = () => {
       if (process.env.SIM_TRACE) console.log(`--- agent starts at ${world.elapsed()} ms`);
-      agent = startAgent({ db, network, backends, spoolDir, rng: agentRng });
+      agent = startAgent({
+        db,
+        network,
+        backends,
+        spoolDir,
+        spool,
+        world,
+        rng: agentRng,
+        smallDocumentBytes: scenario.smallDocumentBytes,
+        heldDocumentsBytes: scenario.heldDocumentsBytes,
+      });
       for (const open of cloud.openOffers()) offer(open.job_id);
     };
     for (const plan of scenario.jobs) {
@@ -166,7 +180,17 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
       steps,
       crashes,
     });
-    return { seed, violations, crashes, steps, virtualMs: world.elapsed(), fingerprint };
+    const cloudJobs = [...cloud.jobs.values()];
+    return {
+      seed,
+      violations,
+      crashes,
+      steps,
+      virtualMs: world.elapsed(),
+      fingerprint,
+      refetches: cloudJobs.reduce((n, j) => n + j.refetches, 0),
+      goneAnswers: cloudJobs.reduce((n, j) => n + j.goneAnswers, 0),
+    };
   } finally {
     vi.clearAllTimers();
     vi.useRealTimers();

@@ -3,8 +3,10 @@
  * many jobs they hold before answering busy, what a cut connection does to a job, when they
  * restart or stall), the jobs (printer, size, arrival), the cloud's outages and the rates of the
  * faults drawn during the run (crashes, lost / duplicated / delayed event posts, lost answers,
- * cut downloads and transfers).
+ * cut downloads and transfers, documents the cloud loses or serves altered when fetched again,
+ * and which documents the agent keeps in memory only).
  */
+import { HELD_DOCUMENTS_BYTES, SMALL_DOCUMENT_BYTES } from '../../src/agent/jobs/held-documents.js';
 import type { Prng } from './prng.js';
 
 /** Switches that change the system under test, for proving the simulator finds known defects. */
@@ -73,6 +75,8 @@ export interface JobPlan {
   printerId: string;
   size: number;
   arriveAt: number;
+  /** When the cloud loses the document (deleted, the job cancelled there): every later download answers 410. */
+  documentGoneAt: number | undefined;
 }
 
 export interface Scenario {
@@ -91,6 +95,15 @@ export interface Scenario {
   eventDuplicateChance: number;
   offerDuplicateChance: number;
   downloadCutChance: number;
+  /**
+   * Chance that a download of a job's document after its first one (a restart lost the document
+   * from memory) serves other bytes: a different byte count, or the same count with other content.
+   */
+  refetchAlteredChance: number;
+  /** Documents of at most this many bytes are fetched into memory with no spool file (keepUpTo). */
+  smallDocumentBytes: number;
+  /** The most the agent holds in memory of such documents together (HeldDocuments' limit). */
+  heldDocumentsBytes: number;
   /** One-way network latency range in ms. */
   latency: [number, number];
   /** After this virtual time no new fault starts; the run drains. */
@@ -150,6 +163,7 @@ export function drawScenario(seed: number, rng: Prng, variant: SimVariant): Scen
       printerId: rng.pick(printers).id,
       size: rng.pick([1, CHUNK_BYTES, rng.int(2, 6 * CHUNK_BYTES)]),
       arriveAt: rng.chance(0.4) ? 0 : rng.int(0, horizon),
+      documentGoneAt: rng.chance(0.08) ? rng.int(0, horizon) : undefined,
     }),
   );
   return {
@@ -166,6 +180,11 @@ export function drawScenario(seed: number, rng: Prng, variant: SimVariant): Scen
     eventDuplicateChance: rng.pick([0, 0, 0.1, 0.3]),
     offerDuplicateChance: rng.pick([0, 0.3]),
     downloadCutChance: rng.pick([0, 0, 0.05, 0.2]),
+    refetchAlteredChance: rng.pick([0, 0, 0.2, 0.5]),
+    // Mostly all in memory (as the agent's 256 KiB takes every simulated document), some worlds
+    // with every document spooled or a mix, some with room for only a few held at once.
+    smallDocumentBytes: rng.pick([SMALL_DOCUMENT_BYTES, SMALL_DOCUMENT_BYTES, 2 * CHUNK_BYTES, 0]),
+    heldDocumentsBytes: rng.pick([HELD_DOCUMENTS_BYTES, HELD_DOCUMENTS_BYTES, 4 * CHUNK_BYTES]),
     latency: rng.pick([
       [1, 5],
       [1, 50],

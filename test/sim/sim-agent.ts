@@ -1,12 +1,12 @@
 /**
  * One life of the agent's job path, wired as the agent wires it (agent/connector-parts.ts,
  * agent/bring-up.ts) but over the simulated cloud, printers and spool: the real JobLoop,
- * JobRunner and its steps, the claiming download, the JobLedger and Outbox on the run's SQLite
+ * JobRunner and its steps (small documents held in memory, fetched again after a crash), the
+ * claiming download, the JobLedger and Outbox on the run's SQLite
  * database, the OutboxSender. A crash simply abandons the object graph; the next life is built
  * on the same database.
  */
 import { claimingDownload } from '../../src/agent/jobs/claiming-download.js';
-import { SMALL_DOCUMENT_BYTES } from '../../src/agent/jobs/held-documents.js';
 import { JobLoop } from '../../src/agent/jobs/job-loop.js';
 import { JobRunner } from '../../src/agent/jobs/job-runner.js';
 import { OutboxSender } from '../../src/agent/jobs/outbox-sender.js';
@@ -20,6 +20,7 @@ import { JobLedger } from '../../src/store/job-ledger.js';
 import { Outbox } from '../../src/store/outbox.js';
 import type { Prng } from './prng.js';
 import type { SimNetwork } from './sim-network.js';
+import type { SimSpool, SimWorld } from './sim-world.js';
 
 /** The job settings of every simulated agent: short waits, so a run covers many retries. */
 export const SIM_JOBS: AgentConfig['jobs'] = {
@@ -41,7 +42,14 @@ export interface AgentWiring {
   network: SimNetwork;
   backends: ReadonlyMap<string, PrinterBackend>;
   spoolDir: string;
+  /** The spool folder's files and the virtual time a spool write takes. */
+  spool: SimSpool;
+  world: SimWorld;
   rng: Prng;
+  /** Documents of at most this many bytes come into memory with no spool file. */
+  smallDocumentBytes: number;
+  /** The most such documents the agent holds together. */
+  heldDocumentsBytes: number;
 }
 
 const clock: Clock = { now: () => Date.now() };
@@ -56,7 +64,7 @@ function traceLogger(): Logger {
 
 /** Builds and starts one life of the agent: resumes the ledger's unfinished jobs. */
 export function startAgent(wiring: AgentWiring): AgentLife {
-  const { db, network, backends, spoolDir, rng } = wiring;
+  const { db, network, backends, spoolDir, spool, world, rng } = wiring;
   const logger = process.env.SIM_TRACE ? traceLogger() : silentLogger();
   const ledger = new JobLedger(db, clock);
   const outbox = new Outbox(
@@ -74,7 +82,18 @@ export function startAgent(wiring: AgentWiring): AgentLife {
     ledger,
     emit,
     download: (offer, target, signal) =>
-      claimingDownload(network, offer, target, signal, SMALL_DOCUMENT_BYTES),
+      claimingDownload(network, offer, target, signal, wiring.smallDocumentBytes),
+    // A document held in memory written to its spool file in one write, which a crash may tear.
+    writeSpool: async (target, bytes) => {
+      spool.truncate(target);
+      spool.append(target, bytes);
+      try {
+        await world.delay(rng.int(0, 2));
+      } finally {
+        spool.closed(target);
+      }
+    },
+    heldDocumentsBytes: wiring.heldDocumentsBytes,
     discardEvents: (jobId) => outbox.discardJob(jobId),
     jobs: SIM_JOBS,
     spoolDir,

@@ -32,6 +32,7 @@ function unreachable(code: string, what: string): RetryableError {
 
 export class SimBackend implements PrinterBackend {
   readonly reportsDocumentSent = true;
+  readonly sendsDocumentBytes = true;
   readonly uri: string;
 
   constructor(

@@ -29,6 +29,14 @@ export interface CloudJob {
   events: Map<string, JobEvent>;
   /** Deliveries of an event_id already known (acknowledged and ignored). */
   repeats: number;
+  /** Downloads of the document the cloud answered. */
+  downloads: number;
+  /** The agent once had the whole document (checked): later downloads fetch it again. */
+  servedWhole: boolean;
+  /** Downloads after the agent once had the whole document (a restart lost it from memory). */
+  refetches: number;
+  /** Downloads answered 410 because the document was gone. */
+  goneAnswers: number;
   message: string | undefined;
 }
 
@@ -54,6 +62,10 @@ export class SimCloud {
         lastApplied: 0,
         events: new Map(),
         repeats: 0,
+        downloads: 0,
+        servedWhole: false,
+        refetches: 0,
+        goneAnswers: 0,
         message: undefined,
       });
     });

@@ -1,11 +1,13 @@
 /**
  * The network between the agent and the cloud, with the connector channel calls the job path
- * makes: the claiming download (resumed with Range when the spool holds part of the document;
- * the cloud may answer the whole document instead; checked against the document at the end) and
+ * makes: the claiming download (a small document into memory; else resumed with Range when the
+ * spool holds part of the document, the cloud may answer the whole document instead; checked
+ * against the document at the end; served again after a restart, possibly altered or gone) and
  * the event batch post. Faults: outages (connections refused), downloads cut midway, posts lost
  * on the way there (the agent times out) or on the way back (the cloud applied them), posts
  * duplicated by the network and delivered again later, after newer ones.
  */
+import { HttpError } from '../../src/client/http-base.js';
 import { RetryableError } from '../../src/lib/errors.js';
 import type {
   JobDocument,
@@ -45,7 +47,13 @@ export class SimNetwork {
     return this.world.now() + Math.max(0, ...ends.map((end) => end - t));
   }
 
-  /** ChannelClient.download as the agent uses it. */
+  /**
+   * ChannelClient.download as the agent uses it: a document of at most `keepUpTo` bytes (none of it
+   * in the spool) comes whole into memory, is checked and returned, and no file is written; any
+   * other is streamed into the spool (resumed with Range when it holds part). A download after the
+   * job's first (a restart lost the document from memory) may serve other bytes
+   * (`refetchAlteredChance`); once the cloud lost the document (`documentGoneAt`) it answers 410.
+   */
   async download(
     jobId: string,
     document: JobDocument,
@@ -54,20 +62,16 @@ export class SimNetwork {
     options: { claim?: boolean; keepUpTo?: number } = {},
   ): Promise<Buffer | undefined> {
     const have = this.spool.size(target);
+    const inMemory = have === 0 && options.keepUpTo !== undefined && document.size <= options.keepUpTo;
+    if (inMemory) return this.fetchWhole(jobId, document, options, signal);
     if (have < document.size || document.size === 0) {
-      await this.reach(`GET ${document.url}`);
-      const job = this.cloud.job(jobId);
-      if (options.claim) job.claimed = true;
+      const served = await this.serve(jobId, document, options);
       const ranged = have > 0 && this.rng.chance(0.7);
       if (!ranged) this.spool.truncate(target);
       try {
-        for (let offset = ranged ? have : 0; offset < document.size; offset += CHUNK_BYTES) {
-          await this.world.delay(this.rng.int(0, 3));
-          if (signal?.aborted) throw signal.reason;
-          if (this.down() || this.rng.chance(this.scenario.downloadCutChance)) {
-            throw network(`GET ${document.url}`, 'ECONNRESET');
-          }
-          this.spool.append(target, job.document.subarray(offset, offset + CHUNK_BYTES));
+        for (let offset = ranged ? have : 0; offset < served.length; offset += CHUNK_BYTES) {
+          await this.chunkArrives(document, signal);
+          this.spool.append(target, served.subarray(offset, offset + CHUNK_BYTES));
         }
       } finally {
         this.spool.closed(target);
@@ -77,9 +81,65 @@ export class SimNetwork {
       this.spool.delete(target);
       throw new RetryableError('checksum_mismatch', `job ${jobId}: document sha256 mismatch`);
     }
-    // A small document is also returned in memory, a copy of the spool file's bytes.
-    const kept = options.keepUpTo !== undefined && document.size <= options.keepUpTo;
-    return kept ? Buffer.from(this.spool.read(target) as Buffer) : undefined;
+    this.cloud.job(jobId).servedWhole = true;
+    return undefined;
+  }
+
+  /** A small document whole into memory, checked as ChannelClient checks it; no spool file. */
+  private async fetchWhole(
+    jobId: string,
+    document: JobDocument,
+    options: { claim?: boolean },
+    signal?: AbortSignal,
+  ): Promise<Buffer> {
+    const served = await this.serve(jobId, document, options);
+    const chunks: Buffer[] = [];
+    for (let offset = 0; offset < served.length; offset += CHUNK_BYTES) {
+      await this.chunkArrives(document, signal);
+      if (Math.min(offset + CHUNK_BYTES, served.length) > document.size)
+        throw new RetryableError(
+          'size_mismatch',
+          `job ${jobId}: more than the announced ${document.size} bytes`,
+        );
+      chunks.push(served.subarray(offset, offset + CHUNK_BYTES));
+    }
+    const bytes = Buffer.concat(chunks);
+    if (!bytes.equals(this.cloud.job(jobId).document))
+      throw new RetryableError('checksum_mismatch', `job ${jobId}: document sha256 mismatch`);
+    this.cloud.job(jobId).servedWhole = true;
+    return Buffer.from(bytes);
+  }
+
+  /** The request reaches the cloud, which claims the job and answers with the bytes it serves. */
+  private async serve(jobId: string, document: JobDocument, options: { claim?: boolean }): Promise<Buffer> {
+    await this.reach(`GET ${document.url}`);
+    const job = this.cloud.job(jobId);
+    if (options.claim) job.claimed = true;
+    job.downloads++;
+    const gone = job.plan.documentGoneAt;
+    if (gone !== undefined && this.world.elapsed() >= gone) {
+      job.goneAnswers++;
+      throw new HttpError(410, `GET ${document.url}: 410 the document was deleted`);
+    }
+    if (job.downloads === 1) return job.document;
+    if (job.servedWhole) job.refetches++;
+    if (!this.rng.chance(this.scenario.refetchAlteredChance)) return job.document;
+    // Another document: longer, shorter, or as long with other bytes.
+    const altered = Buffer.from(job.document);
+    const how = this.rng.int(0, 2);
+    if (how === 0) return Buffer.concat([altered, Buffer.alloc(this.rng.int(1, CHUNK_BYTES), 7)]);
+    if (how === 1 && altered.length > 1) return altered.subarray(0, this.rng.int(0, altered.length - 1));
+    altered[this.rng.int(0, altered.length - 1)] = 0xfe;
+    return altered;
+  }
+
+  /** One chunk of a download arrives, or the connection is cut (an outage, a cut drawn). */
+  private async chunkArrives(document: JobDocument, signal?: AbortSignal): Promise<void> {
+    await this.world.delay(this.rng.int(0, 3));
+    if (signal?.aborted) throw signal.reason;
+    if (this.down() || this.rng.chance(this.scenario.downloadCutChance)) {
+      throw network(`GET ${document.url}`, 'ECONNRESET');
+    }
   }
 
   /** ChannelClient.claim: this connector is the only one, so a claim always succeeds. */

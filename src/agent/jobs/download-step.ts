@@ -1,15 +1,20 @@
 /**
- * The download step of a job: the document goes to the spool (claiming the job), or the job
+ * The download step of a job: the document is fetched (claiming the job) into memory when it is
+ * small and there is room (held-documents.ts: no spool file), else into the spool, or the job
  * records when to try again. A download the cloud never answered or the spool could not take
  * waits without counting as an attempt; after `jobs.download_attempts` counted failures the job
  * fails; a claim the cloud refused drops the job as another connector's; a document the cloud
  * refuses for good (any other 4xx: 404 no such job for this connector, 410 document deleted,
  * 403) fails the job at once with that reason, reported to the cloud once, never retried; so
  * does a document the download's check refused (document-check.ts: not of its type, or no page
- * of it selected).
+ * of it selected). Before a submission, ensureDocument fetches a document again that is neither
+ * in memory nor in the spool (a restart lost it), with the same rules.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeSpoolFile } from '../../client/channel-client.js';
 import { HttpError } from '../../client/http-base.js';
+import { sleep } from '../../lib/abort.js';
 import { backoffDelay } from '../../lib/backoff.js';
 import { errorMessage, isRetryable, PermanentError, RetryableError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
@@ -20,31 +25,47 @@ import type { HeldDocuments } from './held-documents.js';
 import type { JobOutcomes } from './job-outcomes.js';
 import type { JobRunnerDeps } from './job-runner-types.js';
 
+/** Where a job's document is spooled (when it is). */
+export function spoolTarget(spoolDir: string, job: LedgerJob): string {
+  return join(spoolDir, `${safeName(job.jobId)}.${safeName(job.offer.document.extension)}`);
+}
+
+/** ensureDocument's answer: the document is there (held or spooled), or the job as it now stands. */
+export type DocumentReady = { ready: true; job: LedgerJob } | { ready: false; job: LedgerJob };
+
 export class DownloadStep {
   /** Consecutive downloads per job that failed without counting as an attempt (cloud away, spool full). */
   private readonly waits = new Map<string, number>();
+  /** Counted failures per job of fetching a document again (this life only). */
+  private readonly refetches = new Map<string, number>();
+  private readonly writeSpool: (target: string, bytes: Buffer) => Promise<void>;
 
   constructor(
     private readonly deps: JobRunnerDeps,
     private readonly outcomes: JobOutcomes,
     /** Small documents kept in memory beside their spool file, for the submission. */
     private readonly held: HeldDocuments,
-  ) {}
+  ) {
+    this.writeSpool = deps.writeSpool ?? writeSpoolFile;
+  }
 
   /** Forgets a job that ended. */
   forget(jobId: string): void {
     this.waits.delete(jobId);
+    this.refetches.delete(jobId);
   }
 
   /** downloading -> spooled, or downloading with its next try recorded, or cancelled / failed. */
   async run(job: LedgerJob, stop: AbortSignal, log: Logger): Promise<LedgerJob> {
-    const target = join(
-      this.deps.spoolDir,
-      `${safeName(job.jobId)}.${safeName(job.offer.document.extension)}`,
-    );
+    const target = spoolTarget(this.deps.spoolDir, job);
+    let spoolPath: string | undefined = target;
     try {
       const bytes = await this.deps.download(job.offer, target, stop);
-      if (Buffer.isBuffer(bytes)) this.held.keep(job.jobId, bytes);
+      // In memory only when there is room; else written to the spool like a larger one.
+      if (Buffer.isBuffer(bytes)) {
+        if (this.held.keep(job.jobId, bytes)) spoolPath = undefined;
+        else await this.writeSpool(target, bytes);
+      }
     } catch (error) {
       if (error instanceof ClaimRefusedError) return this.refused(job, error.message, log);
       // Not what its job says (document-check.ts): sending it again cannot help.
@@ -59,8 +80,82 @@ export class DownloadStep {
       return this.failed(job, errorMessage(error), log);
     }
     this.waits.delete(job.jobId);
-    log.debug({ bytes: job.offer.document.size }, 'document spooled');
-    return this.deps.ledger.move(job.jobId, 'spooled', { spoolPath: target });
+    log.debug({ bytes: job.offer.document.size, inMemory: spoolPath === undefined }, 'document spooled');
+    return this.deps.ledger.move(job.jobId, 'spooled', spoolPath ? { spoolPath } : {});
+  }
+
+  /**
+   * Makes sure a `spooled` job's document is there for its submission: kept in memory, or in its
+   * spool file (always in the file for a backend that cannot send bytes). A small document kept
+   * only in memory that a restart lost, or a spool file gone missing, is fetched again from the
+   * cloud (the job is this connector's already; the SHA-256 is checked again). Not ready: the job
+   * ended (the cloud refused the document for good: failed; claimed by another connector:
+   * cancelled; after `jobs.download_attempts` counted failures: failed), or waited out a failed
+   * try (backoff from `jobs.retry_initial_ms`) and is unchanged.
+   */
+  async ensureDocument(
+    job: LedgerJob,
+    sendsBytes: boolean,
+    wake: AbortSignal,
+    log: Logger,
+  ): Promise<DocumentReady> {
+    const held = this.held.get(job.jobId);
+    if ((job.spoolPath && existsSync(job.spoolPath)) || (held && sendsBytes)) return { ready: true, job };
+    const target = spoolTarget(this.deps.spoolDir, job);
+    try {
+      let bytes = held;
+      if (!bytes) {
+        const fetched = await this.deps.download(job.offer, target, wake);
+        bytes = Buffer.isBuffer(fetched) ? fetched : undefined;
+        log.info({ bytes: job.offer.document.size, inMemory: bytes !== undefined }, 'document fetched again');
+        if (bytes && sendsBytes && this.held.keep(job.jobId, bytes)) return this.fetched(job);
+      }
+      if (bytes) await this.writeSpool(target, bytes);
+      this.deps.ledger.recordSpoolFile(job.jobId, target);
+      return this.fetched({ ...job, spoolPath: target });
+    } catch (error) {
+      return { ready: false, job: await this.refetchFailed(job, error, wake, log) };
+    }
+  }
+
+  private fetched(job: LedgerJob): DocumentReady {
+    this.refetches.delete(job.jobId);
+    this.waits.delete(job.jobId);
+    return { ready: true, job };
+  }
+
+  /** A failed fetch of a document again: the job ends, or waits for the next try (see ensureDocument). */
+  private async refetchFailed(
+    job: LedgerJob,
+    error: unknown,
+    wake: AbortSignal,
+    log: Logger,
+  ): Promise<LedgerJob> {
+    if (error instanceof ClaimRefusedError) return this.refused(job, error.message, log);
+    if (error instanceof DocumentRefusedError) return this.outcomes.fail(job, error.message, log);
+    if (isRefusedForGood(error) && !wake.aborted)
+      return this.outcomes.fail(job, `the cloud no longer has the document: ${error.message}`, log);
+    const notCounted =
+      (isUntrustedCloud(error) && !wake.aborted) ||
+      (error instanceof RetryableError && (error.code === 'network' || error.code === 'spool_write'));
+    if (!notCounted && (!isRetryable(error) || wake.aborted)) throw error;
+    const message = errorMessage(error);
+    const failures = (this.refetches.get(job.jobId) ?? 0) + (notCounted ? 0 : 1);
+    this.refetches.set(job.jobId, failures);
+    if (failures >= this.deps.jobs.download_attempts) {
+      return this.outcomes.fail(
+        job,
+        `could not fetch the document again after ${failures} attempts: ${message}`,
+        log,
+      );
+    }
+    const waits = (this.waits.get(job.jobId) ?? 0) + 1;
+    this.waits.set(job.jobId, waits);
+    const delayMs = backoffDelay(this.outcomes.backoff(), waits, this.deps.random);
+    log.warn({ error: message, delayMs }, 'fetching the document again failed; will try again');
+    this.outcomes.reportWaiting(job.jobId, error, delayMs);
+    await sleep(delayMs, wake).catch(() => {});
+    return this.outcomes.require(job.jobId);
   }
 
   /**

@@ -1,8 +1,8 @@
 /**
- * Small documents the agent keeps in memory after their download, beside their spool file (the
- * ledger's copy, which a restart and a resend read): the submission sends these bytes instead of
- * opening and reading the file again. Bounded in all, so many waiting jobs never hold much memory;
- * a document that does not fit is sent from its file as before. Forgotten once submitted.
+ * Small documents the agent keeps in memory after their download, with no spool file: the
+ * submission sends these bytes, and a restart (which loses them) fetches the document again from
+ * the cloud. Bounded in all, so many waiting jobs never hold much memory; a document that does not
+ * fit is written to its spool file and sent from it. Forgotten once the printer accepted the job.
  */
 
 /**

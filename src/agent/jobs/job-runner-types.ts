@@ -23,11 +23,19 @@ export interface JobRunnerDeps {
   ledger: JobLedger;
   emit: (jobId: string, event: NewJobEvent) => void;
   /**
-   * Downloads the document to `target`, claiming the job (ClaimRefusedError when the cloud refuses
-   * the claim); resolves with its bytes (a Buffer) when it also kept them in memory (a small document,
-   * held-documents.ts), which the submission then sends instead of reading the file.
+   * Downloads the document, claiming the job (ClaimRefusedError when the cloud refuses the claim):
+   * resolves with its bytes (a Buffer, SHA-256 checked) when it fetched them into memory and wrote
+   * no file (a small document, held-documents.ts), else with anything else once it is in `target`.
+   * Called again for a document a restart lost (the job is this connector's already).
    */
   download: (offer: JobOffer, target: string, signal: AbortSignal) => Promise<unknown>;
+  /**
+   * Writes a document held in memory to its spool file (when there is no room to keep it, or the
+   * backend needs a file); default writeSpoolFile (client/channel-client.ts).
+   */
+  writeSpool?: (target: string, bytes: Buffer) => Promise<void>;
+  /** The most small documents held in memory together; default HELD_DOCUMENTS_BYTES. */
+  heldDocumentsBytes?: number;
   /** Removes the undelivered events of a job (one the cloud refused us); returns how many. */
   discardEvents?: (jobId: string) => number;
   /** Applies the admin's capability overrides (tray names, disabled trays, papers) to a ticket. */

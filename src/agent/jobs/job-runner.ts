@@ -1,6 +1,6 @@
 /**
- * Takes one job from wherever the ledger says it is to a final state: download to the spool
- * (download-step.ts), submit with retry and backoff while the printer is busy or unreachable
+ * Takes one job from wherever the ledger says it is to a final state: download into memory (a
+ * small document) or the spool (download-step.ts), submit with retry and backoff while the printer is busy or unreachable
  * (submit-step.ts), watch it at the printer (watch-step.ts), report events through the
  * outbox, remove the spool file at the end. `submitting` is recorded before the job goes to the
  * printer, the printer's job id as soon as the printer names it (at Create-Job, before the
@@ -45,7 +45,7 @@ export class JobRunner {
 
   constructor(private readonly deps: JobRunnerDeps) {
     this.outcomes = new JobOutcomes(deps);
-    const held = new HeldDocuments();
+    const held = new HeldDocuments(deps.heldDocumentsBytes);
     this.downloads = new DownloadStep(deps, this.outcomes, held);
     this.submits = new SubmitStep(deps, this.outcomes, held);
     this.reconciler = new ReconcileStep(deps, this.outcomes);
@@ -92,7 +92,15 @@ export class JobRunner {
       // An interrupted submission is resolved first: the printer may already have the job.
       if (job.state === 'submitting') return this.reconciler.recover(job, backend, control.stop, log);
       if (control.cancelled()) return this.outcomes.cancel(job, log);
-      return this.submits.run(job, backend, control, log);
+      // A small document a restart lost from memory is fetched again first.
+      const document = await this.downloads.ensureDocument(
+        job,
+        backend.sendsDocumentBytes === true,
+        control.wake,
+        log,
+      );
+      if (!document.ready) return document.job;
+      return this.submits.run(document.job, backend, control, log);
     });
   }
 

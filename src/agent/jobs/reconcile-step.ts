@@ -139,14 +139,20 @@ export function judgeDocument(
     : { whole: false, why: 'the agent stopped before every byte left it' };
 }
 
-/** The spooled document's size in K octets (rounded up), or undefined when it cannot be read. */
-function spooledKOctets(job: LedgerJob): number | undefined {
-  if (!job.spoolPath) return undefined;
-  try {
-    return Math.ceil(statSync(job.spoolPath).size / 1024);
-  } catch {
-    return undefined;
+/**
+ * The document's size in K octets (rounded up): its spool file's, else (a small document kept in
+ * memory only, or a spool file gone) the offer's, which its SHA-256 check confirmed.
+ */
+function spooledKOctets(job: LedgerJob): number {
+  let size = job.offer.document.size;
+  if (job.spoolPath) {
+    try {
+      size = statSync(job.spoolPath).size;
+    } catch {
+      // No file: the offer's size.
+    }
   }
+  return Math.ceil(size / 1024);
 }
 
 /** A printer job created but still without its document (nothing printed; it only holds the printer). */

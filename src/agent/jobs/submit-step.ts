@@ -15,6 +15,7 @@ import type { PrinterBackend } from '../../printing/printer-backend.js';
 import type { PrintTicket } from '../../protocol/print-ticket.js';
 import type { LedgerJob } from '../../store/job-ledger.js';
 import type { JobOutcomes } from './job-outcomes.js';
+import { spoolTarget } from './download-step.js';
 import type { HeldDocuments } from './held-documents.js';
 import { type JobControl, type JobRunnerDeps, printerJobName } from './job-runner-types.js';
 
@@ -71,7 +72,7 @@ export class SubmitStep {
     try {
       const documentBytes = this.held.get(job.jobId);
       const submitted = await backend.submit({
-        documentPath: job.spoolPath as string,
+        documentPath: job.spoolPath ?? spoolTarget(this.deps.spoolDir, job),
         ...(documentBytes ? { documentBytes } : {}),
         documentFormat: job.offer.document.content_type,
         jobName: printerJobName(job.jobId),
@@ -88,7 +89,7 @@ export class SubmitStep {
         },
       });
       this.busyAnswers.delete(job.printerId);
-      // The printer has it; a resend after a crash or a repair reads the spool file.
+      // The printer has it (a repair after a restart that must resend it fetches it again).
       this.held.forget(job.jobId);
       const notes = [...warnings, ...(submitted.notApplied ?? [])];
       return this.outcomes.submittedAs(job, submitted.printerJobId, log, notes, submitted.state, sent);

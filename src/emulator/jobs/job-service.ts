@@ -141,8 +141,9 @@ export class JobService {
   }
 
   /**
-   * The job whose document the connector may download (it holds the claim); 410 when the file is
-   * gone. With `claim` (protocol 2, `?claim=1`) the download claims an unclaimed job first, as
+   * The job whose document the connector may download (it holds the claim, again as often as it
+   * needs: a connector that kept a small document only in memory fetches it again after a
+   * restart); 410 when the file is gone or the job ended. With `claim` (protocol 2, `?claim=1`) the download claims an unclaimed job first, as
    * POST .../claim would (409 when another connector holds it or the job ended).
    */
   documentFor(connector: ConnectorRecord, jobId: string, options: { claim?: boolean } = {}): JobRecord {
@@ -154,6 +155,10 @@ export class JobService {
     if (job.claimedBy !== connector.id)
       throw new ConflictError(`job ${jobId}: claim it before downloading`, 'job_id');
     if (job.fileDeleted) throw new GoneError(`job ${jobId}: the document was deleted`);
+    // An ended job (cancelled by its user, failed) prints no more: its holder, downloading it
+    // again after a restart, learns so instead of printing it.
+    if (isFinal(job.state))
+      throw new GoneError(`job ${jobId} already ended (${job.state}); its document is no longer served`);
     if (!existsSync(job.file.path)) this.failMissingDocument(job);
     return job;
   }

@@ -119,6 +119,7 @@ export class IppBackend implements PrinterBackend {
   private readonly logger: Logger;
   private attributes: PrinterAttributes | undefined;
   readonly reportsDocumentSent = true;
+  readonly sendsDocumentBytes = true;
 
   constructor(
     readonly uri: string,

@@ -8,7 +8,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Logger } from '../../log/logger.js';
 import type { PrinterAttributes } from '../printer-backend.js';
-import { encodeMessage, type IppAttribute, type IppMessage } from './ipp-codec.js';
+import { encodeAttributes, encodeRequest, type IppAttribute, type IppMessage } from './ipp-codec.js';
 import { attr, groupRecord, groupRecords, operationPreamble } from './ipp-attributes.js';
 import { OPERATION, TAG } from './ipp-constants.js';
 import { errorForStatus } from './ipp-errors.js';
@@ -86,10 +86,13 @@ export const IDLE_CONNECTION_MS = 4_000;
 export class IppClient {
   private readonly target: IppTarget;
   private readonly agent: HttpAgent;
+  /** The operation attributes every request starts with (charset, language, printer-uri), encoded once. */
+  private readonly operationStart: Buffer;
   private requestId = 0;
 
   constructor(private readonly options: IppClientOptions) {
     this.target = parseIppTarget(options.uri);
+    this.operationStart = encodeAttributes(operationPreamble(this.target.printerUri));
     const settings = { keepAlive: true, maxSockets: 2, maxFreeSockets: 2, timeout: IDLE_CONNECTION_MS };
     this.agent = this.target.secure ? new HttpsAgent(settings) : new HttpAgent(settings);
   }
@@ -270,15 +273,13 @@ export class IppClient {
     },
   ): Promise<IppMessage> {
     this.requestId = (this.requestId % 0x7fffffff) + 1;
-    const groups = [
-      { tag: TAG.OPERATION, attributes: [...operationPreamble(this.target.printerUri), ...operation] },
-    ];
-    if (extra.job && extra.job.length > 0) groups.push({ tag: TAG.JOB, attributes: extra.job });
-    const header = encodeMessage({
+    const header = encodeRequest({
       version: { major: 2, minor: 0 },
       code: operationId,
       requestId: this.requestId,
-      groups,
+      operationStart: this.operationStart,
+      operation,
+      job: extra.job,
     });
     const timeout = extra.documentPath
       ? (this.options.documentTimeoutMs ?? 600_000)

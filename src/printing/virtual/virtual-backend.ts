@@ -33,6 +33,7 @@ export class VirtualBackend implements PrinterBackend {
   private inner: Promise<IppBackend> | undefined;
   /** Jobs go through an IppBackend, which reports the document sent. */
   readonly reportsDocumentSent = true;
+  readonly sendsDocumentBytes = true;
 
   constructor(
     readonly uri: string,

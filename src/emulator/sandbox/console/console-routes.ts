@@ -16,6 +16,7 @@ import { errorResponses, otherContent } from '../../http/schemas.js';
 import type { TestClock } from '../clock/test-clock.js';
 import type { FaultSwitchboard } from '../faults/fault-switchboard.js';
 import { sandboxReader } from '../sandbox-access.js';
+import type { SandboxRecords } from '../sandbox-records.js';
 import { CONSOLE_CSP, renderConsolePage } from './console-page.js';
 import { CONSOLE_SCRIPT } from './console-script.js';
 import { consoleSnapshot } from './console-snapshot.js';
@@ -31,6 +32,7 @@ const AnyJson = T.Object({}, { additionalProperties: true });
 interface SandboxParts {
   clock: TestClock;
   faults: FaultSwitchboard;
+  records: SandboxRecords;
 }
 
 /** Registers the console's routes. */
@@ -95,7 +97,7 @@ export function registerConsoleRoutes(
     async (request, reply) => {
       const reader = await sandboxReader(request);
       const { id } = request.params as { id: string };
-      const job = context.store.jobs.findById(id.toLowerCase());
+      const job = parts.records.jobs.findById(id.toLowerCase());
       if (!job || (reader.organizationId !== undefined && job.organizationId !== reader.organizationId))
         throw new NotFoundError(`job ${id}`);
       if (job.fileDeleted || !existsSync(job.file.path))
@@ -121,7 +123,7 @@ export function registerConsoleRoutes(
     async (request) => {
       const reader = await sandboxReader(request);
       const { endpoint, event } = request.params as { endpoint: string; event: string };
-      const owner = context.store.webhookEndpoints.findById(endpoint.toLowerCase())?.organizationId;
+      const owner = parts.records.webhookEndpoints.findById(endpoint.toLowerCase())?.organizationId;
       if (owner === undefined || (reader.organizationId !== undefined && owner !== reader.organizationId))
         throw new NotFoundError(`webhook endpoint ${endpoint}`);
       return context.webhooks.retryEvent(owner, endpoint, event);
