@@ -16,7 +16,7 @@ import { SyncStateStore } from '../store/sync-state-store.js';
 import type { AgentContext, Running } from './agent-parts.js';
 import { retryBackoff } from './cloud-access.js';
 import { claimingDownload } from './jobs/claiming-download.js';
-import { InlineDocuments, inlineOrFetch, offerWithDocument } from './jobs/inline-documents.js';
+import { inlineOrFetch, offerWithDocument } from './jobs/inline-documents.js';
 import { checkDocument } from './jobs/document-check.js';
 import { SMALL_DOCUMENT_BYTES } from './jobs/held-documents.js';
 import { readHostFacts } from './connector/identity.js';

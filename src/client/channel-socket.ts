@@ -16,7 +16,6 @@ import {
   CHANNEL_PATHS,
   CHANNEL_PROTOCOL_PARAM,
   CONNECTOR_PROTOCOL_VERSION,
-  type JobOffer,
   type ServerMessage,
 } from '../protocol/connector-channel.js';
 import { trustedCas, untrustedCertificateError } from './cloud-trust.js';

@@ -55,7 +55,8 @@ export interface FaultRig {
 /** Starts printer, emulator, proxies and an app client signed in as alice. */
 export async function startFaultRig(
   jobs: Record<string, number> = {},
-  options: { copyStation?: boolean } = {},
+  /** `connectorProtocol`: the highest channel protocol the emulator speaks (default 3). */
+  options: { copyStation?: boolean; connectorProtocol?: number } = {},
 ): Promise<FaultRig> {
   const dir = mkdtempSync(join(tmpdir(), 'fault-rig-'));
   const printer = await startIppEvePrinter({ name: PRINTER_NAME });
@@ -64,6 +65,9 @@ export async function startFaultRig(
     dataDir: join(dir, 'emulator'),
     seed: defaultEmulatorSeed(),
     logger: silentLogger(),
+    ...(options.connectorProtocol === undefined
+      ? {}
+      : { connectorChannel: { maxProtocol: options.connectorProtocol } }),
   });
   const emulatorUrl = (await emulator.listen('127.0.0.1', 0)).replace(/\/+$/, '');
   const cloudProxy = new FaultProxy(Number(new URL(emulatorUrl).port));

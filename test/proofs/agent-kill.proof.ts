@@ -165,7 +165,10 @@ describe.skipIf(!enabled)(`agent SIGKILLed ${KILLS} times during ${JOBS} jobs${u
   let burners: CpuBurners | undefined;
 
   beforeAll(async () => {
-    rig = await startFaultRig({}, { copyStation: true });
+    // Protocol 2: the kill points `download` and `event-send` are HTTP exchanges the fault proxy
+    // sees; on protocol 3 a small job's document, claim and events travel as WebSocket frames,
+    // whose crash points the simulation covers (sim-channel.ts).
+    rig = await startFaultRig({}, { copyStation: true, connectorProtocol: 2 });
     // Bounded by the test's own timeout: they end by themselves if this process dies.
     burners = startCpuBurners(LOAD, 900);
   });

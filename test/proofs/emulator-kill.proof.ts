@@ -73,7 +73,17 @@ describe.skipIf(!enabled)(
     let burners: CpuBurners | undefined;
 
     const startEmulator = async () => {
-      const args = ['emulator', '--listen', `127.0.0.1:${port}`, '--data-dir', join(dir, 'emulator')];
+      // Protocol 2: the kill point after an event batch's answer is an HTTP exchange; on protocol
+      // 3 the batches travel as WebSocket frames (their cuts are the simulation's, sim-channel.ts).
+      const args = [
+        'emulator',
+        '--listen',
+        `127.0.0.1:${port}`,
+        '--data-dir',
+        join(dir, 'emulator'),
+        '--connector-protocol',
+        '2',
+      ];
       const started = new CliProcess([...args, '--db', join(dir, 'emulator.db')], {
         PRINTRELAY_LOG_LEVEL: 'warn',
       });

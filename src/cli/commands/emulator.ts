@@ -12,6 +12,7 @@
  * (emulator-sandbox.ts). Prints
  * `listening on <url>`; a signal closes it.
  */
+import { CONNECTOR_PROTOCOL_VERSION, INLINE_DOCUMENT_MAX_BYTES } from '../../protocol/connector-channel.js';
 import { readFileSync } from 'node:fs';
 import { ensurePrivateDir } from '../../lib/private-paths.js';
 import { join, resolve } from 'node:path';
@@ -47,6 +48,35 @@ interface EmulatorFlags extends LogFlags, OutboundFlags, CorsFlags {
   tlsKey?: string;
   /** A scenario file with --faults FILE, false with --no-faults. */
   faults?: string | false;
+  connectorProtocol: string;
+  inlineDocumentMax: string;
+}
+
+/** Largest --inline-document-max: documents beyond a few MiB belong to the REST download. */
+const MAX_INLINE_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The connector channel's settings of the flags (--connector-protocol, --inline-document-max);
+ * CliError naming the flag and its range for a bad value.
+ */
+export function channelSettings(flags: { connectorProtocol: string; inlineDocumentMax: string }): {
+  maxProtocol: number;
+  inlineDocumentBytes: number;
+} {
+  return {
+    maxProtocol: parseIntegerOption(
+      '--connector-protocol',
+      flags.connectorProtocol,
+      1,
+      CONNECTOR_PROTOCOL_VERSION,
+    ),
+    inlineDocumentBytes: parseIntegerOption(
+      '--inline-document-max',
+      flags.inlineDocumentMax,
+      0,
+      MAX_INLINE_DOCUMENT_BYTES,
+    ),
+  };
 }
 
 /** Registers `emulator`. */
@@ -65,6 +95,16 @@ export function registerEmulatorCommand(program: Command): void {
       '--registration-sheet-interval-s <s>',
       'at most one registration-code sheet per unknown card in this many seconds',
       '600',
+    )
+    .option(
+      '--connector-protocol <n>',
+      'highest connector channel protocol spoken (2 acts as an older cloud)',
+      String(CONNECTOR_PROTOCOL_VERSION),
+    )
+    .option(
+      '--inline-document-max <bytes>',
+      'largest document sent inline with its offer on a protocol-3 channel (0: none)',
+      String(INLINE_DOCUMENT_MAX_BYTES),
     )
     .option('--faults <file>', 'fault rules (YAML: version: 1, faults: [...]) in force from the start')
     .option('--no-faults', 'no console, fault switchboard or test clock under /_emulator/ (production-like)');
@@ -94,12 +134,14 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
     0,
     7 * 24 * 3600,
   );
+  const connectorChannel = channelSettings(flags);
   const { createEmulator } = await import('../../emulator/app.js');
   const emulator = await createEmulator({
     db,
     dataDir,
     seed,
     logger,
+    connectorChannel,
     ...servingOptions(flags, tls),
     webhooks,
     outboundAllow,

@@ -9,7 +9,11 @@ const items: JobEventBatchItem[] = [
 
 function rig(open = true) {
   const sent: AgentMessage[] = [];
-  const requests = new ChannelRequests({ send: (m) => (open ? (sent.push(m), true) : false) }, 1000);
+  const send = (m: AgentMessage) => {
+    if (open) sent.push(m);
+    return open;
+  };
+  const requests = new ChannelRequests({ send }, 1000);
   return { sent, requests };
 }
 

@@ -58,7 +58,11 @@ describe('inline documents', () => {
   it('a repeated offer neither replaces nor drops the document of the first', () => {
     const inline = new InlineDocuments(silentLogger());
     const known = new Set<string>();
-    const take = (o: JobOffer) => !known.has(o.job_id) && (known.add(o.job_id), true);
+    const take = (o: JobOffer) => {
+      if (known.has(o.job_id)) return false;
+      known.add(o.job_id);
+      return true;
+    };
     expect(offerWithDocument(take, inline, offer, bytes)).toBe(true);
     expect(offerWithDocument(take, inline, offer, bytes)).toBe(false);
     expect(inline.has('job-1')).toBe(true);
