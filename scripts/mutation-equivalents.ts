@@ -654,4 +654,19 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     replacement: 'true',
     why: 'for a reason never reported, now - undefined is NaN and NaN < repeatMs is false: the event is sent either way',
   },
+  {
+    file: 'jobs/reconcile-step.ts',
+    original: '!job.spoolPath',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: 'statSync(undefined) throws a TypeError, which the catch below answers with undefined too',
+  },
+  {
+    file: 'jobs/reconcile-step.ts',
+    original: '{\n    return undefined;\n  }',
+    mutator: 'BlockStatement',
+    replacement: '{}',
+    line: '} catch {',
+    why: 'an empty catch block falls off the end of the function, which answers undefined as well',
+  },
 ];

@@ -62,6 +62,17 @@ export interface IppJobCreated {
 /** Which jobs Get-Jobs lists. */
 export type WhichJobs = 'not-completed' | 'completed' | 'all';
 
+/** What Get-Jobs asks for by default: enough for findJobByName and a look at the queue. */
+const JOB_LIST_ATTRIBUTES = [
+  'job-id',
+  'job-name',
+  'job-state',
+  'job-state-reasons',
+  'job-impressions-completed',
+  'job-k-octets',
+  'number-of-documents',
+];
+
 /** Operations that may be sent twice: a stale kept-open connection is retried for them (ipp-transport.ts). */
 const REPEATABLE = new Set([
   OPERATION.GET_PRINTER_ATTRIBUTES,
@@ -198,23 +209,22 @@ export class IppClient {
     return groupRecord(response, TAG.JOB);
   }
 
-  /** Get-Jobs: one record per job, with job-id, job-name, job-state and the requested attributes. */
-  async getJobs(which: WhichJobs = 'all', signal?: AbortSignal): Promise<PrinterAttributes[]> {
+  /**
+   * Get-Jobs: one record per job, with job-id, job-name, job-state and the attributes findJobByName
+   * reads, or with `requested` only (job-id always added).
+   */
+  async getJobs(
+    which: WhichJobs = 'all',
+    signal?: AbortSignal,
+    requested?: string[],
+  ): Promise<PrinterAttributes[]> {
     const response = await this.call(
       'Get-Jobs',
       OPERATION.GET_JOBS,
       [
         attr(TAG.NAME, 'requesting-user-name', this.options.userName ?? 'printrelay'),
         attr(TAG.KEYWORD, 'which-jobs', which),
-        attr(TAG.KEYWORD, 'requested-attributes', [
-          'job-id',
-          'job-name',
-          'job-state',
-          'job-state-reasons',
-          'job-impressions-completed',
-          'job-k-octets',
-          'number-of-documents',
-        ]),
+        attr(TAG.KEYWORD, 'requested-attributes', requested ? ['job-id', ...requested] : JOB_LIST_ATTRIBUTES),
       ],
       { signal },
     );
