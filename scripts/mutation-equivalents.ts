@@ -48,6 +48,9 @@ const ERROR_RECORDED =
 const PROPERTIES_KEPT =
   'the properties member is then also kept as the field `properties`, which no rule reads';
 
+const FILLED_BY_MERGE =
+  'a capability without a default has a custom value (else the job is sent unchanged the line before), and mergeCustomCapabilities sets every custom value over the base anyway';
+
 export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
   {
     file: PR,
@@ -592,5 +595,78 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     mutator: 'OptionalChaining',
     replacement: 'next.trays[String(tray.index)]',
     why: 'applySimplifiedPatch always gives next its own trays object before patchTrays reads it',
+  },
+  {
+    file: 'src/protocol/blob-capabilities.ts',
+    original: "typeof v !== 'number'",
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    line: 'v < min || v > max',
+    why: 'Number.isInteger answers false for every value that is not a number, so the next check refuses it the same way',
+  },
+  {
+    file: 'jobs/job-outcomes.ts',
+    original: 'stateAtSubmit',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    line: 'if (stateAtSubmit)',
+    why: 'a job reaches submitted once (the ledger has no move back out of submitted), so no state of an earlier submission is there for the undefined to overwrite, and taking an undefined entry answers undefined as a missing one does',
+  },
+  {
+    file: 'jobs/ticket-overrides.ts',
+    original: '{\n      if (base[name] === undefined) Object.assign(base, { [name]: custom[name] });\n    }',
+    mutator: 'BlockStatement',
+    replacement: '{}',
+    why: FILLED_BY_MERGE,
+  },
+  {
+    file: 'jobs/ticket-overrides.ts',
+    original: 'base[name] === undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: FILLED_BY_MERGE,
+  },
+  {
+    file: 'jobs/ticket-overrides.ts',
+    original: '{ [name]: custom[name] }',
+    mutator: 'ObjectLiteral',
+    replacement: '{}',
+    why: FILLED_BY_MERGE,
+  },
+  {
+    file: 'jobs/waiting-report.ts',
+    original: '/^.*bad response from printer: /',
+    mutator: 'Regex',
+    replacement: '/.*bad response from printer: /',
+    why: "the phrase follows the IPP operation's name, which holds no line break, so the match starts at the first character with or without the anchor",
+  },
+  {
+    file: 'jobs/waiting-report.ts',
+    original: 'default:\n      return undefined;',
+    mutator: 'ConditionalExpression',
+    replacement: 'default:',
+    why: 'the last case falling through leaves the switch at the end of the function, which answers undefined too',
+  },
+  {
+    file: 'jobs/waiting-report.ts',
+    original: 'entry.reportedAt !== undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: 'for a reason never reported, now - undefined is NaN and NaN < repeatMs is false: the event is sent either way',
+  },
+  {
+    file: 'jobs/reconcile-step.ts',
+    original: '!job.spoolPath',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: 'statSync(undefined) throws a TypeError, which the catch below answers with undefined too',
+  },
+  {
+    file: 'jobs/reconcile-step.ts',
+    original: '{\n    return undefined;\n  }',
+    mutator: 'BlockStatement',
+    replacement: '{}',
+    line: '} catch {',
+    why: 'an empty catch block falls off the end of the function, which answers undefined as well',
   },
 ];

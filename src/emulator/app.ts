@@ -19,38 +19,18 @@ import { OutboundAddressPolicy } from './http/outbound-address-policy.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { PathOnlyLogController } from './http/request-log.js';
-import { assignmentRoutes } from './groups/assignment-routes.js';
-import { connectorChannelRoutes } from './connectors/connector-channel-routes.js';
-import { connectorJobRoutes } from './connectors/connector-job-routes.js';
-import { connectorAdminRoutes } from './connectors/connector-routes.js';
-import { driverRoutes } from './drivers/driver-routes.js';
-import { jwksRoutes } from './oauth/jwks-routes.js';
-import { oauthAuthorizeRoutes } from './oauth/authorize-routes.js';
-import { oauthClientRoutes } from './clients/client-routes.js';
-import { oauthPairRoutes } from './oauth/pairing-routes.js';
-import { oauthRevokeRoutes } from './oauth/revoke-routes.js';
-import { oauthTokenRoutes } from './oauth/token-routes.js';
-import { openidRoutes } from './oauth/openid-routes.js';
-import { printerCapabilityRoutes } from './printers/capability-routes.js';
-import { printerRoutes } from './printers/printer-routes.js';
-import { printingGroupRoutes } from './groups/group-routes.js';
-import { pullPrintingRoutes } from './pull/pull-printing-routes.js';
-import { sfapiRoutes } from './sfapi/sfapi-routes.js';
-import { usersMeRoutes } from './accounts/users-me-routes.js';
-import { accountUserRoutes } from './accounts/account-user-routes.js';
+import { registerRoutes } from './app-routes.js';
 import { AccountUserService } from './accounts/account-user-service.js';
 import { MembershipService } from './accounts/membership-service.js';
 import { InvitationService } from './accounts/invitation-service.js';
 import { MailOutbox } from './accounts/mail-outbox.js';
-import { invitationRoutes } from './accounts/invitation-routes.js';
-import { mailRoutes } from './accounts/mail-routes.js';
-import { partnerRoutes } from './partner/partner-routes.js';
 import { PartnerMemberService } from './partner/partner-member-service.js';
 import { PartnerOrganizationService } from './partner/partner-organization-service.js';
 import { AssignmentService } from './groups/assignment-service.js';
 import { AuthorizationCodeService } from './oauth/authorization-codes.js';
 import { startPrinterParts } from './printers/capability-service.js';
 import { ConnectorHub } from './connectors/connector-hub.js';
+import { readJobDocument } from './jobs/job-file.js';
 import { ConnectorService } from './connectors/connector-service.js';
 import { GroupService } from './groups/group-service.js';
 import { JobService } from './jobs/job-service.js';
@@ -66,7 +46,6 @@ import { UrlFetcher } from './files/url-fetcher.js';
 import { SessionService } from './oauth/sessions.js';
 import { startPullServices } from './pull/pull-services.js';
 import { PrintService } from './sfapi/print-service.js';
-import { webhookRoutes } from './webhooks/webhook-routes.js';
 import { type WebhookParts, startWebhookParts } from './webhooks/webhook-parts.js';
 import { CredentialGuard } from './store/credential-guard.js';
 import type { EmulatorOptions } from './emulator-options.js';
@@ -100,6 +79,7 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
   // answer, so a field a schema forgot is never silently dropped (fast-json-stringify would).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorate('emulator', context);
+  app.decorate('bearer', { tokens: context.tokens, callers: context.callers });
   app.decorateRequest('auth', null as never);
   installErrorHandlers(app);
   await registerCors(app, new CorsPolicy(context.store.db, options.corsOrigins));
@@ -108,7 +88,8 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
   await app.register(cookie, { secret: randomBytes(32).toString('base64url') });
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   await registerOpenApi(app);
-  await sandbox.register(app, context);
+  // The sandbox reads jobs, users and webhook endpoints through their faces (SandboxRecords).
+  await sandbox.register(app, context, context.store);
   await registerRoutes(app, context);
   // A keep-alive connection whose last response was still finishing when close() began is not
   // idle at that moment, so the server's one sweep of idle connections misses it and close()
@@ -141,38 +122,6 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
   };
 }
 
-async function registerRoutes(app: FastifyInstance, context: EmulatorContext): Promise<void> {
-  await app.register(oauthTokenRoutes, { context });
-  await app.register(jwksRoutes, { context });
-  // The OAuth authorization server.
-  await app.register(oauthPairRoutes, { context });
-  await app.register(oauthAuthorizeRoutes, { context });
-  await app.register(oauthRevokeRoutes, { context });
-  await app.register(oauthClientRoutes, { context });
-  await app.register(usersMeRoutes, { context });
-  await app.register(accountUserRoutes, { context });
-  await app.register(invitationRoutes, { context });
-  await app.register(mailRoutes, { context });
-  await app.register(partnerRoutes, { context });
-  await app.register(openidRoutes, { context });
-  await app.register(printerRoutes, { context });
-  // Capabilities, connectors and drivers of the admin API.
-  await app.register(printerCapabilityRoutes, { context });
-  await app.register(connectorAdminRoutes, { context });
-  await app.register(driverRoutes, { context });
-  // Printing groups, printing users and printer-group assignments.
-  await app.register(printingGroupRoutes, { context });
-  await app.register(assignmentRoutes, { context });
-  await app.register(connectorJobRoutes, { context });
-  await app.register(connectorChannelRoutes, { context });
-  // The print submission API and storage.
-  await app.register(sfapiRoutes, { context });
-  // Pull printing: /TPFM/, held queues, pairing and card claims.
-  await app.register(pullPrintingRoutes, { context });
-  // Webhook endpoints, settings, failed events and retries.
-  await app.register(webhookRoutes, { context });
-}
-
 async function createContext(
   options: EmulatorOptions,
 ): Promise<{ context: EmulatorContext; webhookParts: WebhookParts; sandbox: Sandbox }> {
@@ -192,7 +141,8 @@ async function createContext(
     const tokens = new TokenService(store, clock, logger, issuer, credentials, signIn, keyDir);
     await tokens.start();
     await warnOnLooseModes(secretPaths(options, keyDir, tokens.keyFiles()), logger);
-    const hub = new ConnectorHub(clock, logger, options.channelHeartbeatS);
+    const hub = new ConnectorHub(clock, logger, options.channelHeartbeatS, options.connectorChannel);
+    hub.setDocumentSource((jobId) => readJobDocument(store.jobs.findById(jobId)));
     const connectors = new ConnectorService(store, clock, logger);
     const printerParts = await startPrinterParts(store, store.connectors, clock, logger, options.driverDir);
     const printers = new PrinterService(store, store.connectors, clock, logger, printerParts);

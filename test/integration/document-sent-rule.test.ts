@@ -22,6 +22,11 @@ import { peersAvailable } from '../support/peers.js';
 const childScript = join(import.meta.dirname, 'document-sent-child.ts');
 /** Not a multiple of 1 KiB, like most real documents; large enough to need many socket writes. */
 const DOCUMENT_BYTES = 98_313;
+/**
+ * A small document (at most ONE_WRITE_MAX_BYTES): from memory after Create-Job it goes on the
+ * kept-open connection in one write with its request head.
+ */
+const SMALL_DOCUMENT_BYTES = 5_003;
 const enabled = peersAvailable('ippeveprinter');
 
 function runChild(env: Record<string, string>): Promise<{ out: string; signal: NodeJS.Signals | null }> {
@@ -40,6 +45,7 @@ describe.runIf(enabled)('a document is recorded sent only once the printer has a
   let printer: RunningIppEvePrinter;
   let dir: string;
   let documentPath: string;
+  let smallDocumentPath: string;
   let backend: IppBackend;
 
   beforeAll(async () => {
@@ -47,6 +53,8 @@ describe.runIf(enabled)('a document is recorded sent only once the printer has a
     dir = mkdtempSync(join(tmpdir(), 'sent-rule-'));
     documentPath = join(dir, 'document.bin');
     writeFileSync(documentPath, randomBytes(DOCUMENT_BYTES));
+    smallDocumentPath = join(dir, 'small.bin');
+    writeFileSync(smallDocumentPath, randomBytes(SMALL_DOCUMENT_BYTES));
     backend = new IppBackend(printer.uri, { logger: createLogger({ level: 'silent', pretty: false }) });
   });
 
@@ -83,20 +91,22 @@ describe.runIf(enabled)('a document is recorded sent only once the printer has a
     ['print-job', 'file'],
     ['create-job', 'memory'],
     ['print-job', 'memory'],
+    ['create-job', 'memory, one write'],
   ] as const) {
     for (const callback of ['sent', 'flushed'] as const) {
       it(`${mode} from ${from}: killed inside the ${callback} callback, the printer still has every byte`, async () => {
-        const jobName = `sent-rule-${mode}-${from}-${callback}`;
+        const small = from === 'memory, one write';
+        const jobName = `sent-rule-${mode}-${small ? 'small' : from}-${callback}`;
         const { out, signal } = await runChild({
           MODE: mode,
-          FROM_MEMORY: from === 'memory' ? '1' : '0',
+          FROM_MEMORY: from === 'file' ? '0' : '1',
           CALLBACK: callback,
           PRINTER_URI: printer.uri,
-          DOCUMENT_PATH: documentPath,
+          DOCUMENT_PATH: small ? smallDocumentPath : documentPath,
           JOB_NAME: jobName,
         });
         expect([out.trim(), signal]).toEqual([callback, 'SIGKILL']);
-        expect(await keptAtPrinter(jobName)).toBe(String(DOCUMENT_BYTES));
+        expect(await keptAtPrinter(jobName)).toBe(String(small ? SMALL_DOCUMENT_BYTES : DOCUMENT_BYTES));
       });
     }
   }

@@ -5,11 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { architectureDocViolations } from '../support/architecture-doc.js';
 import {
   crossDomainRepositoryImports,
+  crossDomainTableReads,
   sharedFolderViolations,
   storeReachIns,
   tableOwnerViolations,
 } from '../support/emulator-domains.js';
 import { checkArchitecture, cycles, readImports } from '../support/import-graph.js';
+import { wholeContextHolders } from '../support/context-holders.js';
 
 const srcDir = fileURLToPath(new URL('../../src/', import.meta.url));
 const rootDir = fileURLToPath(new URL('../../', import.meta.url));
@@ -51,14 +53,35 @@ describe('the architecture of src/', () => {
 });
 
 /**
- * The reach-ins through EmulatorStore into another domain's repository that are left to replace
- * with that domain's face (issue 23). The list only shrinks: a new reach-in fails the test, and
- * one replaced must leave the list.
+ * The modules outside the composition root (emulator/app.ts, emulator/app-routes.ts) that still
+ * hold the whole EmulatorContext (issue 23). The list only shrinks: a new holder fails the test,
+ * and one given its own narrow context must leave the list.
  */
-const STORE_REACH_INS_LEFT = [
-  'sandbox -> accounts: store.users',
-  'sandbox -> jobs: store.jobs',
-  'sandbox -> webhooks: store.webhookEndpoints',
+const WHOLE_CONTEXT_HOLDERS_LEFT = [
+  'imports the whole EmulatorContext: cli/demo-name-clash.ts',
+  'imports the whole EmulatorContext: cli/demo-stack.ts',
+  'imports the whole EmulatorContext: emulator/connectors/connector-channel-messages.ts',
+  'imports the whole EmulatorContext: emulator/connectors/connector-channel-routes.ts',
+  'imports the whole EmulatorContext: emulator/sandbox/console/console-routes.ts',
+  'imports the whole EmulatorContext: emulator/sandbox/console/console-snapshot.ts',
+  'imports the whole EmulatorContext: emulator/sandbox/faults/connector-faults.ts',
+  'imports the whole EmulatorContext: emulator/sandbox/faults/http-fault-hooks.ts',
+  'imports the whole EmulatorContext: emulator/sandbox/faults/job-faults.ts',
+  'imports the whole EmulatorContext: emulator/sandbox/faults/printer-faults.ts',
+  'imports the whole EmulatorContext: emulator/sandbox/faults/webhook-faults.ts',
+  'imports the whole EmulatorContext: emulator/sandbox/sandbox.ts',
+  'reaches the whole EmulatorContext through Fastify: cli/demo-stack.ts',
+];
+
+/**
+ * The emulator's files that still read another domain's table with their own SQL instead of its
+ * face. The list only shrinks: a new such read fails the test, and one replaced must leave it.
+ */
+const TABLE_READS_LEFT = [
+  'emulator/drivers/driver-repo.ts reads printers (owner printers)',
+  'emulator/groups/assignment-repo.ts reads printers (owner printers)',
+  'emulator/http/cors-policy.ts reads oauth_clients (owner clients)',
+  'emulator/pull/held-jobs/pull-printer-repo.ts reads printer_settings (owner printers)',
 ];
 
 describe("the emulator's domains", () => {
@@ -77,8 +100,30 @@ describe("the emulator's domains", () => {
     expect(crossDomainRepositoryImports(edges)).toEqual([]);
   });
 
-  it("reach no further through the store into another domain's repositories than the known list", () => {
-    expect(storeReachIns(sources)).toEqual(STORE_REACH_INS_LEFT);
+  it("never reach through the store into another domain's repositories (each goes through the owner's face)", () => {
+    expect(storeReachIns(sources)).toEqual([]);
+  });
+
+  it("read another domain's tables by their own SQL no further than the known list", () => {
+    expect(crossDomainTableReads(sources)).toEqual(TABLE_READS_LEFT);
+  });
+
+  it('still find a reach-in added to the real sources (the check reads the real store, so none found means none)', () => {
+    const added = new Map(sources);
+    added.set(
+      'emulator/sandbox/faults/added-rule.ts',
+      'const job = context.store.jobs.findById(id); const own = this.store.webhookEndpoints;',
+    );
+    added.set('emulator/jobs/added-offer.ts', 'this.store.jobs.findById(id); store.printers.findById(id);');
+    expect(storeReachIns(added)).toEqual([
+      'jobs -> printers: store.printers',
+      'sandbox -> jobs: store.jobs',
+      'sandbox -> webhooks: store.webhookEndpoints',
+    ]);
+  });
+
+  it('get only the context they use: no module but the composition root holds the whole EmulatorContext', () => {
+    expect(wholeContextHolders(sources, edges)).toEqual(WHOLE_CONTEXT_HOLDERS_LEFT);
   });
 });
 
@@ -164,6 +209,39 @@ describe('the domain checks, on fixtures that break each rule on purpose', () =>
     ]);
     expect(crossDomainRepositoryImports(edges)).toEqual([
       'type repository of printers imported by emulator/jobs/job-service.ts: emulator/printers/printer-repo.ts (use emulator/printers/printers-face.ts)',
+    ]);
+  });
+
+  it('finds a module holding the whole context, by import or through the Fastify instance', () => {
+    const sources = new Map([
+      ['emulator/app.ts', "import type { EmulatorContext } from './context.js';\napp.emulator.hub.stop();"],
+      ['emulator/app-routes.ts', "import type { EmulatorContext } from './context.js';"],
+      ['emulator/context.ts', 'declare module "fastify" { interface FastifyInstance { emulator: X } }'],
+      ['emulator/printers/printer-routes.ts', "import type { EmulatorContext } from '../context.js';"],
+      ['emulator/jobs/job-routes.ts', "import { type RoutePlugin } from '../http/route-plugin.js';"],
+      ['emulator/accounts/bearer-auth.ts', 'const t = await request.server.emulator.tokens.verify(x);'],
+      ['cli/demo.ts', "export type { EmulatorContext } from '../emulator/context.js';"],
+    ]);
+    expect(wholeContextHolders(sources, readImports(sources))).toEqual([
+      'imports the whole EmulatorContext: cli/demo.ts',
+      'imports the whole EmulatorContext: emulator/printers/printer-routes.ts',
+      'reaches the whole EmulatorContext through Fastify: emulator/accounts/bearer-auth.ts',
+    ]);
+  });
+
+  it("finds a domain reading another domain's table with its own SQL (joins included, the migrations left out)", () => {
+    const sources = new Map([
+      [
+        'emulator/sandbox/console/console-snapshot.ts',
+        "db.prepare('SELECT j.id, u.email FROM jobs j JOIN users u ON u.id = j.user_id')",
+      ],
+      ['emulator/jobs/job-repo.ts', "db.prepare('SELECT * FROM jobs WHERE id = ?')"],
+      ['emulator/accounts/user-repo.ts', "db.prepare('SELECT * FROM users WHERE id = ?')"],
+      ['emulator/store/migrations.ts', 'INSERT INTO jobs SELECT * FROM users;'],
+    ]);
+    expect(crossDomainTableReads(sources, { jobs: 'jobs', users: 'accounts' })).toEqual([
+      'emulator/sandbox/console/console-snapshot.ts reads jobs (owner jobs)',
+      'emulator/sandbox/console/console-snapshot.ts reads users (owner accounts)',
     ]);
   });
 

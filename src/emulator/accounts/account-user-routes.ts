@@ -8,11 +8,12 @@
  */
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { ForbiddenError } from '../../lib/errors.js';
-import type { EmulatorRoutePlugin } from '../context.js';
+import type { BaseUrlPolicy } from '../http/base-url.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
 import { requireScopes } from './bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
-import type { AccountCaller } from './account-user-service.js';
+import type { AccountCaller, AccountUserService } from './account-user-service.js';
 import { accountRequests, accountUserSchemas } from './account-schemas.js';
 import { operation } from '../http/schemas.js';
 
@@ -36,8 +37,14 @@ export function requireAccountAdmin(what: string): preHandlerAsyncHookHandler {
   };
 }
 
+/** What the account-user routes use. */
+export interface AccountUserRouteContext {
+  accountUsers: AccountUserService;
+  baseUrl: BaseUrlPolicy;
+}
+
 /** Registers the account-user routes. */
-export const accountUserRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+export const accountUserRoutes: RoutePlugin<AccountUserRouteContext> = async (app, { context }) => {
   const { accountUsers, baseUrl } = context;
   const auth = { preHandler: requireScopes(REQUIRED_SCOPE.account) };
 

@@ -34,7 +34,20 @@ export interface CallerRecords {
   clients: Pick<ClientCredentialReader, 'findById'>;
 }
 
+/**
+ * What bearer authentication uses: the token check of oauth/ and the callers. app.ts decorates
+ * the Fastify instance with it (`app.bearer`), so route modules need not pass it along.
+ */
+export interface BearerVerifier {
+  tokens: { verifyAccessToken(token: string): Promise<AccessTokenClaims> };
+  callers: CallerRecords;
+}
+
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Bearer authentication's token check and callers (set by createEmulator). */
+    bearer: BearerVerifier;
+  }
   interface FastifyRequest {
     /** Set by requireScopes; null on routes without bearer auth. */
     auth: AuthContext;
@@ -59,7 +72,7 @@ export async function authenticateRequest(
 ): Promise<AuthContext> {
   const token = bearerToken(request);
   if (token === undefined) throw invalidToken('an Authorization: Bearer token is required');
-  const claims = await request.server.emulator.tokens.verifyAccessToken(token);
+  const claims = await request.server.bearer.tokens.verifyAccessToken(token);
   const granted = claims.scopes.split(' ').filter((s) => s !== '');
   const auth =
     claims.tk === 'client' ? clientCaller(request, claims, granted) : userCaller(request, claims, granted);
@@ -70,7 +83,7 @@ export async function authenticateRequest(
 
 /** A user token's caller: its user must still exist in the token's organization. */
 function userCaller(request: FastifyRequest, claims: AccessTokenClaims, granted: string[]): AuthContext {
-  const user = request.server.emulator.callers.users.findById(claims.sub);
+  const user = request.server.bearer.callers.users.findById(claims.sub);
   if (!user || user.organizationId !== claims.org)
     throw invalidToken('the user of the token no longer exists');
   return {
@@ -89,7 +102,7 @@ function userCaller(request: FastifyRequest, claims: AccessTokenClaims, granted:
  * tokens of a deleted client do; a token naming no client of that organization is refused.
  */
 function clientCaller(request: FastifyRequest, claims: AccessTokenClaims, granted: string[]): AuthContext {
-  const client = request.server.emulator.callers.clients.findById(claims.sub);
+  const client = request.server.bearer.callers.clients.findById(claims.sub);
   if (!client || client.clientId !== claims.client_id || client.organizationId !== claims.org)
     throw invalidToken('the client of the token no longer exists');
   const action = `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`;

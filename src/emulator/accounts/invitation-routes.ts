@@ -12,7 +12,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GoneError, NotFoundError, ValidationError } from '../../lib/errors.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
-import type { EmulatorRoutePlugin } from '../context.js';
+import type { BaseUrlPolicy } from '../http/base-url.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
 import { requireScopes } from './bearer-auth.js';
 import { CSRF_FIELD, checkFormCsrf, issueFormCsrf } from '../http/form-csrf.js';
 import { envelope, parsePage, requestBaseUrl } from '../http/pagination.js';
@@ -34,8 +35,14 @@ import { operation } from '../http/schemas.js';
 
 type IdParams = { Params: { id: string } };
 
+/** What the invitation API and the acceptance page use. */
+export interface InvitationRouteContext {
+  invitations: InvitationService;
+  baseUrl: BaseUrlPolicy;
+}
+
 /** Registers the invitation API and the acceptance page. */
-export const invitationRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+export const invitationRoutes: RoutePlugin<InvitationRouteContext> = async (app, { context }) => {
   const { invitations, baseUrl } = context;
   const auth = { preHandler: [requireScopes(REQUIRED_SCOPE.account), requireAccountAdmin('invitations')] };
   const base = (request: FastifyRequest) => requestBaseUrl(request, baseUrl);

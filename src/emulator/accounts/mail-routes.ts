@@ -12,11 +12,12 @@ import { isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import { ForbiddenError } from '../../lib/errors.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
-import type { EmulatorRoutePlugin } from '../context.js';
+import type { BaseUrlPolicy } from '../http/base-url.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
 import { authenticateRequest } from './bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { renderMailPage } from '../web/mail-page.js';
-import type { Mail, MailFilter } from './mail-outbox.js';
+import type { Mail, MailFilter, MailOutbox } from './mail-outbox.js';
 import { mailSchema } from './account-schemas.js';
 import { operation } from '../http/schemas.js';
 
@@ -60,8 +61,14 @@ async function readerFilter(request: FastifyRequest): Promise<MailFilter> {
   return { organizationId: auth.organizationId };
 }
 
+/** What the outbox route uses. */
+export interface MailRouteContext {
+  mail: MailOutbox;
+  baseUrl: BaseUrlPolicy;
+}
+
 /** Registers the outbox route. */
-export const mailRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+export const mailRoutes: RoutePlugin<MailRouteContext> = async (app, { context }) => {
   const { mail, baseUrl } = context;
   app.get(
     '/_emulator/mail',

@@ -5,12 +5,14 @@
  * client_credentials token is no admin's: it has no user, so it gets 403 naming that rule.
  */
 import type { FastifyRequest } from 'fastify';
-import type { EmulatorRoutePlugin } from '../context.js';
+import type { BaseUrlPolicy } from '../http/base-url.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
 import { requireScopes } from '../accounts/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
 import type { Creator } from './client-creation-limits.js';
+import type { OAuthClientService } from './oauth-client-service.js';
 import { clientRequests, clientSchemas } from './client-schemas.js';
 import { operation } from '../http/schemas.js';
 
@@ -18,8 +20,14 @@ interface IdParams {
   Params: { clientId: string };
 }
 
+/** What the client-management routes use. */
+export interface ClientRouteContext {
+  oauthClients: OAuthClientService;
+  baseUrl: BaseUrlPolicy;
+}
+
 /** Registers the client-management routes. */
-export const oauthClientRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+export const oauthClientRoutes: RoutePlugin<ClientRouteContext> = async (app, { context }) => {
   const service = context.oauthClients;
   const auth = { preHandler: [requireScopes(REQUIRED_SCOPE.account), requireAdmin] };
 

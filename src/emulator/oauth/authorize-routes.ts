@@ -9,14 +9,18 @@
  * tenant_mode single: a user of another organization gets access_denied at the redirect URI.
  */
 import type { FastifyReply } from 'fastify';
-import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
+import type { Logger } from '../../log/logger.js';
+import type { UserSignIn } from '../accounts/user-sign-in.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
+import type { AuthorizationCodeService } from './authorization-codes.js';
 import {
   type AuthorizeRequest,
   authorizeParams,
   checkAuthorizeRequest,
   denyRedirect,
 } from './authorize-request.js';
-import type { BrowserSession } from './sessions.js';
+import type { OAuthRecords } from './oauth-records.js';
+import type { BrowserSession, SessionService } from './sessions.js';
 import { tenantAllows } from './token-service.js';
 import { renderConsentPage } from '../web/consent-page.js';
 import { renderErrorPage } from '../web/error-page.js';
@@ -33,8 +37,17 @@ const AUTHORIZE_PATH = '/oauth/authorize';
 const LOGIN_PATH = '/oauth/login/';
 const SIGNED_IN_PATH = '/oauth/login/done/';
 
+/** What /oauth/authorize and /oauth/login/ use: the clients a request names, sign-in, sessions, codes. */
+export interface AuthorizeRouteContext {
+  records: Pick<OAuthRecords, 'clients'>;
+  signIn: UserSignIn;
+  sessions: SessionService;
+  authorizationCodes: AuthorizationCodeService;
+  logger: Logger;
+}
+
 /** Registers /oauth/authorize and /oauth/login/. */
-export const oauthAuthorizeRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+export const oauthAuthorizeRoutes: RoutePlugin<AuthorizeRouteContext> = async (app, { context }) => {
   const { sessions } = context;
 
   app.get(
@@ -42,7 +55,7 @@ export const oauthAuthorizeRoutes: EmulatorRoutePlugin = async (app, { context }
     { schema: operation('ShowAuthorizePage', oauthSchemas.browserPage, oauthRequests.authorizePage) },
     async (request, reply) => {
       const check = checkAuthorizeRequest(
-        context.store,
+        context.records,
         authorizeParams(request.query as Record<string, unknown>),
       );
       if (check.kind !== 'ok') return answerCheck(reply, check);
@@ -57,7 +70,7 @@ export const oauthAuthorizeRoutes: EmulatorRoutePlugin = async (app, { context }
     { schema: operation('SubmitConsent', oauthSchemas.browserPage, oauthRequests.consent) },
     async (request, reply) => {
       const form = formFields(request.body);
-      const check = checkAuthorizeRequest(context.store, authorizeParams(form));
+      const check = checkAuthorizeRequest(context.records, authorizeParams(form));
       if (check.kind !== 'ok') return answerCheck(reply, check);
       let session = sessions.current(request);
       if (!sessions.checkCsrf(session, form['csrf_token'])) return csrfPage(reply);
@@ -118,7 +131,7 @@ export const oauthAuthorizeRoutes: EmulatorRoutePlugin = async (app, { context }
 
 function afterSignIn(
   reply: FastifyReply,
-  context: EmulatorContext,
+  context: AuthorizeRouteContext,
   session: BrowserSession,
   request: AuthorizeRequest,
 ): FastifyReply {
@@ -135,7 +148,7 @@ function afterSignIn(
 
 function issueCode(
   reply: FastifyReply,
-  context: EmulatorContext,
+  context: AuthorizeRouteContext,
   session: BrowserSession,
   request: AuthorizeRequest,
 ): FastifyReply {

@@ -5,14 +5,25 @@
  * the public URL (or the request's origin); the issuer is the tokens' `iss`.
  */
 import type { FastifyRequest } from 'fastify';
-import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
+import type { BaseUrlPolicy } from '../http/base-url.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
+import type { TokenService } from './token-service.js';
 import { requestBaseUrl } from '../http/pagination.js';
 import { operation } from '../http/schemas.js';
 import { DEFAULT_GRANTABLE_SCOPES } from '../../protocol/oauth-scopes.js';
 import { oauthSchemas } from './oauth-schemas.js';
 
+/** What the discovery documents use: the tokens' issuer and the public base URL. */
+export interface OpenIdRouteContext {
+  tokens: TokenService;
+  baseUrl: BaseUrlPolicy;
+}
+
 /** The metadata document for a request. */
-export function serverMetadata(request: FastifyRequest, context: EmulatorContext): Record<string, unknown> {
+export function serverMetadata(
+  request: FastifyRequest,
+  context: OpenIdRouteContext,
+): Record<string, unknown> {
   const base = requestBaseUrl(request, context.baseUrl);
   return {
     issuer: context.tokens.issuer,
@@ -54,7 +65,7 @@ export function serverMetadata(request: FastifyRequest, context: EmulatorContext
 }
 
 /** Registers the discovery documents. */
-export const openidRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+export const openidRoutes: RoutePlugin<OpenIdRouteContext> = async (app, { context }) => {
   const documents: [string, string][] = [
     ['/.well-known/openid-configuration', 'GetOpenIdConfiguration'],
     ['/.well-known/oauth-authorization-server', 'GetAuthorizationServerMetadata'],

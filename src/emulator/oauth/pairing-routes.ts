@@ -9,11 +9,14 @@
  */
 import type { FastifyReply } from 'fastify';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors.js';
-import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
+import type { UserSignIn } from '../accounts/user-sign-in.js';
+import type { BaseUrlPolicy } from '../http/base-url.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
 import { OAuthError, oauthEndpoint } from '../http/http-errors.js';
 import { requestBaseUrl } from '../http/pagination.js';
-import { PAIRING_PAGE_PATH, normalizePairingCode } from './pairing.js';
-import type { BrowserSession } from './sessions.js';
+import { PAIRING_PAGE_PATH, type PairingService, normalizePairingCode } from './pairing.js';
+import type { BrowserSession, SessionService } from './sessions.js';
+import type { TokenService } from './token-service.js';
 import { renderErrorPage } from '../web/error-page.js';
 import {
   renderPairingConfirmPage,
@@ -26,8 +29,17 @@ import { oauthRequests } from './oauth-request-schemas.js';
 import { oauthSchemas } from './oauth-schemas.js';
 import { operation } from '../http/schemas.js';
 
+/** What /oauth/pair/ and the pairing pages use. */
+export interface PairingRouteContext {
+  tokens: TokenService;
+  pairings: PairingService;
+  sessions: SessionService;
+  signIn: UserSignIn;
+  baseUrl: BaseUrlPolicy;
+}
+
 /** Registers /oauth/pair/ and the pairing pages. */
-export const oauthPairRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+export const oauthPairRoutes: RoutePlugin<PairingRouteContext> = async (app, { context }) => {
   const { sessions } = context;
 
   app.post(
@@ -85,7 +97,7 @@ export const oauthPairRoutes: EmulatorRoutePlugin = async (app, { context }) => 
 
 function decide(
   reply: FastifyReply,
-  context: EmulatorContext,
+  context: PairingRouteContext,
   session: BrowserSession,
   code: string,
   approve: boolean,
@@ -111,7 +123,7 @@ function decide(
 
 function sendPairingPage(
   reply: FastifyReply,
-  context: EmulatorContext,
+  context: PairingRouteContext,
   session: BrowserSession,
   code: string,
   error: string | undefined,

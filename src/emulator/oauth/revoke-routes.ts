@@ -5,7 +5,11 @@
  * section 2.2), so the answer reveals nothing.
  */
 import { decodeJwt } from 'jose';
-import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Logger } from '../../log/logger.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
+import type { RefreshTokenRepo } from './refresh-token-repo.js';
+import type { TokenService } from './token-service.js';
 import { OAuthError, oauthEndpoint } from '../http/http-errors.js';
 import type { OAuthClient } from '../clients/clients-face.js';
 import { clientCredentials, formFields } from './token-routes.js';
@@ -13,8 +17,16 @@ import { oauthRequests } from './oauth-request-schemas.js';
 import { oauthSchemas } from './oauth-schemas.js';
 import { operation } from '../http/schemas.js';
 
+/** What the revocation endpoint uses. */
+export interface RevokeRouteContext {
+  tokens: TokenService;
+  refreshTokens: RefreshTokenRepo;
+  clock: Clock;
+  logger: Logger;
+}
+
 /** Registers the revocation endpoint. */
-export const oauthRevokeRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+export const oauthRevokeRoutes: RoutePlugin<RevokeRouteContext> = async (app, { context }) => {
   app.post(
     '/oauth/revoke',
     { schema: operation('RevokeToken', oauthSchemas.revoke, oauthRequests.revoke) },
@@ -38,15 +50,19 @@ export const oauthRevokeRoutes: EmulatorRoutePlugin = async (app, { context }) =
   );
 };
 
-function revokeRefresh(context: EmulatorContext, client: OAuthClient, token: string): boolean {
-  const record = context.store.refreshTokens.find(token);
+function revokeRefresh(context: RevokeRouteContext, client: OAuthClient, token: string): boolean {
+  const record = context.refreshTokens.find(token);
   if (!record || record.clientId !== client.clientId) return false;
-  context.store.refreshTokens.revokeFamily(record.familyId, context.clock.now());
+  context.refreshTokens.revokeFamily(record.familyId, context.clock.now());
   context.logger.info({ client: client.clientId }, 'refresh token family revoked');
   return true;
 }
 
-async function revokeAccess(context: EmulatorContext, client: OAuthClient, token: string): Promise<boolean> {
+async function revokeAccess(
+  context: RevokeRouteContext,
+  client: OAuthClient,
+  token: string,
+): Promise<boolean> {
   if (token.split('.').length !== 3) return false;
   try {
     await context.tokens.verifyAccessToken(token);

@@ -5,13 +5,23 @@
  * (services/authorization-codes.ts) and client_credentials. Errors follow RFC 6749 section 5.2.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
+import type { AuthorizationCodeService } from './authorization-codes.js';
+import type { PairingService } from './pairing.js';
+import type { TokenService } from './token-service.js';
 import { OAuthError, oauthEndpoint } from '../http/http-errors.js';
 import type { OAuthClient } from '../clients/clients-face.js';
 import type { TokenResponse } from './token-types.js';
 import { oauthRequests } from './oauth-request-schemas.js';
 import { oauthSchemas } from './oauth-schemas.js';
 import { operation } from '../http/schemas.js';
+
+/** What the token endpoint uses: the grants' services. */
+export interface TokenRouteContext {
+  tokens: TokenService;
+  pairings: PairingService;
+  authorizationCodes: AuthorizationCodeService;
+}
 
 /** A parsed form body. */
 export type Form = Record<string, string | undefined>;
@@ -23,7 +33,7 @@ export type Form = Record<string, string | undefined>;
 export type GrantHandler = (
   client: OAuthClient,
   form: Form,
-  context: EmulatorContext,
+  context: TokenRouteContext,
   source: string,
 ) => Promise<TokenResponse>;
 
@@ -62,7 +72,7 @@ export const grantHandlers = new Map<string, GrantHandler>([
 ]);
 
 /** Registers the token endpoint. */
-export const oauthTokenRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+export const oauthTokenRoutes: RoutePlugin<TokenRouteContext> = async (app, { context }) => {
   app.post(
     '/oauth/access_token',
     { schema: operation('RequestAccessToken', oauthSchemas.token, oauthRequests.token) },
@@ -73,7 +83,7 @@ export const oauthTokenRoutes: EmulatorRoutePlugin = async (app, { context }) =>
 async function tokenEndpoint(
   request: FastifyRequest,
   reply: FastifyReply,
-  context: EmulatorContext,
+  context: TokenRouteContext,
 ): Promise<TokenResponse> {
   reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
   const form = formFields(request.body);

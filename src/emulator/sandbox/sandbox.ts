@@ -9,6 +9,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../lib/clock.js';
 import type { EmulatorContext } from '../context.js';
+import type { SandboxRecords } from './sandbox-records.js';
 import { registerClockRoutes } from './clock/clock-routes.js';
 import { TestClock } from './clock/test-clock.js';
 import type { FaultRuleDraft } from './faults/fault-rule.js';
@@ -36,8 +37,11 @@ export interface Sandbox {
   readonly enabled: boolean;
   /** Calls `listener` whenever the test clock moves (timers waiting for a time re-read it). */
   onClockAdvance(listener: () => void): void;
-  /** Registers the sandbox's routes and hooks; call before the service's routes. */
-  register(app: FastifyInstance, context: EmulatorContext): Promise<void>;
+  /**
+   * Registers the sandbox's routes and hooks; call before the service's routes. `records` are
+   * what it reads of other domains, through their faces (sandbox-records.ts).
+   */
+  register(app: FastifyInstance, context: EmulatorContext, records: SandboxRecords): Promise<void>;
 }
 
 /** Builds the sandbox over the injected base clock. */
@@ -54,16 +58,16 @@ export function createSandbox(base: Clock, options: SandboxOptions = {}): Sandbo
     onClockAdvance: (listener) => {
       clock.onAdvance(listener);
     },
-    register: async (app, context) => {
+    register: async (app, context, records) => {
       registerClockRoutes(app, clock);
       registerFaultRoutes(app, faults);
-      installHttpFaults(app, faults, context);
-      installJobFaults(faults, context);
+      installHttpFaults(app, faults, context, records);
+      installJobFaults(faults, context, records);
       installConnectorFaults(faults, context);
-      installWebhookFaults(faults, context);
+      installWebhookFaults(faults, context, records);
       const stopPrinterFaults = installPrinterFaults(faults, clock, context);
       app.addHook('onClose', async () => stopPrinterFaults());
-      registerConsoleRoutes(app, context, { clock, faults });
+      registerConsoleRoutes(app, context, { clock, faults, records });
     },
   };
 }

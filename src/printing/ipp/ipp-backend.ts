@@ -4,7 +4,8 @@
  * submit()); submit() sends the job with the ticket's job template attributes, logging the
  * options the printer cannot honour: Create-Job then Send-Document where the printer lists
  * Create-Job in operations-supported (the job id is known before any byte of the document goes
- * out), Print-Job otherwise. Holds no connections: close() only forgets the cached attributes.
+ * out), Print-Job otherwise. jobState() polls through JobStates (the polls of several jobs that
+ * come at once in one Get-Jobs). Holds no connections: close() ends the client's kept-open ones.
  */
 import type { Logger } from '../../log/logger.js';
 import type {
@@ -22,6 +23,7 @@ import { notAppliedLines, ticketToIpp } from '../translate/ticket-to-ipp.js';
 import { firstNumber, firstText, textList } from './ipp-attributes.js';
 import { IppClient, type IppClientOptions, type IppJobRequest } from './ipp-client.js';
 import { IppBusyError, IppRejectedError } from './ipp-errors.js';
+import { JobStates } from './ipp-job-states.js';
 import { OPERATION, STATUS } from './ipp-constants.js';
 import { RetryableError } from '../../lib/errors.js';
 
@@ -117,6 +119,8 @@ export async function findIppJobByName(
 export class IppBackend implements PrinterBackend {
   private readonly client: IppClient;
   private readonly logger: Logger;
+  /** Status polls of this printer's jobs, several at once in one Get-Jobs (ipp-job-states.ts). */
+  private readonly states: JobStates;
   private attributes: PrinterAttributes | undefined;
   readonly reportsDocumentSent = true;
   readonly sendsDocumentBytes = true;
@@ -127,6 +131,9 @@ export class IppBackend implements PrinterBackend {
   ) {
     this.logger = options.logger.child({ printer: uri.replace(/\?.*$/, '') });
     this.client = new IppClient({ ...options, uri, logger: this.logger });
+    this.states = new JobStates(this.client, JOB_STATE_ATTRIBUTES, () =>
+      this.attributes ? supportsOperation(this.attributes, OPERATION.GET_JOBS) : false,
+    );
   }
 
   /** The underlying client, for Validate-Job and Get-Jobs (crash recovery by job-name). */
@@ -193,9 +200,7 @@ export class IppBackend implements PrinterBackend {
   }
 
   async jobState(printerJobId: string, signal?: AbortSignal): Promise<BackendJobState> {
-    return jobStateOf(
-      await this.client.getJobAttributes(parseJobId(printerJobId), signal, JOB_STATE_ATTRIBUTES),
-    );
+    return jobStateOf(await this.states.state(parseJobId(printerJobId), signal));
   }
 
   findJobByName(jobName: string, signal?: AbortSignal): Promise<SubmittedJob | undefined> {

@@ -8,7 +8,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Logger } from '../../log/logger.js';
 import type { PrinterAttributes } from '../printer-backend.js';
-import { encodeMessage, type IppAttribute, type IppMessage } from './ipp-codec.js';
+import { encodeAttributes, encodeRequest, type IppAttribute, type IppMessage } from './ipp-codec.js';
 import { attr, groupRecord, groupRecords, operationPreamble } from './ipp-attributes.js';
 import { OPERATION, TAG } from './ipp-constants.js';
 import { errorForStatus } from './ipp-errors.js';
@@ -62,6 +62,17 @@ export interface IppJobCreated {
 /** Which jobs Get-Jobs lists. */
 export type WhichJobs = 'not-completed' | 'completed' | 'all';
 
+/** What Get-Jobs asks for by default: enough for findJobByName and a look at the queue. */
+const JOB_LIST_ATTRIBUTES = [
+  'job-id',
+  'job-name',
+  'job-state',
+  'job-state-reasons',
+  'job-impressions-completed',
+  'job-k-octets',
+  'number-of-documents',
+];
+
 /** Operations that may be sent twice: a stale kept-open connection is retried for them (ipp-transport.ts). */
 const REPEATABLE = new Set([
   OPERATION.GET_PRINTER_ATTRIBUTES,
@@ -86,10 +97,13 @@ export const IDLE_CONNECTION_MS = 4_000;
 export class IppClient {
   private readonly target: IppTarget;
   private readonly agent: HttpAgent;
+  /** The operation attributes every request starts with (charset, language, printer-uri), encoded once. */
+  private readonly operationStart: Buffer;
   private requestId = 0;
 
   constructor(private readonly options: IppClientOptions) {
     this.target = parseIppTarget(options.uri);
+    this.operationStart = encodeAttributes(operationPreamble(this.target.printerUri));
     const settings = { keepAlive: true, maxSockets: 2, maxFreeSockets: 2, timeout: IDLE_CONNECTION_MS };
     this.agent = this.target.secure ? new HttpsAgent(settings) : new HttpAgent(settings);
   }
@@ -195,23 +209,22 @@ export class IppClient {
     return groupRecord(response, TAG.JOB);
   }
 
-  /** Get-Jobs: one record per job, with job-id, job-name, job-state and the requested attributes. */
-  async getJobs(which: WhichJobs = 'all', signal?: AbortSignal): Promise<PrinterAttributes[]> {
+  /**
+   * Get-Jobs: one record per job, with job-id, job-name, job-state and the attributes findJobByName
+   * reads, or with `requested` only (job-id always added).
+   */
+  async getJobs(
+    which: WhichJobs = 'all',
+    signal?: AbortSignal,
+    requested?: string[],
+  ): Promise<PrinterAttributes[]> {
     const response = await this.call(
       'Get-Jobs',
       OPERATION.GET_JOBS,
       [
         attr(TAG.NAME, 'requesting-user-name', this.options.userName ?? 'printrelay'),
         attr(TAG.KEYWORD, 'which-jobs', which),
-        attr(TAG.KEYWORD, 'requested-attributes', [
-          'job-id',
-          'job-name',
-          'job-state',
-          'job-state-reasons',
-          'job-impressions-completed',
-          'job-k-octets',
-          'number-of-documents',
-        ]),
+        attr(TAG.KEYWORD, 'requested-attributes', requested ? ['job-id', ...requested] : JOB_LIST_ATTRIBUTES),
       ],
       { signal },
     );
@@ -270,15 +283,13 @@ export class IppClient {
     },
   ): Promise<IppMessage> {
     this.requestId = (this.requestId % 0x7fffffff) + 1;
-    const groups = [
-      { tag: TAG.OPERATION, attributes: [...operationPreamble(this.target.printerUri), ...operation] },
-    ];
-    if (extra.job && extra.job.length > 0) groups.push({ tag: TAG.JOB, attributes: extra.job });
-    const header = encodeMessage({
+    const header = encodeRequest({
       version: { major: 2, minor: 0 },
       code: operationId,
       requestId: this.requestId,
-      groups,
+      operationStart: this.operationStart,
+      operation,
+      job: extra.job,
     });
     const timeout = extra.documentPath
       ? (this.options.documentTimeoutMs ?? 600_000)

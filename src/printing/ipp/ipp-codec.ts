@@ -75,38 +75,73 @@ export function isCollection(value: IppValue): value is IppCollection {
 
 // ---------------------------------------------------------------- encoding
 
+/**
+ * Writes into one buffer that grows by doubling: no buffer per field, one copy at the end. A
+ * request's attributes are a few hundred bytes, so the first buffer usually holds them all.
+ */
 class ByteWriter {
-  private chunks: Buffer[] = [];
+  private buf = Buffer.allocUnsafe(512);
+  private length = 0;
+  private room(n: number): void {
+    if (this.length + n <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + n));
+    this.buf.copy(grown, 0, 0, this.length);
+    this.buf = grown;
+  }
   u8(value: number): void {
-    this.chunks.push(Buffer.from([value & 0xff]));
+    this.room(1);
+    this.buf[this.length++] = value & 0xff;
   }
   u16(value: number): void {
-    const b = Buffer.alloc(2);
-    b.writeUInt16BE(value);
-    this.chunks.push(b);
+    this.room(2);
+    this.buf.writeUInt16BE(value, this.length);
+    this.length += 2;
   }
   i32(value: number): void {
-    const b = Buffer.alloc(4);
-    b.writeInt32BE(value);
-    this.chunks.push(b);
+    this.room(4);
+    this.buf.writeInt32BE(value, this.length);
+    this.length += 4;
+  }
+  bytes(bytes: Buffer): void {
+    this.room(bytes.length);
+    bytes.copy(this.buf, this.length);
+    this.length += bytes.length;
+  }
+  /** A string as a 2-byte length and its UTF-8 bytes. */
+  text(value: string): void {
+    const size = Buffer.byteLength(value, 'utf8');
+    if (size > 0xffff) throw new RangeError('IPP value longer than 65535 bytes');
+    this.u16(size);
+    this.room(size);
+    this.length += this.buf.write(value, this.length, 'utf8');
   }
   lengthPrefixed(bytes: Buffer): void {
     if (bytes.length > 0xffff) throw new RangeError('IPP value longer than 65535 bytes');
     this.u16(bytes.length);
-    this.chunks.push(bytes);
+    this.bytes(bytes);
   }
+  /** The bytes written, copied out (the writer's buffer is larger). */
   result(): Buffer {
-    return Buffer.concat(this.chunks);
+    return Buffer.from(this.buf.subarray(0, this.length));
+  }
+}
+
+/** Writes one value with its 2-byte length; strings and integers without a buffer of their own. */
+function writeValue(w: ByteWriter, tag: number, value: IppValue): void {
+  if (tag === TAG.INTEGER || tag === TAG.ENUM) {
+    w.u16(4);
+    w.i32(value as number);
+  } else if (tag === TAG.BOOLEAN) {
+    w.u16(1);
+    w.u8(value ? 1 : 0);
+  } else if (typeof value === 'string' && !(tag >= 0x10 && tag <= 0x1f)) {
+    w.text(value);
+  } else {
+    w.lengthPrefixed(encodeValueBytes(tag, value));
   }
 }
 
 function encodeValueBytes(tag: number, value: IppValue): Buffer {
-  if (tag === TAG.INTEGER || tag === TAG.ENUM) {
-    const b = Buffer.alloc(4);
-    b.writeInt32BE(value as number);
-    return b;
-  }
-  if (tag === TAG.BOOLEAN) return Buffer.from([value ? 1 : 0]);
   if (tag === TAG.RESOLUTION) {
     const r = value as IppResolution;
     const b = Buffer.alloc(9);
@@ -142,15 +177,15 @@ function encodeDate(date: Date): Buffer {
 
 function writeAttribute(w: ByteWriter, attr: IppAttribute): void {
   attr.values.forEach((value, index) => {
-    const name = Buffer.from(index === 0 ? attr.name : '', 'utf8');
+    const name = index === 0 ? attr.name : '';
     if (attr.tag === TAG.BEGIN_COLLECTION) {
       w.u8(TAG.BEGIN_COLLECTION);
-      w.lengthPrefixed(name);
+      w.text(name);
       w.u16(0);
       for (const member of (value as IppCollection).members) {
         w.u8(TAG.MEMBER_NAME);
         w.u16(0);
-        w.lengthPrefixed(Buffer.from(member.name, 'utf8'));
+        w.text(member.name);
         writeAttribute(w, { ...member, name: '' });
       }
       w.u8(TAG.END_COLLECTION);
@@ -159,21 +194,63 @@ function writeAttribute(w: ByteWriter, attr: IppAttribute): void {
       return;
     }
     w.u8(attr.tag);
-    w.lengthPrefixed(name);
-    w.lengthPrefixed(encodeValueBytes(attr.tag, value));
+    w.text(name);
+    writeValue(w, attr.tag, value);
   });
 }
 
 /** Encodes a message (attribute groups and end tag, no document data). */
 export function encodeMessage(message: IppMessage): Buffer {
   const w = new ByteWriter();
-  w.u8(message.version.major);
-  w.u8(message.version.minor);
-  w.u16(message.code);
-  w.i32(message.requestId);
+  writeHead(w, message.version, message.code, message.requestId);
   for (const group of message.groups) {
     w.u8(group.tag);
     for (const attr of group.attributes) writeAttribute(w, attr);
+  }
+  w.u8(TAG.END_OF_ATTRIBUTES);
+  return w.result();
+}
+
+function writeHead(w: ByteWriter, version: IppMessage['version'], code: number, requestId: number): void {
+  w.u8(version.major);
+  w.u8(version.minor);
+  w.u16(code);
+  w.i32(requestId);
+}
+
+/** Attributes encoded once (no group tag), to start a request's operation group with encodeRequest. */
+export function encodeAttributes(attributes: IppAttribute[]): Buffer {
+  const w = new ByteWriter();
+  for (const attr of attributes) writeAttribute(w, attr);
+  return w.result();
+}
+
+/** A request whose operation group starts with attributes encoded beforehand. */
+export interface IppRequestParts {
+  version: IppMessage['version'];
+  code: number;
+  requestId: number;
+  /** The first operation attributes, encoded once (encodeAttributes): charset, language, printer-uri. */
+  operationStart: Buffer;
+  /** The request's own operation attributes, after `operationStart`. */
+  operation: IppAttribute[];
+  /** Job template attributes (a job group when not empty). */
+  job?: IppAttribute[];
+}
+
+/**
+ * Encodes a request the way encodeMessage would encode the same attributes, copying the part of
+ * the operation group that never changes for a printer instead of encoding it again.
+ */
+export function encodeRequest(parts: IppRequestParts): Buffer {
+  const w = new ByteWriter();
+  writeHead(w, parts.version, parts.code, parts.requestId);
+  w.u8(TAG.OPERATION);
+  w.bytes(parts.operationStart);
+  for (const attr of parts.operation) writeAttribute(w, attr);
+  if (parts.job && parts.job.length > 0) {
+    w.u8(TAG.JOB);
+    for (const attr of parts.job) writeAttribute(w, attr);
   }
   w.u8(TAG.END_OF_ATTRIBUTES);
   return w.result();

@@ -29,18 +29,35 @@ export function documentFromBytes(bytes: Buffer): DocumentSource {
 const TAIL_BYTES = 1024;
 
 /**
- * Writes the document to the request and calls `onFlushed` once every byte of it is with the
- * operating system (which delivers them even if this process dies right after). The body goes
- * chunk by chunk (pausing while the connection is full) up to its last TAIL_BYTES; once the write
- * callback says all of that left the process, the tail goes out with `req.end()`, which uncorks
- * the socket. When nothing is left in the socket's own buffer nor in libuv's queue right after
- * that call, the tail went to the kernel in that synchronous step and is recorded at once;
- * otherwise from the end callback (the request's `finish`). A write still corked or queued in
- * this process is never reported: a crash then would cut the document. Resolves once the request
- * finished.
+ * The largest document in memory sent in one write with its request head: half the 16 KiB send
+ * buffer Linux starts a TCP connection with (tcp_wmem), so on a kept-open connection whose
+ * earlier exchanges are answered the kernel takes the whole write at once and the flush is
+ * recorded in the same synchronous step. Larger documents go as body, then tail.
  */
-export async function streamDocument(document: DocumentSource, req: ClientRequest, onFlushed?: () => void) {
+export const ONE_WRITE_MAX_BYTES = 8 * 1024;
+
+/**
+ * Writes the request's IPP `header` and then the document to the request and calls `onFlushed`
+ * once every byte of it is with the operating system (which delivers them even if this process
+ * dies right after). A document in memory on a kept-open connection goes in one write with the
+ * header (sendInOneWrite) when it is small (ONE_WRITE_MAX_BYTES). Otherwise the body goes chunk by chunk (pausing while the connection
+ * is full) up to its last TAIL_BYTES; once the write callback says all of that left the process,
+ * the tail goes out with `req.end()`, which uncorks the socket. When nothing is left in the
+ * socket's own buffer nor in libuv's queue right after that call, the tail went to the kernel in
+ * that synchronous step and is recorded at once; otherwise from the end callback (the request's
+ * `finish`). A write still corked or queued in this process is never reported: a crash then would
+ * cut the document. Resolves once the request finished.
+ */
+export async function streamDocument(
+  document: DocumentSource,
+  req: ClientRequest,
+  header: Buffer,
+  onFlushed?: () => void,
+) {
   const { file, bytes, size } = document;
+  if (bytes && size <= ONE_WRITE_MAX_BYTES && (await onKeptOpenConnection(req)))
+    return sendInOneWrite(req, header, bytes, onFlushed);
+  req.write(header);
   const tailStart = Math.max(0, size - TAIL_BYTES);
   const tail = bytes ? bytes.subarray(tailStart) : await readTail(file as FileHandle, tailStart, size);
   try {
@@ -51,6 +68,15 @@ export async function streamDocument(document: DocumentSource, req: ClientReques
     throw error;
   }
   if (req.destroyed) throw new Error('connection closed while sending the document');
+  await endRecorded(req, tail, onFlushed);
+}
+
+/**
+ * Ends the request with `last` and calls `onFlushed` once every byte is with the operating
+ * system: in the same synchronous step when nothing was held back by the call, else from the
+ * end callback. Resolves once the request finished.
+ */
+async function endRecorded(req: ClientRequest, last: Buffer, onFlushed?: () => void): Promise<void> {
   let recorded = false;
   const record = () => {
     if (recorded) return;
@@ -58,13 +84,42 @@ export async function streamDocument(document: DocumentSource, req: ClientReques
     onFlushed?.();
   };
   const finished = new Promise<void>((resolve) => {
-    req.end(tail, () => {
+    req.end(last, () => {
       if (!req.destroyed) record();
       resolve();
     });
   });
   if (!req.destroyed && nothingHeldBack(req)) record();
   await finished;
+}
+
+/**
+ * Resolves true once the request has its socket when that is a kept-open connection already
+ * connected (a request's socket comes a tick after the request is made), false for a new
+ * connection; rejects when the request closes first.
+ */
+function onKeptOpenConnection(req: ClientRequest): Promise<boolean> {
+  const connected = () => req.reusedSocket && req.socket !== null && !req.socket.connecting;
+  if (req.socket) return Promise.resolve(connected());
+  return new Promise<boolean>((resolve, reject) => {
+    const onClose = () => reject(new Error('connection closed while sending the document'));
+    req.once('close', onClose);
+    req.once('socket', () => {
+      req.off('close', onClose);
+      resolve(connected());
+    });
+  });
+}
+
+/**
+ * A small document in memory on a kept-open connection: the request's head, IPP header and the
+ * whole document corked and sent with `req.end()` in one write (one system call instead of a
+ * write for the head and body and another for the tail), recorded flushed by endRecorded.
+ */
+async function sendInOneWrite(req: ClientRequest, header: Buffer, bytes: Buffer, onFlushed?: () => void) {
+  req.cork();
+  req.write(header);
+  await endRecorded(req, bytes, onFlushed);
 }
 
 /**

@@ -210,9 +210,8 @@ function exchangeOnce(
       );
     });
     if (target.secure && target.tlsFingerprint) pinFingerprint(req, target.tlsFingerprint, fail);
-    req.write(header);
     if (!document) {
-      req.end();
+      req.end(header);
       return;
     }
     document.streaming = true;
@@ -226,7 +225,7 @@ function exchangeOnce(
     };
     req.once('close', closeFile);
     const closed = new Promise<void>((resolve) => req.once('close', () => resolve()));
-    const streamed = streamDocument(document, req, options.onDocumentFlushed);
+    const streamed = streamDocument(document, req, header, options.onDocumentFlushed);
     documentDone = Promise.race([streamed.catch(() => undefined), closed]);
     streamed
       .catch((error) => {

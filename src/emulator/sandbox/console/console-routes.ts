@@ -13,12 +13,10 @@ import type { FastifyInstance } from 'fastify';
 import { GoneError, NotFoundError } from '../../../lib/errors.js';
 import type { EmulatorContext } from '../../context.js';
 import { errorResponses, otherContent } from '../../http/schemas.js';
-import type { TestClock } from '../clock/test-clock.js';
-import type { FaultSwitchboard } from '../faults/fault-switchboard.js';
 import { sandboxReader } from '../sandbox-access.js';
 import { CONSOLE_CSP, renderConsolePage } from './console-page.js';
 import { CONSOLE_SCRIPT } from './console-script.js';
-import { consoleSnapshot } from './console-snapshot.js';
+import { type ConsoleSources, consoleSnapshot } from './console-snapshot.js';
 
 /** How often an open stream looks for changes no signal announces (jobs, printers, mail, ...). */
 export const LIVE_CHECK_MS = 500;
@@ -28,10 +26,8 @@ const common = { tags: ['emulator'], security: [{}, { bearer: [] }] as Record<st
 const open = { tags: ['emulator'], security: [{}] as Record<string, string[]>[] };
 const AnyJson = T.Object({}, { additionalProperties: true });
 
-interface SandboxParts {
-  clock: TestClock;
-  faults: FaultSwitchboard;
-}
+/** The sandbox's parts the console reads: its clock, its rules and the records it is lent. */
+type SandboxParts = ConsoleSources;
 
 /** Registers the console's routes. */
 export function registerConsoleRoutes(
@@ -95,7 +91,7 @@ export function registerConsoleRoutes(
     async (request, reply) => {
       const reader = await sandboxReader(request);
       const { id } = request.params as { id: string };
-      const job = context.store.jobs.findById(id.toLowerCase());
+      const job = parts.records.jobs.findById(id.toLowerCase());
       if (!job || (reader.organizationId !== undefined && job.organizationId !== reader.organizationId))
         throw new NotFoundError(`job ${id}`);
       if (job.fileDeleted || !existsSync(job.file.path))
@@ -121,7 +117,7 @@ export function registerConsoleRoutes(
     async (request) => {
       const reader = await sandboxReader(request);
       const { endpoint, event } = request.params as { endpoint: string; event: string };
-      const owner = context.store.webhookEndpoints.findById(endpoint.toLowerCase())?.organizationId;
+      const owner = parts.records.webhookEndpoints.findById(endpoint.toLowerCase())?.organizationId;
       if (owner === undefined || (reader.organizationId !== undefined && owner !== reader.organizationId))
         throw new NotFoundError(`webhook endpoint ${endpoint}`);
       return context.webhooks.retryEvent(owner, endpoint, event);

@@ -11,6 +11,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EmulatorContext } from '../../context.js';
+import type { SandboxRecords } from '../sandbox-records.js';
 import { bearerToken } from '../../accounts/bearer-auth.js';
 import type { FaultKind } from './fault-rule.js';
 import type { FaultCaller, FaultSwitchboard, FaultTarget } from './fault-switchboard.js';
@@ -34,12 +35,13 @@ export function installHttpFaults(
   app: FastifyInstance,
   board: FaultSwitchboard,
   context: EmulatorContext,
+  records: SandboxRecords,
 ): void {
   const cuts = new WeakSet<FastifyRequest>();
   const slow = new WeakMap<FastifyRequest, number>();
   app.addHook('preValidation', async (request, reply) => {
     if (!board.has(HTTP_KINDS) || isSandboxPath(request)) return;
-    const rule = await board.take(HTTP_KINDS, requestTarget(request, context));
+    const rule = await board.take(HTTP_KINDS, requestTarget(request, context, records));
     if (!rule) return;
     reply.header(FAULT_HEADER, rule.id);
     request.log.info({ fault: rule.id, kind: rule.action.kind }, 'fault rule applied');
@@ -116,7 +118,11 @@ async function* slowly(source: AsyncIterable<Buffer> | Iterable<Buffer>, ms: num
 }
 
 /** What the switchboard may ask of a request. */
-function requestTarget(request: FastifyRequest, context: EmulatorContext): FaultTarget {
+function requestTarget(
+  request: FastifyRequest,
+  context: EmulatorContext,
+  records: SandboxRecords,
+): FaultTarget {
   let caller: Promise<FaultCaller | undefined> | undefined;
   const host = request.headers['x-host-id'];
   return {
@@ -124,7 +130,7 @@ function requestTarget(request: FastifyRequest, context: EmulatorContext): Fault
     ...(typeof host === 'string' ? { connector: host } : {}),
     mentions: (printerId) => mentions(request, printerId.toLowerCase()),
     caller: () => {
-      caller ??= callerOf(request, context);
+      caller ??= callerOf(request, context, records);
       return caller;
     },
   };
@@ -139,13 +145,17 @@ function mentions(request: FastifyRequest, id: string): boolean {
   return false;
 }
 
-async function callerOf(request: FastifyRequest, context: EmulatorContext): Promise<FaultCaller | undefined> {
+async function callerOf(
+  request: FastifyRequest,
+  context: EmulatorContext,
+  records: SandboxRecords,
+): Promise<FaultCaller | undefined> {
   const token = bearerToken(request);
   if (token === undefined) return undefined;
   try {
     const claims = await context.tokens.verifyAccessToken(token);
     if (claims.tk === 'client') return { organizationId: claims.org, clientId: claims.client_id };
-    const user = context.store.users.findById(claims.sub);
+    const user = records.users.findById(claims.sub);
     return {
       organizationId: claims.org,
       userId: claims.sub,

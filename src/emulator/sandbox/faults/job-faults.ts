@@ -7,16 +7,20 @@
  */
 import type { JobEvent } from '../../../protocol/connector-channel.js';
 import type { EmulatorContext } from '../../context.js';
+import type { SandboxRecords } from '../sandbox-records.js';
 import type { FaultSwitchboard } from './fault-switchboard.js';
 
 /** Installs the filter on the job service. */
-export function installJobFaults(board: FaultSwitchboard, context: EmulatorContext): void {
+export function installJobFaults(
+  board: FaultSwitchboard,
+  context: EmulatorContext,
+  records: SandboxRecords,
+): void {
   context.jobs.setReportFilter(async (jobId, event) => {
     if (event.kind !== 'completed' || !board.has(['end_job'])) return event;
-    const { store } = context;
-    const job = store.jobs.findById(jobId);
-    if (!job || job.finishedAt !== null || store.jobs.hasEvent(event.event_id)) return event;
-    const user = store.users.findById(job.userId);
+    const job = records.jobs.findById(jobId);
+    if (!job || job.finishedAt !== null || records.jobs.hasEvent(event.event_id)) return event;
+    const user = records.users.findById(job.userId);
     const rule = await board.take(['end_job'], {
       mentions: (printerId) => printerId.toLowerCase() === job.printerId,
       caller: async () => ({

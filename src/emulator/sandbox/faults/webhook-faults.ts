@@ -5,13 +5,18 @@
  * admin's rule by their organization's endpoints.
  */
 import type { EmulatorContext } from '../../context.js';
+import type { SandboxRecords } from '../sandbox-records.js';
 import type { FaultSwitchboard } from './fault-switchboard.js';
 
 /** Installs the filter on the webhook service. */
-export function installWebhookFaults(board: FaultSwitchboard, context: EmulatorContext): void {
+export function installWebhookFaults(
+  board: FaultSwitchboard,
+  context: EmulatorContext,
+  records: SandboxRecords,
+): void {
   context.webhooks.setAnswerFilter(async (endpointId, transcript) => {
     if (!board.has(['webhook_status'])) return transcript;
-    const endpoint = context.store.webhookEndpoints.findById(endpointId);
+    const endpoint = records.webhookEndpoints.findById(endpointId);
     if (!endpoint) return transcript;
     const rule = await board.take(['webhook_status'], {
       endpoint: endpointId,

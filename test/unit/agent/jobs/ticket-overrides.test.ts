@@ -7,7 +7,7 @@ import type {
 import { TicketOverrides } from '../../../../src/agent/jobs/ticket-overrides.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
-import { silentLogger } from '../../../../src/log/logger.js';
+import { createLogger, silentLogger } from '../../../../src/log/logger.js';
 import type {
   BlobCapabilities,
   SimplifiedCapabilities,
@@ -155,5 +155,90 @@ describe('TicketOverrides', () => {
       ticket: { copies: 1, color: true },
       warnings: [expect.stringContaining('holds none')],
     });
+  });
+
+  it('sends the ticket unchanged, naming them, when capabilities have neither a default nor a custom value', async () => {
+    const { fake, subject } = overrides();
+    const view = blobView() as unknown as Record<string, { default: unknown; custom: unknown }>;
+    view['papers'] = { default: null, custom: null };
+    view['resolutions'] = { default: null, custom: null };
+    fake.state.blob = view as unknown as CloudBlobCapabilities;
+    const ticket = { copies: 1, paper: { id: 9, name: 'A4' } };
+    expect(await subject.apply('p1', ticket)).toEqual({
+      ticket,
+      warnings: ['capabilities: no value for papers, resolutions; ticket sent unchanged'],
+    });
+  });
+
+  it("takes a capability's custom value when the printer reported no default for it", async () => {
+    const { fake, subject } = overrides();
+    const view = blobView() as unknown as Record<string, { default: unknown; custom: unknown }>;
+    view['papers'] = { default: null, custom: [defaults.papers[1]] };
+    fake.state.blob = view as unknown as CloudBlobCapabilities;
+    const adjusted = await subject.apply('p1', { copies: 1, paper: { id: 1, name: 'Letter' } });
+    expect(adjusted).toEqual({ ticket: { copies: 1, paper: { id: 1, name: 'Letter' } }, warnings: [] });
+  });
+
+  it('logs a warning naming the printer and the reason when the cloud cannot answer', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({
+      level: 'info',
+      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    });
+    const fake = fakeClient();
+    fake.state.error = new RetryableError('network', 'GET blob_capabilities: ECONNREFUSED');
+    const subject = new TicketOverrides({ client: fake.client, clock: new ManualClock(), logger });
+    await subject.apply('p1', { copies: 1 });
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        printer: 'p1',
+        error: 'GET blob_capabilities: ECONNREFUSED',
+        msg: 'printer capabilities unavailable',
+      }),
+    ]);
+  });
+
+  it('fetches again once exactly the TTL has passed', async () => {
+    const { clock, fake, subject } = overrides();
+    await subject.apply('p1', { copies: 1 });
+    clock.advance(59_999);
+    await subject.apply('p1', { copies: 1 });
+    expect(fake.state.fetches).toBe(1);
+    clock.advance(1);
+    await subject.apply('p1', { copies: 1 });
+    expect(fake.state.fetches).toBe(2);
+  });
+
+  it('keeps capabilities 60 s without a ttlMs, and for the ttlMs given', async () => {
+    const clock = new ManualClock();
+    const fake = fakeClient();
+    const byDefault = new TicketOverrides({ client: fake.client, clock, logger: silentLogger() });
+    await byDefault.apply('p1', { copies: 1 });
+    clock.advance(59_999);
+    await byDefault.apply('p1', { copies: 1 });
+    expect(fake.state.fetches).toBe(1);
+    clock.advance(1);
+    await byDefault.apply('p1', { copies: 1 });
+    expect(fake.state.fetches).toBe(2);
+
+    const short = new TicketOverrides({ client: fake.client, clock, logger: silentLogger(), ttlMs: 1_000 });
+    await short.apply('p1', { copies: 1 });
+    clock.advance(999);
+    await short.apply('p1', { copies: 1 });
+    expect(fake.state.fetches).toBe(3);
+    clock.advance(1);
+    await short.apply('p1', { copies: 1 });
+    expect(fake.state.fetches).toBe(4);
+  });
+
+  it('clear() empties the cache: every printer is fetched again', async () => {
+    const { fake, subject } = overrides();
+    await subject.apply('p1', { copies: 1 });
+    await subject.apply('p2', { copies: 1 });
+    subject.clear();
+    await subject.apply('p1', { copies: 1 });
+    await subject.apply('p2', { copies: 1 });
+    expect(fake.state.fetches).toBe(4);
   });
 });

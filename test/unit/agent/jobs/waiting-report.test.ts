@@ -37,6 +37,30 @@ describe('waitingReason', () => {
     expect(waitingReason(error)).toBe(reason);
   });
 
+  it.each([
+    ['ECONNREFUSED', 'connection refused'],
+    ['ECONNRESET', 'connection reset'],
+    ['EPIPE', 'connection reset'],
+    ['ETIMEDOUT', 'no answer'],
+    ['EHOSTUNREACH', 'host unreachable'],
+    ['ENETUNREACH', 'network unreachable'],
+    ['ENOTFOUND', 'name not found'],
+    ['EAI_AGAIN', 'name not found'],
+    ['EPROTO', 'EPROTO'],
+  ])('an unreachable printer whose connection failed with %s is offline (%s)', (code, words) => {
+    const error = new RetryableError('printer_unreachable', 'Create-Job: unreachable', { cause: { code } });
+    expect(waitingReason(error)).toBe(`printer offline (${words})`);
+  });
+
+  it("names an unreachable printer's own message when the failure carries no code", () => {
+    const noCause = new RetryableError('printer_unreachable', 'Create-Job: no route');
+    expect(waitingReason(noCause)).toBe('printer offline (Create-Job: no route)');
+    const noCode = new RetryableError('printer_unreachable', 'Create-Job: no route', {
+      cause: new Error('x'),
+    });
+    expect(waitingReason(noCode)).toBe('printer offline (Create-Job: no route)');
+  });
+
   it('rounds the retry up to whole seconds, at least 1', () => {
     expect(waitingMessage('printer offline (connection refused)', 7_200)).toBe(
       'waiting: printer offline (connection refused), retry in 8 s',
@@ -70,6 +94,21 @@ describe('WaitingReporter', () => {
       'waiting: printer answered garbage (truncated IPP message), retry in 1 s',
     ]);
     expect(sent.every(([id, e]) => id === 'j' && e.kind === 'waiting')).toBe(true);
+  });
+
+  it('counts the minute and the busy time from when they started, whatever the time of day', () => {
+    const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
+    const sent: string[] = [];
+    const reporter = new WaitingReporter({ emit: (_, e) => sent.push(e.message ?? ''), clock });
+    reporter.report('j', 'printer busy (server-error-busy)', 1_000);
+    clock.advance(5_000);
+    reporter.report('j', 'printer busy (server-error-busy)', 1_000);
+    clock.advance(59_999);
+    reporter.report('j', 'printer busy (server-error-busy)', 1_000);
+    expect(sent).toEqual(['waiting: printer busy (server-error-busy), retry in 1 s']);
+    clock.advance(1);
+    reporter.report('j', 'printer busy (server-error-busy)', 1_000);
+    expect(sent).toHaveLength(2);
   });
 
   it('reports a busy printer only after it stayed busy for 5 s', () => {

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { attr, attributesToRecord } from '../../../../src/printing/ipp/ipp-attributes.js';
 import {
   decodeMessage,
+  encodeAttributes,
   encodeMessage,
+  encodeRequest,
   IppDecodeError,
   IppIncompleteError,
   type IppMessage,
@@ -61,6 +63,69 @@ describe('ipp codec', () => {
       'job-uri': null,
       'job-hold-until-time': '2026-01-02T03:04:05.600Z',
     });
+  });
+
+  it('writes the RFC 8010 bytes: head, tags, 2-byte lengths, values, end tag', () => {
+    const bytes = encodeMessage({
+      version: { major: 2, minor: 0 },
+      code: 0x0009,
+      requestId: 7,
+      groups: [
+        {
+          tag: TAG.OPERATION,
+          attributes: [attr(TAG.INTEGER, 'job-id', 258), attr(TAG.KEYWORD, 'a', ['x', 'é'])],
+        },
+      ],
+    });
+    expect(bytes.toString('hex')).toBe(
+      [
+        '0200',
+        '0009',
+        '00000007',
+        '01',
+        '21',
+        '0006',
+        Buffer.from('job-id').toString('hex'),
+        '0004',
+        '00000102',
+      ]
+        .concat(['44', '0001', '61', '0001', '78', '44', '0000', '0002', 'c3a9', '03'])
+        .join(''),
+    );
+  });
+
+  it('encodes a request with its operation start encoded beforehand exactly as the whole message', () => {
+    const [operation, job] = message.groups as [IppMessage['groups'][0], IppMessage['groups'][0]];
+    const operationStart = encodeAttributes(operation.attributes.slice(0, 1));
+    const parts = {
+      version: message.version,
+      code: message.code,
+      requestId: message.requestId,
+      operationStart,
+    };
+    const request = encodeRequest({
+      ...parts,
+      operation: operation.attributes.slice(1),
+      job: job.attributes,
+    });
+    expect(request.equals(encodeMessage(message))).toBe(true);
+    const noJob = encodeRequest({ ...parts, operation: operation.attributes.slice(1), job: [] });
+    expect(noJob.equals(encodeMessage({ ...message, groups: [operation] }))).toBe(true);
+  });
+
+  it('grows past its first buffer and refuses a value longer than 65535 bytes', () => {
+    const long = 'ü'.repeat(20_000);
+    const many = Array.from({ length: 300 }, (_, i) => attr(TAG.KEYWORD, `k${i}`, long.slice(0, i)));
+    const big: IppMessage = {
+      ...message,
+      groups: [{ tag: TAG.JOB, attributes: [attr(TAG.TEXT, 't', long), ...many] }],
+    };
+    expect(decodeMessage(encodeMessage(big)).groups).toEqual(big.groups);
+    const tooLong = {
+      ...message,
+      groups: [{ tag: TAG.JOB, attributes: [attr(TAG.TEXT, 't', 'ü'.repeat(32_768))] }],
+    };
+    expect(() => encodeMessage(tooLong)).toThrow(RangeError);
   });
 
   it('reports every truncation point as IppIncompleteError', () => {
