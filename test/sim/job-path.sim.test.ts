@@ -32,12 +32,14 @@ describe('job path simulation', () => {
       let refetches = 0;
       let refetchSeeds = 0;
       let goneAnswers = 0;
+      let jobLists = 0;
       const list = seedList();
       for (const seed of list) {
         const result = await runSeed(seed, variant);
         refetches += result.refetches;
         refetchSeeds += result.refetches > 0 ? 1 : 0;
         goneAnswers += result.goneAnswers;
+        jobLists += result.jobLists;
         if (result.violations.length === 0) continue;
         const broken = result.violations.filter((v) => !v.limit);
         violations += broken.length;
@@ -51,11 +53,13 @@ describe('job path simulation', () => {
       for (const [id, found] of limitSeeds)
         console.log(`limit ${id} (${found.length}): seeds ${[...new Set(found)].join(' ')}`);
       console.log(
-        `simulation: ${list.length} seeds, ${violations} violations; documents fetched again after a crash: ${refetches} (in ${refetchSeeds} seeds), answered gone: ${goneAnswers}`,
+        `simulation: ${list.length} seeds, ${violations} violations; documents fetched again after a crash: ${refetches} (in ${refetchSeeds} seeds), answered gone: ${goneAnswers}; job states from one Get-Jobs: ${jobLists}`,
       );
       expect(failed.map((r) => r.seed)).toEqual([]);
       // The second download of a small document a crash lost from memory is exercised, not only modelled.
       if (list.length >= 500) expect(refetchSeeds).toBeGreaterThan(0);
+      // Polls of several jobs at one printer answered by one Get-Jobs are exercised too.
+      if (list.length >= 500) expect(jobLists).toBeGreaterThan(0);
     },
     30 * 60_000,
   );
