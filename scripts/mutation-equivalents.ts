@@ -654,4 +654,12 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     replacement: 'true',
     why: 'for a reason never reported, now - undefined is NaN and NaN < repeatMs is false: the event is sent either way',
   },
+  {
+    file: 'jobs/reconcile-step.ts',
+    original: 'job.spoolPath',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    line: 'if (job.spoolPath)',
+    why: "statSync(undefined) throws a TypeError, which the catch answers by keeping the offer's size, as a job without a spool file does",
+  },
 ];

@@ -15,6 +15,7 @@ import type { DataDirLock } from '../store/data-dir-lock.js';
 import type { IdentityStore } from '../store/identity-store.js';
 import type { JobLedger } from '../store/job-ledger.js';
 import type { Outbox } from '../store/outbox.js';
+import type { InlineDocuments } from './jobs/inline-documents.js';
 import type { JobFeed } from './jobs/job-feed.js';
 import type { JobLoop } from './jobs/job-loop.js';
 import type { OutboxSender } from './jobs/outbox-sender.js';
@@ -40,6 +41,11 @@ export interface AgentDeps {
   notifier?: ServiceNotifier;
   /** Keep retrying an unreachable cloud at start-up instead of failing; default false. */
   retryStartup?: boolean;
+  /**
+   * The highest connector channel protocol the agent asks for (default CONNECTOR_PROTOCOL_VERSION,
+   * 3); 2 makes it act as an agent of protocol 2 (compatibility tests, the benchmark's baseline).
+   */
+  channelProtocol?: number;
   /** Called with every copy session that recorded copies (tests, status pages). */
   onCopyRecorded?: CopyJobsDeps['onRecorded'];
 }
@@ -61,6 +67,8 @@ export interface Running {
   printers: Map<string, RegisteredPrinter>;
   loop?: JobLoop;
   feed?: JobFeed;
+  /** Small documents that came inline with their offers (protocol 3), until their download step takes them. */
+  inline: InlineDocuments;
   /** Keeps the cloud's printers true (configured + discovered); feeds `printers`. */
   sync?: PrinterSync;
   /** Admin overrides for tickets: the job runner calls `overrides.apply(printerId, ticket)` before submit. */

@@ -19,7 +19,9 @@ import type { AgentContext, StartingParts, Running } from './agent-parts.js';
 import { readCloudCa, retryBackoff, tokenGrants } from './cloud-access.js';
 import { jobFeed, jobLoop, startPrinterSync } from './connector-parts.js';
 import { readHostFacts } from './connector/identity.js';
-import { OutboxSender } from './jobs/outbox-sender.js';
+import { InlineDocuments } from './jobs/inline-documents.js';
+import type { JobFeed } from './jobs/job-feed.js';
+import { channelOrRest, OutboxSender } from './jobs/outbox-sender.js';
 import { Registration } from './connector/registration.js';
 import { retryUntilReachable } from './connector/startup-retry.js';
 import { countedGrants, observedTokens } from './control/agent-instruments.js';
@@ -33,6 +35,7 @@ export async function bringUp(ctx: AgentContext, r: StartingParts, signal?: Abor
   r.identity = new IdentityStore(r.db, ctx.clock);
   r.ledger = new JobLedger(r.db, ctx.clock);
   r.outbox = new Outbox(r.db, ctx.clock, retryBackoff(config));
+  r.inline = new InlineDocuments(logger);
   r.tokens = new TokenStore({
     path: join(dataDir, 'tokens.json'),
     grants: countedGrants(tokenGrants(config, ca), r.control.metrics),
@@ -68,7 +71,13 @@ export async function bringUp(ctx: AgentContext, r: StartingParts, signal?: Abor
   await startPrinterSync(ctx, r as Running, channel, signal);
   throwIfAborted(signal);
   const outbox = r.outbox;
-  r.sender = new OutboxSender(outbox, (items, s) => channel.postEvents(items, s), ctx.clock, logger);
+  // Event batches go on the channel while it speaks protocol 3, else over REST.
+  const post = channelOrRest(
+    () => r.feed?.channelCarriesRequests ?? false,
+    (items, s) => (r.feed as JobFeed).channelRequests.postEvents(items, s),
+    (items, s) => channel.postEvents(items, s),
+  );
+  r.sender = new OutboxSender(outbox, post, ctx.clock, logger);
   r.sender.start();
   r.loop = jobLoop(ctx, r as Running, channel);
   r.loop.start();

@@ -16,6 +16,7 @@ import { SyncStateStore } from '../store/sync-state-store.js';
 import type { AgentContext, Running } from './agent-parts.js';
 import { retryBackoff } from './cloud-access.js';
 import { claimingDownload } from './jobs/claiming-download.js';
+import { InlineDocuments, inlineOrFetch, offerWithDocument } from './jobs/inline-documents.js';
 import { checkDocument } from './jobs/document-check.js';
 import { SMALL_DOCUMENT_BYTES } from './jobs/held-documents.js';
 import { readHostFacts } from './connector/identity.js';
@@ -75,11 +76,22 @@ export function jobLoop(ctx: AgentContext, r: Running, channel: ChannelClient): 
     r.outbox.add(jobId, event);
     r.sender.notify({ urgent: FINAL_EVENT_KINDS.has(event.kind) });
   };
+  // A small document that came inline with its offer (protocol 3) is claimed on the channel and
+  // held in memory as a downloaded one; otherwise, or when that does not settle it, the claiming download.
+  const fetch = inlineOrFetch(
+    r.inline,
+    {
+      available: () => r.feed?.channelCarriesRequests ?? false,
+      claim: (jobId, s) => (r.feed as JobFeed).channelRequests.claim(jobId, s),
+    },
+    (offer, target, s) => claimingDownload(channel, offer, target, s, SMALL_DOCUMENT_BYTES),
+    logger,
+  );
   const runner = new JobRunner({
     ledger: r.ledger,
     emit,
     download: async (offer, target, s) => {
-      const bytes = await claimingDownload(channel, offer, target, s, SMALL_DOCUMENT_BYTES);
+      const bytes = await fetch(offer, target, s);
       r.control.metrics.downloaded(offer.document.size);
       await checkDocument(offer, target, bytes, s);
       return bytes;
@@ -115,12 +127,13 @@ export function jobFeed(ctx: AgentContext, r: Running, channel: ChannelClient, t
     pollWaitS: config.cloud.poll_interval_s,
     backoff: retryBackoff(config),
     logger,
-    onOffer: (offer) => r.loop?.offer(offer) ?? false,
+    onOffer: (offer, inline) => offerWithDocument((o) => r.loop?.offer(o) ?? false, r.inline, offer, inline),
     // Poll answers repeat pending jobs until their `received` (which claims them) arrives.
     onPolledOffers: () => r.sender.notify({ urgent: true }),
     onCancel: (jobId) => r.loop?.cancel(jobId),
     onUnknownConnector: () => void reRegister(ctx, r),
     ...(ctx.caPem ? { ca: ctx.caPem } : {}),
+    ...(ctx.deps.channelProtocol === undefined ? {} : { protocol: ctx.deps.channelProtocol }),
   });
 }
 

@@ -373,11 +373,17 @@ export async function writeSpoolFile(target: string, bytes: Buffer): Promise<voi
   }
 }
 
-/** The results of a batch answer, checked against what was sent; RetryableError when they do not fit. */
-function checkBatchResults(items: JobEventBatchItem[], answer: unknown): JobEventItemResult[] {
+/**
+ * The results of a batch answer (`{ results }`, over REST or the channel), checked against what
+ * was sent; RetryableError naming `where` when they do not fit.
+ */
+export function checkBatchResults(
+  items: JobEventBatchItem[],
+  answer: unknown,
+  where = `POST ${CHANNEL_PATHS.eventBatch}`,
+): JobEventItemResult[] {
   const results = (answer as Partial<JobEventBatchResult> | undefined)?.results;
-  const bad = (why: string) =>
-    new RetryableError('bad_answer', `POST ${CHANNEL_PATHS.eventBatch}: unexpected answer (${why})`);
+  const bad = (why: string) => new RetryableError('bad_answer', `${where}: unexpected answer (${why})`);
   if (!Array.isArray(results) || results.length !== items.length) {
     throw bad(`expected ${items.length} results`);
   }

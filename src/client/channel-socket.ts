@@ -1,6 +1,8 @@
 /**
- * The channel WebSocket (GET /connector/v1/channel): connects with the bearer token, answers
- * pings, hands offers and cancels to the caller, and reconnects with backoff when it drops.
+ * The channel WebSocket (GET /connector/v1/channel?protocol=3): connects with the bearer token,
+ * answers pings, hands the cloud's messages to the caller, and reconnects with backoff when it
+ * drops. On protocol 3 an offer marked `inline` is handed over together with the binary frame
+ * that follows it (any other frame in between: without it, the agent downloads the document).
  * `onState` tells the caller when it is up or down (the job feed polls while it is down).
  * start() opens it; stop() closes it and stops reconnecting.
  */
@@ -12,6 +14,9 @@ import {
   type AgentMessage,
   CHANNEL_CLOSE,
   CHANNEL_PATHS,
+  CHANNEL_PROTOCOL_PARAM,
+  CONNECTOR_PROTOCOL_VERSION,
+  type JobOffer,
   type ServerMessage,
 } from '../protocol/connector-channel.js';
 import { trustedCas, untrustedCertificateError } from './cloud-trust.js';
@@ -23,7 +28,8 @@ export interface ChannelSocketOptions {
   tokens: TokenSource;
   logger: Logger;
   backoff: BackoffPolicy;
-  onMessage: (message: ServerMessage) => void;
+  /** A message of the cloud; `inline` is the document that came with an inline offer. */
+  onMessage: (message: ServerMessage, inline?: Buffer) => void;
   onState?: (up: boolean) => void;
   /** The cloud deleted this connector (close 4404). */
   onUnknownConnector?: () => void;
@@ -34,6 +40,8 @@ export interface ChannelSocketOptions {
    * it the cloud picks the most recently seen connector of the token's user and client.
    */
   connectorId?: () => string | undefined;
+  /** The highest protocol version to ask for (default CONNECTOR_PROTOCOL_VERSION). */
+  protocol?: number;
 }
 
 /** One reconnecting WebSocket. */
@@ -43,12 +51,20 @@ export class ChannelSocket {
   private attempt = 0;
   private timer: NodeJS.Timeout | undefined;
   private up = false;
+  private version = 1;
+  /** An inline offer waiting for its document frame. */
+  private awaitingDocument: Extract<ServerMessage, { type: 'job.offer' }> | undefined;
 
   constructor(private readonly options: ChannelSocketOptions) {}
 
   /** Whether the socket is open and greeted. */
   get isUp(): boolean {
     return this.up;
+  }
+
+  /** The protocol version the open channel speaks (its hello's), 1 before any hello. */
+  get protocol(): number {
+    return this.version;
   }
 
   /** Starts connecting (returns at once; connection state arrives through onState). */
@@ -73,9 +89,11 @@ export class ChannelSocket {
     this.setUp(false);
   }
 
-  /** Sends a message up, when connected. */
-  send(message: AgentMessage): void {
-    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  /** Sends a message up, when connected; returns whether it went. */
+  send(message: AgentMessage): boolean {
+    if (this.socket?.readyState !== WebSocket.OPEN) return false;
+    this.socket.send(JSON.stringify(message));
+    return true;
   }
 
   private async connect(): Promise<void> {
@@ -91,13 +109,18 @@ export class ChannelSocket {
     if (this.stopped) return;
     const url = new URL(CHANNEL_PATHS.channel, this.options.baseUrl);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    url.searchParams.set(CHANNEL_PROTOCOL_PARAM, String(this.options.protocol ?? CONNECTOR_PROTOCOL_VERSION));
     const ca = trustedCas(this.options.ca);
     const socket = new WebSocket(url, {
       headers: { authorization: `Bearer ${token}`, ...hostHeader(this.options.connectorId?.()) },
       ...(ca ? { ca } : {}),
     });
     this.socket = socket;
-    socket.on('message', (data) => this.handle(data.toString()));
+    this.awaitingDocument = undefined;
+    socket.on('message', (data, isBinary) => {
+      if (isBinary) this.document(asBuffer(data));
+      else this.handle(data.toString());
+    });
     socket.on('error', (error) => this.socketError(url.href, error));
     socket.on('close', (code) => this.closed(socket, code, token));
   }
@@ -110,6 +133,15 @@ export class ChannelSocket {
     else this.options.logger.debug({ error: errorMessage(error) }, 'channel error');
   }
 
+  /** The binary frame of an inline offer: both go to the caller; a stray frame is dropped. */
+  private document(bytes: Buffer): void {
+    const offer = this.awaitingDocument;
+    this.awaitingDocument = undefined;
+    if (offer) this.options.onMessage(offer, bytes);
+    else
+      this.options.logger.warn({ bytes: bytes.length }, 'channel: ignoring a binary frame without an offer');
+  }
+
   private handle(text: string): void {
     let message: ServerMessage;
     try {
@@ -118,8 +150,17 @@ export class ChannelSocket {
       this.options.logger.warn('channel: ignoring a message that is not JSON');
       return;
     }
+    // An inline offer whose document frame did not come next is handed over without it.
+    const waiting = this.awaitingDocument;
+    this.awaitingDocument = undefined;
+    if (waiting) this.options.onMessage(waiting);
+    if (message.type === 'job.offer' && message.inline === true) {
+      this.awaitingDocument = message;
+      return;
+    }
     if (message.type === 'hello') {
       this.attempt = 0;
+      this.version = typeof message.protocol === 'number' ? message.protocol : 1;
       this.setUp(true);
       this.options.logger.info(
         { connector: message.connector_id, protocol: message.protocol ?? 1 },
@@ -133,6 +174,9 @@ export class ChannelSocket {
 
   private closed(socket: WebSocket, code: number, token: string): void {
     if (this.socket === socket) this.socket = undefined;
+    const waiting = this.awaitingDocument;
+    this.awaitingDocument = undefined;
+    if (waiting) this.options.onMessage(waiting);
     this.setUp(false);
     if (this.stopped) return;
     if (code === CHANNEL_CLOSE.unauthorized) this.options.tokens.invalidate(token);
@@ -152,6 +196,13 @@ export class ChannelSocket {
     this.up = up;
     this.options.onState?.(up);
   }
+}
+
+/** The bytes of a binary frame (ws hands a Buffer, an ArrayBuffer or fragments). */
+function asBuffer(data: WebSocket.RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
 }
 
 /** The X-Host-Id header naming `connectorId`, or none. */

@@ -33,26 +33,25 @@ import { webhookRoutes } from './webhooks/webhook-routes.js';
 export async function registerRoutes(app: FastifyInstance, context: EmulatorContext): Promise<void> {
   await registerOAuthRoutes(app, context);
   await registerAccountRoutes(app, context);
-  await app.register(partnerRoutes, { context });
-  await app.register(printerRoutes, { context });
-  // Capabilities, connectors and drivers of the admin API.
-  await app.register(printerCapabilityRoutes, { context });
-  await app.register(connectorAdminRoutes, { context });
-  await app.register(driverRoutes, { context });
-  // Printing groups, printing users and printer-group assignments.
-  await app.register(printingGroupRoutes, { context });
-  await app.register(assignmentRoutes, { context });
-  await app.register(connectorJobRoutes, { context });
-  await app.register(connectorChannelRoutes, { context });
+  const { partnerOrganizations, partnerMembers, baseUrl } = context;
+  await app.register(partnerRoutes, { context: { partnerOrganizations, partnerMembers, baseUrl } });
+  await app.register(openidRoutes, { context: { tokens: context.tokens, baseUrl } });
+  await registerPrinterRoutes(app, context);
+  const { printers, jobs, files, printing, assignments, logger } = context;
   // The print submission API and storage.
-  await app.register(sfapiRoutes, { context });
+  await app.register(sfapiRoutes, {
+    context: { printers, jobs, files, printing, assignments, baseUrl, logger },
+  });
   // Pull printing: /TPFM/, held queues, pairing and card claims.
-  await app.register(pullPrintingRoutes, { context });
+  const { pull, credentials, signIn } = context;
+  await app.register(pullPrintingRoutes, {
+    context: { pull, printers, credentials, signIn, baseUrl, logger },
+  });
   // Webhook endpoints, settings, failed events and retries.
-  await app.register(webhookRoutes, { context });
+  await app.register(webhookRoutes, { context: { webhooks: context.webhooks, baseUrl } });
 }
 
-/** The OAuth authorization server: token, pairing, authorize, revoke, keys and discovery. */
+/** The OAuth authorization server: token, keys, pairing, authorize and revoke. */
 async function registerOAuthRoutes(app: FastifyInstance, c: EmulatorContext): Promise<void> {
   const { tokens, pairings, authorizationCodes, sessions, signIn, baseUrl, logger } = c;
   await app.register(oauthTokenRoutes, { context: { tokens, pairings, authorizationCodes } });
@@ -63,7 +62,6 @@ async function registerOAuthRoutes(app: FastifyInstance, c: EmulatorContext): Pr
   });
   const refreshTokens = c.store.refreshTokens;
   await app.register(oauthRevokeRoutes, { context: { tokens, refreshTokens, clock: c.clock, logger } });
-  await app.register(openidRoutes, { context: { tokens, baseUrl } });
 }
 
 /** Accounts (users, invitations, the mail outbox) and client management. */
@@ -74,4 +72,25 @@ async function registerAccountRoutes(app: FastifyInstance, c: EmulatorContext): 
   await app.register(accountUserRoutes, { context: { accountUsers: c.accountUsers, baseUrl } });
   await app.register(invitationRoutes, { context: { invitations: c.invitations, baseUrl } });
   await app.register(mailRoutes, { context: { mail: c.mail, baseUrl } });
+}
+
+/**
+ * The admin API (printers, capabilities, connectors, drivers, printing groups and assignments),
+ * then the connector REST routes and the channel.
+ */
+async function registerPrinterRoutes(app: FastifyInstance, c: EmulatorContext): Promise<void> {
+  const { printers, capabilities, drivers, connectors, assignments, hub, logger, baseUrl } = c;
+  await app.register(printerRoutes, {
+    context: { printers, capabilities, drivers, connectors, assignments, baseUrl },
+  });
+  await app.register(printerCapabilityRoutes, { context: { printers, capabilities, connectors } });
+  await app.register(connectorAdminRoutes, {
+    context: { connectorRecords: c.store.connectors, connectors, hub, logger, baseUrl },
+  });
+  await app.register(driverRoutes, { context: { drivers, baseUrl } });
+  await app.register(printingGroupRoutes, { context: { groups: c.groups, baseUrl } });
+  await app.register(assignmentRoutes, { context: { assignments, baseUrl } });
+  const jobs = c.jobs;
+  await app.register(connectorJobRoutes, { context: { connectors, jobs, printers, hub, capabilities } });
+  await app.register(connectorChannelRoutes, { context: c });
 }

@@ -30,6 +30,7 @@ import { AssignmentService } from './groups/assignment-service.js';
 import { AuthorizationCodeService } from './oauth/authorization-codes.js';
 import { startPrinterParts } from './printers/capability-service.js';
 import { ConnectorHub } from './connectors/connector-hub.js';
+import { readJobDocument } from './jobs/job-file.js';
 import { ConnectorService } from './connectors/connector-service.js';
 import { GroupService } from './groups/group-service.js';
 import { JobService } from './jobs/job-service.js';
@@ -140,7 +141,8 @@ async function createContext(
     const tokens = new TokenService(store, clock, logger, issuer, credentials, signIn, keyDir);
     await tokens.start();
     await warnOnLooseModes(secretPaths(options, keyDir, tokens.keyFiles()), logger);
-    const hub = new ConnectorHub(clock, logger, options.channelHeartbeatS);
+    const hub = new ConnectorHub(clock, logger, options.channelHeartbeatS, options.connectorChannel);
+    hub.setDocumentSource((jobId) => readJobDocument(store.jobs.findById(jobId)));
     const connectors = new ConnectorService(store, clock, logger);
     const printerParts = await startPrinterParts(store, store.connectors, clock, logger, options.driverDir);
     const printers = new PrinterService(store, store.connectors, clock, logger, printerParts);

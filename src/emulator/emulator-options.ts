@@ -6,6 +6,7 @@
 import type { EmulatorSeed } from '../config/emulator-seed-schema.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../log/logger.js';
+import type { ChannelSettings } from './connectors/connector-hub.js';
 import type { UploadLimits } from './files/upload-limits.js';
 import type { CredentialLimits } from './store/credential-guard.js';
 import type { WebhookOptions } from './webhooks/webhook-parts.js';
@@ -32,6 +33,11 @@ export interface EmulatorOptions {
   tls?: { key: string | Buffer; cert: string | Buffer };
   /** Seconds between channel pings (default 25); tests shorten it. */
   channelHeartbeatS?: number;
+  /**
+   * The connector channel's protocol: the highest version spoken (default 3; 2 acts as an older
+   * cloud) and the largest document sent inline with its offer (default 256 KiB; 0: none).
+   */
+  connectorChannel?: ChannelSettings;
   /** The printer driver catalog directory (default: drivers/printers/ of the package). */
   driverDir?: string;
   /** Webhook delivery: an extra CA to trust, the answer deadline (default 30 s), concurrency. */

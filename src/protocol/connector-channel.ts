@@ -9,7 +9,9 @@
  *   PUT  /connector/v1/printers/<id>/properties PrinterPropertiesUpload -> 204 (the whole properties)
  *   PATCH /connector/v1/printers/<id>/properties PrinterPropertiesPatch -> 204 (only what changed)
  *   PUT  /connector/v1/printers/<id>/blob_capabilities  BlobCapabilitiesUpload -> 204 (its own printers)
- *   GET  /connector/v1/channel                  WebSocket: ServerMessage down, AgentMessage up
+ *   GET  /connector/v1/channel[?protocol=3]     WebSocket: ServerMessage down, AgentMessage up;
+ *                                               protocol 3 adds inline documents, claims and
+ *                                               event batches on the socket
  *   GET  /connector/v1/jobs?wait=<s>            long poll fallback -> JobPollResponse
  *   POST /connector/v1/jobs/<id>/claim          -> JobOffer (409 if another connector holds it)
  *   GET  /connector/v1/jobs/<id>/document       the document; Range supported (206), ETag;
@@ -22,11 +24,44 @@ import type { PrinterCapabilityProperties } from './printer-properties.js';
 import type { PrintTicket } from './print-ticket.js';
 
 /**
- * The channel's protocol version, sent in `hello`. 2: a job event of an unclaimed job claims it
- * for the sender, and the document download claims with `?claim=1`, so an agent needs no claim
- * request of its own. Everything of version 1 stays accepted (docs/connector-protocol.md).
+ * The highest protocol version of the channel. 2: a job event of an unclaimed job claims it for
+ * the sender, and the document download claims with `?claim=1`, so an agent needs no claim
+ * request of its own. 3: on a channel whose agent asked for it (`?protocol=3` on the upgrade),
+ * small documents travel inline after their offer, and claims and event batches travel on the
+ * socket. Everything of versions 1 and 2 stays accepted (docs/connector-protocol.md).
  */
-export const CONNECTOR_PROTOCOL_VERSION = 2;
+export const CONNECTOR_PROTOCOL_VERSION = 3;
+
+/** The version a channel speaks when its agent asks for none (agents of protocol 1 and 2 never ask). */
+export const UNASKED_CHANNEL_PROTOCOL = 2;
+
+/** The query parameter of the channel upgrade naming the highest version the agent speaks. */
+export const CHANNEL_PROTOCOL_PARAM = 'protocol';
+
+/** The first version with inline documents, channel claims and channel event batches. */
+export const CHANNEL_EVENTS_PROTOCOL = 3;
+
+/** The default largest document a protocol-3 channel carries inline with its offer (256 KiB). */
+export const INLINE_DOCUMENT_MAX_BYTES = 256 * 1024;
+
+/**
+ * The version a channel speaks: the highest both sides speak. `asked` is the agent's
+ * `?protocol=` (undefined when it sent none: then UNASKED_CHANNEL_PROTOCOL), `cloudMax` the
+ * highest the cloud speaks.
+ */
+export function negotiateProtocol(asked: number | undefined, cloudMax: number): number {
+  return Math.max(1, Math.min(cloudMax, asked ?? UNASKED_CHANNEL_PROTOCOL));
+}
+
+/**
+ * The agent's `?protocol=` of a channel upgrade: undefined when absent; a whole number from 1 up,
+ * else a string naming the rule broken.
+ */
+export function parseProtocolParam(raw: string | null | undefined): number | undefined | string {
+  if (raw === null || raw === undefined || raw === '') return undefined;
+  if (!/^[1-9]\d{0,3}$/.test(raw)) return `${CHANNEL_PROTOCOL_PARAM} must be a whole number from 1 up`;
+  return Number(raw);
+}
 
 /** The query of a document download that claims the job first (protocol 2). */
 export const CLAIMING_DOWNLOAD_QUERY = { claim: '1' } as const;
@@ -228,17 +263,57 @@ export interface JobEventBatchResult {
   results: JobEventItemResult[];
 }
 
-/** Messages the cloud sends down the WebSocket. */
+/**
+ * The answer to a channel claim (protocol 3): `status` 200 when the job is the sender's (claimed
+ * now or before); otherwise the status, `error` and `message` POST .../claim would answer (409:
+ * another connector holds the job or it ended; 404: no such job on the sender's printers).
+ */
+export interface ChannelClaimResult {
+  type: 'claim_result';
+  claim_id: string;
+  job_id: string;
+  status: number;
+  error?: string;
+  message?: string;
+}
+
+/**
+ * The answer to a channel event batch (protocol 3): `results` as POST /connector/v1/events
+ * answers them (one per event, in order), or `error` when the whole batch was refused (`status`
+ * 400 with `field` for a bad envelope, as the REST route; 500 for an unexpected failure, after
+ * which sending the batch again is safe).
+ */
+export interface ChannelEventsResult {
+  type: 'events_result';
+  batch_id: string;
+  results?: JobEventItemResult[];
+  error?: { status: number; error: string; message: string; field?: string };
+}
+
+/**
+ * Messages the cloud sends down the WebSocket. A `job.offer` with `inline: true` (protocol 3) is
+ * followed at once by one binary frame holding the whole document (its size and sha256 are the
+ * offer's `document.size` and `document.sha256`).
+ */
 export type ServerMessage =
   | { type: 'hello'; connector_id: string; heartbeat_s: number; protocol?: number }
-  | { type: 'job.offer'; job: JobOffer }
+  | { type: 'job.offer'; job: JobOffer; inline?: boolean }
   | { type: 'job.cancel'; job_id: string }
-  | { type: 'ping'; t: number };
+  | { type: 'ping'; t: number }
+  | ChannelClaimResult
+  | ChannelEventsResult;
 
-/** Messages the agent sends up the WebSocket (jobs are claimed and reported over REST). */
+/**
+ * Messages the agent sends up the WebSocket. Protocol 3 adds `claim` (as POST .../claim, answered
+ * by `claim_result` with the same `claim_id`) and `events` (as POST /connector/v1/events, 1 to
+ * MAX_EVENT_BATCH events, answered by `events_result` with the same `batch_id`); ids are the
+ * agent's own, at most 100 characters.
+ */
 export type AgentMessage =
   | { type: 'pong'; t: number }
-  | { type: 'status'; printers: { printer_id: string; status: 'Online' | 'Offline' }[] };
+  | { type: 'status'; printers: { printer_id: string; status: 'Online' | 'Offline' }[] }
+  | { type: 'claim'; claim_id: string; job_id: string }
+  | { type: 'events'; batch_id: string; events: JobEventBatchItem[] };
 
 /** Close codes of the channel WebSocket. */
 export const CHANNEL_CLOSE = {
@@ -248,4 +323,6 @@ export const CHANNEL_CLOSE = {
   unknownConnector: 4404,
   /** A newer channel of the same connector replaced this one. */
   replaced: 4409,
+  /** The upgrade request was malformed (a bad `?protocol=`); the reason names the rule. */
+  badRequest: 4400,
 } as const;

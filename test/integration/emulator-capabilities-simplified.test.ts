@@ -132,6 +132,33 @@ describe('simplified capabilities', () => {
   });
 });
 
+describe('a printer that names two of its own trays alike (rule 2 checks custom names only)', () => {
+  it('takes a PATCH that renames nothing, and one that renames a tray apart', async () => {
+    const id = await newPrinter('Caps twin trays');
+    const trays = [
+      { index: 1, name: 'Auto', default: true },
+      { index: 2, name: 'Auto', default: false },
+    ];
+    expect((await upload(id, { ...uploadedDefaults(), trays })).status).toBe(204);
+    const off = await call(h.baseUrl, 'PATCH', path(id, 'capabilities/'), admin, { color_supported: false });
+    expect(off.status, JSON.stringify(off.body)).toBe(200);
+    expect(off.body.color_supported).toBe(false);
+    const renamed = await call(h.baseUrl, 'PATCH', path(id, 'capabilities/'), admin, {
+      trays: [{ index: 2, name: 'Auto 2' }],
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.trays.map((t: { name: string | null }) => t.name)).toEqual([null, 'Auto 2']);
+    const clash = await call(h.baseUrl, 'PATCH', path(id, 'capabilities/'), admin, {
+      trays: [{ index: 1, name: 'auto 2' }],
+    });
+    expect(clash.status).toBe(400);
+    // Two equal custom names: the later tray in the printer's order is named.
+    expect(clash.body.errors).toEqual([
+      expect.objectContaining({ field: 'trays[2].name', rule: 'must not duplicate the name of tray 1' }),
+    ]);
+  });
+});
+
 describe('GetPrinterProperties reflects the merged result', () => {
   it('custom tray names, disabled trays removed, overridden papers, color off', async () => {
     const id = await newPrinter('Caps sfapi');

@@ -2,8 +2,12 @@
  * The console in headless Chromium: the page shows the printer and connector, a job appears
  * and its row turns `completed` live when the connector reports it printed (no reload), a
  * fault rule and a clock advance made from the page's forms show up, the document downloads.
- * The data routes refuse ordinary users and never carry a secret.
+ * The data routes refuse ordinary users and never carry a secret; an admin's snapshot holds their
+ * organization's rows only, and jobs of a user that is gone are left out.
  */
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -38,6 +42,87 @@ describe('the console data routes', () => {
     const text = JSON.stringify(all.body);
     for (const secret of [DEMO.client.secret, DEMO.admin.password, DEMO.user.password, admin, alice])
       expect(text).not.toContain(secret);
+  });
+});
+
+describe("the console's lists", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => h?.close());
+
+  /** Stores a job of `userId` (the demo organization's) on `printerId`, as Print would. */
+  const jobOf = async (userId: string, printerId: string, name: string) => {
+    const content = Buffer.from(`document ${name}`);
+    const path = join(h.dataDir, name);
+    await writeFile(path, content);
+    const ctx = h.emulator.app.emulator;
+    return ctx.jobs.create({
+      organizationId: ctx.store.users.findById(userId)!.organizationId,
+      userId,
+      printerId,
+      file: {
+        path,
+        size: content.length,
+        sha256: createHash('sha256').update(content).digest('hex'),
+        extension: 'pdf',
+        contentType: 'application/pdf',
+        name,
+      },
+      ticket: { copies: 1 },
+      deleteAfterPrint: false,
+    }).jobId;
+  };
+
+  it("hold one organization's rows for its admin and every one's for the developer", async () => {
+    const admin = await passwordToken(h.baseUrl, 'printing printing.connectors account');
+    const other = await passwordToken(h.baseUrl, 'printing printing.connectors', DEMO.otherAdmin);
+    const mine = await connectorWithPrinter(h, admin, 'LISTS-1', {
+      connector: 'Mine hub',
+      printer: 'Mine printer',
+    });
+    await connectorWithPrinter(h, other, 'LISTS-2', { connector: 'Their hub', printer: 'Their printer' });
+    await createJob(h, mine.printerId, { name: 'mine.pdf' });
+    const names = (rows: { name: string }[]) => rows.map((r) => r.name);
+    const all = (await call(h.baseUrl, 'GET', '/_emulator/state', undefined)).body;
+    const own = (await call(h.baseUrl, 'GET', '/_emulator/state', admin, undefined, REMOTE)).body;
+    expect(names(all.printers)).toEqual(expect.arrayContaining(['Mine printer', 'Their printer']));
+    expect(names(all.connectors)).toEqual(expect.arrayContaining(['Mine hub', 'Their hub']));
+    expect(names(own.printers)).toContain('Mine printer');
+    expect(names(own.printers)).not.toContain('Their printer');
+    expect(names(own.connectors)).toContain('Mine hub');
+    expect(names(own.connectors)).not.toContain('Their hub');
+    expect(own.jobs.map((j: { document: string }) => j.document)).toEqual(['mine.pdf']);
+    const organizationsOf = (rows: { organization: string }[]) => [
+      ...new Set(rows.map((r) => r.organization)),
+    ];
+    expect(organizationsOf(own.oauth_clients)).toEqual([DEMO.organization]);
+    expect(organizationsOf(all.oauth_clients)).toEqual(
+      expect.arrayContaining([DEMO.organization, DEMO.partner.organization]),
+    );
+  });
+
+  it('leave out the jobs of a user that is gone and still show the 50 newest of the others', async () => {
+    const admin = await passwordToken(h.baseUrl, 'printing printing.connectors account');
+    const { printerId } = await connectorWithPrinter(h, admin, 'LISTS-3', { printer: 'Busy printer' });
+    const ctx = h.emulator.app.emulator;
+    const adminId = ctx.store.users.findByEmail(DEMO.admin.email)!.id;
+    const aliceId = ctx.store.users.findByEmail(DEMO.user.email)!.id;
+    for (let i = 0; i < 50; i++) await jobOf(adminId, printerId, `admin-${i}.pdf`);
+    for (let i = 0; i < 3; i++) await jobOf(aliceId, printerId, `alice-${i}.pdf`);
+    const usersOf = async () =>
+      (await call(h.baseUrl, 'GET', '/_emulator/state', undefined)).body.jobs.map(
+        (j: { user: string }) => j.user,
+      );
+    const before = await usersOf();
+    expect(before.slice(0, 3)).toEqual([DEMO.user.email, DEMO.user.email, DEMO.user.email]);
+    expect(before).toHaveLength(50);
+    expect((await call(h.baseUrl, 'DELETE', `/v1/users/${aliceId}`, admin)).status).toBe(204);
+    expect(ctx.store.users.findById(aliceId)).toBeUndefined();
+    const after = await usersOf();
+    expect(after).toHaveLength(50);
+    expect(new Set(after)).toEqual(new Set([DEMO.admin.email]));
   });
 });
 

@@ -3,6 +3,7 @@
  * 127.0.0.1 port 0 in a temp data dir, and small undici helpers for tokens and JSON calls.
  * `close()` stops the emulator and removes the temp dir.
  */
+import type { ChannelSettings } from '../../src/emulator/connectors/connector-hub.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +56,8 @@ export async function startHarness(
     maxDocumentBytes?: number;
     /** The console, faults and test clock (default on). */
     sandbox?: SandboxOptions;
+    /** The connector channel's highest protocol and inline document limit (default 3, 256 KiB). */
+    connectorChannel?: ChannelSettings;
   } = {},
 ): Promise<Harness> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'emulator-test-')));
@@ -72,6 +75,7 @@ export async function startHarness(
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(options.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: options.maxDocumentBytes }),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    ...(options.connectorChannel ? { connectorChannel: options.connectorChannel } : {}),
   });
   const baseUrl = await emulator.listen(options.host ?? '127.0.0.1', 0);
   return {

@@ -11,7 +11,8 @@ import { fetchPasswordToken } from '../../src/client/oauth-client.js';
 import { SfapiClient } from '../../src/client/sfapi-client.js';
 import { DEMO, defaultEmulatorSeed } from '../../src/config/load-config.js';
 import { createEmulator, type Emulator } from '../../src/emulator/app.js';
-import { silentLogger } from '../../src/log/logger.js';
+import type { ChannelSettings } from '../../src/emulator/connectors/connector-hub.js';
+import { type Logger, silentLogger } from '../../src/log/logger.js';
 import { type RunningIppEvePrinter, startIppEvePrinter } from './ippeveprinter.js';
 
 /** A running emulator and an app signed in to it. */
@@ -23,13 +24,20 @@ export interface EmulatorWithApp {
   close(): Promise<void>;
 }
 
-/** Starts the emulator (database and files under `dir`) and signs the demo user's app in. */
-export async function startEmulatorWithApp(dir: string): Promise<EmulatorWithApp> {
+/**
+ * Starts the emulator (database and files under `dir`) and signs the demo user's app in;
+ * `options` may set its logger and its connector channel's protocol settings.
+ */
+export async function startEmulatorWithApp(
+  dir: string,
+  options: { logger?: Logger; connectorChannel?: ChannelSettings } = {},
+): Promise<EmulatorWithApp> {
   const emulator = await createEmulator({
     db: join(dir, 'emulator.db'),
     dataDir: join(dir, 'emulator'),
     seed: defaultEmulatorSeed(),
-    logger: silentLogger(),
+    logger: options.logger ?? silentLogger(),
+    ...(options.connectorChannel ? { connectorChannel: options.connectorChannel } : {}),
   });
   const base = await emulator.listen('127.0.0.1', 0);
   const settings = { authUrl: base, clientId: DEMO.client.id, clientSecret: DEMO.client.secret };

@@ -3,7 +3,8 @@
  * test/unit/architecture.test.ts: each table has one owning domain and only that domain's files
  * write it (the owner map below, checked against the SQL in the sources and the tables the
  * migrations create), the shared folders hold infrastructure only (no import of a domain), and
- * a domain reaches another domain's repositories only through that domain's face.
+ * a domain reaches another domain's repositories only through that domain's face, never by its
+ * own SQL over another domain's tables.
  */
 import { posix } from 'node:path';
 import type { ImportEdge } from './import-graph.js';
@@ -186,6 +187,28 @@ export function storeReachIns(sources: ReadonlyMap<string, string>): string[] {
     for (const m of text.matchAll(/\bstore\.(\w+)\b/g)) {
       const owner = members.get(m[1] ?? '');
       if (owner !== undefined && owner !== from) found.add(`${from} -> ${owner}: store.${m[1]}`);
+    }
+  }
+  return [...found].sort();
+}
+
+/**
+ * Where an emulator file reads a table another domain owns with its own SQL (`FROM` or `JOIN`
+ * the table), instead of asking the owner's face: one line per file and table, sorted. The
+ * migrations are the schema's own and are left out.
+ */
+export function crossDomainTableReads(
+  sources: ReadonlyMap<string, string>,
+  owners: Readonly<Record<string, string>> = TABLE_OWNERS,
+): string[] {
+  const found = new Set<string>();
+  for (const [file, text] of sources) {
+    if (!file.startsWith('emulator/') || SCHEMA_FILES.includes(file)) continue;
+    const from = domainOf(file);
+    for (const m of text.matchAll(/\b(?:FROM|JOIN)\s+([a-z_]+)\b/g)) {
+      const table = m[1] ?? '';
+      const owner = owners[table];
+      if (owner !== undefined && owner !== from) found.add(`${file} reads ${table} (owner ${owner})`);
     }
   }
   return [...found].sort();

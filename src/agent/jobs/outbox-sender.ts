@@ -27,6 +27,19 @@ const MAX_IN_FLIGHT = 2;
 /** Posts a batch of events; resolves with one result per event in order, throws when the whole request failed. */
 export type PostEvents = (items: JobEventBatchItem[], signal: AbortSignal) => Promise<JobEventItemResult[]>;
 
+/**
+ * Posts each batch on the channel while `channelUp()` says it carries events (protocol 3, open),
+ * otherwise over REST. A batch whose channel closes before its answer fails as a lost request
+ * does and goes again, by whichever way is up then.
+ */
+export function channelOrRest(
+  channelUp: () => boolean,
+  overChannel: PostEvents,
+  overRest: PostEvents,
+): PostEvents {
+  return (items, signal) => (channelUp() ? overChannel(items, signal) : overRest(items, signal));
+}
+
 /** The delivery loop over one Outbox. */
 export class OutboxSender {
   private controller = new AbortController();

@@ -1,7 +1,7 @@
 /**
  * The face of accounts/: what other domains may use of its repositories (the records of users,
  * memberships, organizations and users' printing settings) and the parts of them the composition
- * (app.ts) lends to partner/, webhooks/, groups/, oauth/ and pull/. Other domains import accounts/ repositories' types only from here
+ * (app.ts) lends to partner/, webhooks/, groups/, oauth/, pull/, jobs/ and sandbox/. Other domains import accounts/ repositories' types only from here
  * (test/unit/architecture.test.ts). Types only.
  */
 import type { MembershipRepo } from './membership-repo.js';
@@ -43,3 +43,6 @@ export type CardHolderRecords = Pick<UserRepo, 'findById' | 'findByCard' | 'addC
 
 /** Lists every organization (pull/: each one's queue printer at start). */
 export type OrganizationLister = Pick<OrganizationRepo, 'list'>;
+
+/** Lists organizations' ids and names, one or every one, by name (sandbox/: the console). */
+export type OrganizationNameLister = Pick<OrganizationRepo, 'listNames'>;

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EmulatorDatabase } from '../store/database.js';
+import { organizationScope } from '../store/organization-scope.js';
 
 /** Currencies an organization may bill in (partner spec). */
 export type CurrencyCode = 'USD' | 'EUR';
@@ -94,6 +95,15 @@ export class OrganizationRepo {
       .prepare('SELECT * FROM organizations ORDER BY created_at, name')
       .all() as OrganizationRow[];
     return rows.map(toOrganization);
+  }
+
+  /** The id and name of one organization, or of every one (undefined), by name. */
+  listNames(organizationId?: string): { id: string; name: string }[] {
+    const { clause, params } = organizationScope('id', organizationId);
+    return this.db.prepare(`SELECT id, name FROM organizations ${clause} ORDER BY name`).all(...params) as {
+      id: string;
+      name: string;
+    }[];
   }
 
   /** One page of the organizations a partner manages (created, then name, then id). */

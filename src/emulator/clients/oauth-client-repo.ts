@@ -4,6 +4,7 @@
  * handle; the owner of the handle closes it.
  */
 import type { EmulatorDatabase } from '../store/database.js';
+import { organizationScope } from '../store/organization-scope.js';
 
 /** How a client came to be: seeded by the service scripts, or created through /v1/oauth-clients/. */
 export type ClientOrigin = 'seed' | 'api';
@@ -148,6 +149,15 @@ export class OAuthClientRepo {
         'SELECT * FROM oauth_clients WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at',
       )
       .all(organizationId) as ClientRow[];
+    return rows.map(toClient);
+  }
+
+  /** The live (not deleted) clients of one organization, or of every one (undefined), by name. */
+  listLive(organizationId?: string): OAuthClient[] {
+    const { clause, params } = organizationScope('organization_id', organizationId, ['deleted_at IS NULL']);
+    const rows = this.db
+      .prepare(`SELECT * FROM oauth_clients ${clause} ORDER BY name`)
+      .all(...params) as ClientRow[];
     return rows.map(toClient);
   }
 

@@ -4,12 +4,31 @@
  * silent for two intervals is terminated), and the long polls waiting for work. JobService tells
  * it about new and cancelled jobs. `stop()` ends heartbeats, closes sockets and releases waiters.
  * Heartbeat liveness is measured in wall-clock time because the timers that drive it are real;
- * the ping's `t` comes from the injected Clock.
+ * the ping's `t` comes from the injected Clock. On a channel of protocol 3 an offer of a document
+ * of at most `inlineDocumentBytes` carries it inline: a binary frame right after the offer.
  */
 import type { WebSocket } from 'ws';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
-import { CHANNEL_CLOSE, type JobOffer, type ServerMessage } from '../../protocol/connector-channel.js';
+import {
+  CHANNEL_CLOSE,
+  CHANNEL_EVENTS_PROTOCOL,
+  CONNECTOR_PROTOCOL_VERSION,
+  INLINE_DOCUMENT_MAX_BYTES,
+  type JobOffer,
+  type ServerMessage,
+} from '../../protocol/connector-channel.js';
+
+/** The channel's protocol settings (EmulatorOptions.connectorChannel). */
+export interface ChannelSettings {
+  /** Highest protocol version the emulator speaks (default CONNECTOR_PROTOCOL_VERSION; tests set 2 to act as an older cloud). */
+  maxProtocol?: number;
+  /** Largest document sent inline with its offer on a protocol-3 channel (default 256 KiB; 0: none). */
+  inlineDocumentBytes?: number;
+}
+
+/** The stored bytes of a job's document, or undefined when they cannot be read (deleted, missing). */
+export type DocumentSource = (jobId: string) => Buffer | undefined;
 
 /** What JobService tells the channel. */
 export interface JobNotifier {
@@ -23,28 +42,48 @@ interface Channel {
   socket: WebSocket;
   timer: NodeJS.Timeout;
   lastPong: number;
+  /** The protocol version negotiated with this channel's agent. */
+  protocol: number;
 }
 
 /** Routes messages to connected connectors and wakes long polls. */
 export class ConnectorHub implements JobNotifier {
   private readonly channels = new Map<string, Channel>();
   private readonly waiters = new Map<string, Set<() => void>>();
+  private documents: DocumentSource = () => undefined;
+  /** Highest protocol version the emulator speaks. */
+  readonly maxProtocol: number;
+  /** Largest document sent inline with its offer on a protocol-3 channel. */
+  readonly inlineDocumentBytes: number;
 
   constructor(
     private readonly clock: Clock,
     private readonly logger: Logger,
     /** Seconds between pings. */
     readonly heartbeatS = 25,
-  ) {}
+    settings: ChannelSettings = {},
+  ) {
+    this.maxProtocol = settings.maxProtocol ?? CONNECTOR_PROTOCOL_VERSION;
+    this.inlineDocumentBytes = settings.inlineDocumentBytes ?? INLINE_DOCUMENT_MAX_BYTES;
+  }
 
-  /** Takes over an open socket of a connector; an older socket of the same connector is closed. */
-  attach(connectorId: string, socket: WebSocket): void {
+  /** Installs where inline documents are read from (the job service; app.ts wires it). */
+  setDocumentSource(source: DocumentSource): void {
+    this.documents = source;
+  }
+
+  /**
+   * Takes over an open socket of a connector speaking `protocol`; an older socket of the same
+   * connector is closed.
+   */
+  attach(connectorId: string, socket: WebSocket, protocol = 2): void {
     const previous = this.channels.get(connectorId);
     if (previous)
       this.closeChannel(connectorId, previous, CHANNEL_CLOSE.replaced, 'replaced by a newer channel');
     const channel: Channel = {
       socket,
       lastPong: Date.now(),
+      protocol,
       timer: setInterval(() => this.beat(connectorId, channel), this.heartbeatS * 1000),
     };
     channel.timer.unref();
@@ -87,8 +126,29 @@ export class ConnectorHub implements JobNotifier {
     return true;
   }
 
+  /**
+   * Sends an offer down the connector's channel; on protocol 3, a document of at most
+   * `inlineDocumentBytes` that can be read follows inline as one binary frame. False without a channel.
+   */
+  offer(connectorId: string, offer: JobOffer): boolean {
+    const channel = this.channels.get(connectorId);
+    if (!channel || channel.socket.readyState !== channel.socket.OPEN) return false;
+    const small =
+      channel.protocol >= CHANNEL_EVENTS_PROTOCOL && offer.document.size <= this.inlineDocumentBytes;
+    const bytes = small ? this.documents(offer.job_id) : undefined;
+    if (bytes?.length !== offer.document.size) {
+      channel.socket.send(JSON.stringify({ type: 'job.offer', job: offer } satisfies ServerMessage));
+      return true;
+    }
+    channel.socket.send(
+      JSON.stringify({ type: 'job.offer', job: offer, inline: true } satisfies ServerMessage),
+    );
+    channel.socket.send(bytes, { binary: true });
+    return true;
+  }
+
   jobAvailable(connectorId: string, offer: JobOffer): void {
-    this.send(connectorId, { type: 'job.offer', job: offer });
+    this.offer(connectorId, offer);
     this.wake(connectorId);
   }
 

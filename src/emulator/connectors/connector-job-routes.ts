@@ -8,7 +8,12 @@
 import type { FastifyRequest } from 'fastify';
 import { ValidationError } from '../../lib/errors.js';
 import type { JobEventBatchResult, JobPollResponse } from '../../protocol/connector-channel.js';
-import type { EmulatorRoutePlugin } from '../context.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
+import type { JobService } from '../jobs/job-service.js';
+import type { CapabilityService } from '../printers/capability-service.js';
+import type { PrinterService } from '../printers/printer-service.js';
+import type { ConnectorHub } from './connector-hub.js';
+import type { ConnectorService } from './connector-service.js';
 import { requireScopes } from '../accounts/bearer-auth.js';
 import { sendFileWithRange } from '../http/file-range.js';
 import { forbidden, toHttpError } from '../http/http-errors.js';
@@ -24,8 +29,17 @@ export const MAX_POLL_WAIT_S = 120;
 
 type JobParams = { Params: { id: string } };
 
+/** What the connector REST routes use. */
+export interface ConnectorJobRouteContext {
+  connectors: ConnectorService;
+  jobs: JobService;
+  printers: PrinterService;
+  hub: ConnectorHub;
+  capabilities: CapabilityService;
+}
+
 /** Registers the connector REST routes. */
-export const connectorJobRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+export const connectorJobRoutes: RoutePlugin<ConnectorJobRouteContext> = async (app, { context }) => {
   const auth = { preHandler: requireScopes('printing.connectors') };
   const { connectors, jobs, printers, hub, capabilities } = context;
   const caller = (request: FastifyRequest) => {

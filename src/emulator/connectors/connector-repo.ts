@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Connector, ConnectorRegistration } from '../../protocol/connector-channel.js';
 import type { EmulatorDatabase } from '../store/database.js';
+import { organizationScope } from '../store/organization-scope.js';
 
 /** What a new connector row is made of: an agent's registration, or a built-in connector (type Virtual). */
 export type NewConnector = Omit<ConnectorRegistration, 'type'> & { type: Connector['type'] };
@@ -120,6 +121,15 @@ export class ConnectorRepo {
   }
 
   /** The connectors registered by a user through a client, most recently seen first. */
+  /** The connectors of one organization, or of every one (undefined), by name. */
+  list(organizationId?: string): ConnectorRecord[] {
+    const { clause, params } = organizationScope('organization_id', organizationId);
+    const rows = this.db
+      .prepare(`SELECT * FROM connectors ${clause} ORDER BY readable_name`)
+      .all(...params) as ConnectorRow[];
+    return rows.map(toRecord);
+  }
+
   findByRegistrant(organizationId: string, userId: string, clientId: string): ConnectorRecord[] {
     const rows = this.db
       .prepare(

@@ -9,7 +9,12 @@
  */
 import { ValidationError } from '../../lib/errors.js';
 import { CHANNEL_CLOSE, type Connector } from '../../protocol/connector-channel.js';
-import type { EmulatorRoutePlugin } from '../context.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
+import type { Logger } from '../../log/logger.js';
+import type { BaseUrlPolicy } from '../http/base-url.js';
+import type { ConnectorHub } from './connector-hub.js';
+import type { ConnectorRepo } from './connector-repo.js';
+import type { ConnectorService } from './connector-service.js';
 import { requireAnyScope } from '../accounts/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import { envelope, parsePage } from '../http/pagination.js';
@@ -41,9 +46,18 @@ function filter<T extends string>(
   return match;
 }
 
+/** What the connector admin routes use: the connectors' records, service and channels. */
+export interface ConnectorAdminRouteContext {
+  connectorRecords: ConnectorRepo;
+  connectors: ConnectorService;
+  hub: ConnectorHub;
+  logger: Logger;
+  baseUrl: BaseUrlPolicy;
+}
+
 /** Registers the connector admin routes. */
-export const connectorAdminRoutes: EmulatorRoutePlugin = async (app, { context }) => {
-  const { store, connectors, hub, logger, baseUrl } = context;
+export const connectorAdminRoutes: RoutePlugin<ConnectorAdminRouteContext> = async (app, { context }) => {
+  const { connectorRecords, connectors, hub, logger, baseUrl } = context;
   const read = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 
   app.get(
@@ -54,7 +68,7 @@ export const connectorAdminRoutes: EmulatorRoutePlugin = async (app, { context }
       const page = parsePage(query);
       const type = filter(query, 'type', CONNECTOR_TYPES);
       const status = filter(query, 'status', CONNECTOR_STATUSES);
-      const all = store.connectors
+      const all = connectorRecords
         .listByOrganization(request.auth.organizationId)
         .filter(
           (c) => (type === undefined || c.type === type) && (status === undefined || c.status === status),
@@ -74,7 +88,7 @@ export const connectorAdminRoutes: EmulatorRoutePlugin = async (app, { context }
     '/printing/v1/filter_values/connector',
     { ...read, schema: operation('GetConnectorFilterValues', connectorAdminSchemas.filterValues) },
     async (request) => {
-      const all = store.connectors.listByOrganization(request.auth.organizationId);
+      const all = connectorRecords.listByOrganization(request.auth.organizationId);
       const distinct = (values: string[]): string[] => [...new Set(values)].sort();
       return [
         { field_name: 'status', values: distinct(all.map((c) => c.status)) },
@@ -90,7 +104,7 @@ export const connectorAdminRoutes: EmulatorRoutePlugin = async (app, { context }
       if (!request.auth.roles.includes('admin')) throw forbidden('deleting a connector needs the admin role');
       const connector = connectors.require(request.auth.organizationId, request.params.id);
       // The printers (and their capabilities and driver states) go with it: ON DELETE CASCADE.
-      store.connectors.delete(connector.id);
+      connectorRecords.delete(connector.id);
       hub.disconnect(connector.id, CHANNEL_CLOSE.unknownConnector, 'connector deleted');
       logger.info({ connector: connector.id, name: connector.readableName }, 'connector deleted');
       return reply.status(204).send();

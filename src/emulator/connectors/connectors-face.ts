@@ -20,3 +20,6 @@ export type ConnectorPrinterRecords = Pick<ConnectorRepo, 'findById' | 'touchPri
 
 /** Reads a connector by id (webhooks/: the connector an event names). */
 export type ConnectorReader = Pick<ConnectorRepo, 'findById'>;
+
+/** Lists connectors, of one organization or of every one, by name (sandbox/: the console). */
+export type ConnectorLister = Pick<ConnectorRepo, 'list'>;

@@ -6,14 +6,22 @@
  * Reads need printing or printing.connectors.
  */
 import { ValidationError } from '../../lib/errors.js';
-import type { EmulatorRoutePlugin } from '../context.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
+import type { BaseUrlPolicy } from '../http/base-url.js';
+import type { DriverAssignmentService } from './driver-assignment-service.js';
 import { requireAnyScope } from '../accounts/bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { driverRequests, driverSchemas } from '../printers/printer-schemas.js';
 import { operation } from '../http/schemas.js';
 
+/** What the driver routes use. */
+export interface DriverRouteContext {
+  drivers: DriverAssignmentService;
+  baseUrl: BaseUrlPolicy;
+}
+
 /** Registers the driver routes. */
-export const driverRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+export const driverRoutes: RoutePlugin<DriverRouteContext> = async (app, { context }) => {
   const { drivers, baseUrl } = context;
   const read = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 

@@ -10,7 +10,9 @@
  * organization filters to an empty page. Printers of another organization: 404.
  */
 import { ValidationError } from '../../lib/errors.js';
-import type { EmulatorRoutePlugin } from '../context.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
+import type { BaseUrlPolicy } from '../http/base-url.js';
+import type { AssignmentService } from './assignment-service.js';
 import { requireAnyScope } from '../accounts/bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { requireAdmin } from './group-routes.js';
@@ -21,8 +23,14 @@ type IdParams = { Params: { id: string } };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** What the printer-group assignment routes use. */
+export interface AssignmentRouteContext {
+  assignments: AssignmentService;
+  baseUrl: BaseUrlPolicy;
+}
+
 /** Registers the assignment routes. */
-export const assignmentRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+export const assignmentRoutes: RoutePlugin<AssignmentRouteContext> = async (app, { context }) => {
   const { assignments, baseUrl } = context;
   const auth = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 

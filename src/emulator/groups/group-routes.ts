@@ -14,7 +14,9 @@
  * client_credentials token none; writes need the admin role. Ids of another organization: 404.
  */
 import type { FastifyRequest } from 'fastify';
-import type { EmulatorRoutePlugin } from '../context.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
+import type { BaseUrlPolicy } from '../http/base-url.js';
+import type { GroupService } from './group-service.js';
 import { requireAnyScope } from '../accounts/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import { envelope, parsePage } from '../http/pagination.js';
@@ -29,8 +31,14 @@ export function requireAdmin(request: FastifyRequest, action: string): void {
   if (!request.auth.roles.includes('admin')) throw forbidden(`${action} needs the admin role`);
 }
 
+/** What the printing-group and printing-user routes use. */
+export interface GroupRouteContext {
+  groups: GroupService;
+  baseUrl: BaseUrlPolicy;
+}
+
 /** Registers the group and printing user routes. */
-export const printingGroupRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+export const printingGroupRoutes: RoutePlugin<GroupRouteContext> = async (app, { context }) => {
   const { groups, baseUrl } = context;
   const auth = { preHandler: requireAnyScope('printing', 'printing.connectors') };
 

@@ -1,7 +1,9 @@
 /**
  * The document of a job as the two job tables store it (`jobs` and the pull queue's
- * `held_jobs`): the same five columns, read and written by these two functions only.
+ * `held_jobs`): the same five columns, read and written by these two functions only; and the
+ * stored bytes of a small document, for the channel's inline offers.
  */
+import { readFileSync } from 'node:fs';
 
 /** A job's document: where it is stored, its size and hash, its type. */
 export interface JobFile {
@@ -41,4 +43,19 @@ export function jobFileParams(file: JobFile) {
     fileExtension: file.extension,
     contentType: file.contentType,
   };
+}
+
+/**
+ * The stored bytes of a job's document (for an inline offer), or undefined when the job is
+ * unknown, its file was deleted or cannot be read: the connector then downloads it as usual.
+ */
+export function readJobDocument(
+  job: { file: JobFile; fileDeleted: boolean } | undefined,
+): Buffer | undefined {
+  if (!job || job.fileDeleted) return undefined;
+  try {
+    return readFileSync(job.file.path);
+  } catch {
+    return undefined;
+  }
 }

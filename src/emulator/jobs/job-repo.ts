@@ -5,6 +5,7 @@
  */
 import type { PrintTicket } from '../../protocol/print-ticket.js';
 import type { EmulatorDatabase } from '../store/database.js';
+import { organizationScope } from '../store/organization-scope.js';
 import { type JobFile, type JobFileRow, jobFileOf, jobFileParams } from './job-file.js';
 
 /** pending: waiting for the connector; claimed: a connector took it; then as the events say. */
@@ -143,6 +144,15 @@ export class JobRepo {
   findById(id: string): JobRecord | undefined {
     const row = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
     return row && toRecord(row);
+  }
+
+  /** One page of the jobs of one organization, or of every one (undefined), newest first. */
+  recent(organizationId: string | undefined, limit: number, offset: number): JobRecord[] {
+    const { clause, params } = organizationScope('organization_id', organizationId);
+    const rows = this.db
+      .prepare(`SELECT * FROM jobs ${clause} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`)
+      .all(...params, limit, offset) as JobRow[];
+    return rows.map(toRecord);
   }
 
   /**

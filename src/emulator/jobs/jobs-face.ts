@@ -11,5 +11,8 @@ export type { JobRecord } from './job-repo.js';
 /** An organization's jobs going with it: their document paths, then the rows (partner/). */
 export type OrganizationJobRecords = Pick<JobRepo, 'documentPathsOfOrganization' | 'deleteOfOrganization'>;
 
-/** Reads a job by id and whether a connector's event is recorded (sandbox/: job rules, the console). */
-export type JobReader = Pick<JobRepo, 'findById' | 'hasEvent'>;
+/**
+ * Reads a job by id, whether a connector's event is recorded, and pages of the latest jobs
+ * (sandbox/: job rules, the console).
+ */
+export type JobReader = Pick<JobRepo, 'findById' | 'hasEvent' | 'recent'>;

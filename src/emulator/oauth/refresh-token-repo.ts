@@ -4,6 +4,7 @@
  * Borrowing the database handle; the owner of the handle closes it.
  */
 import type { EmulatorDatabase } from '../store/database.js';
+import { organizationScope } from '../store/organization-scope.js';
 import { ACCESS_TOKEN_TTL_S } from './token-types.js';
 import { hashToken } from '../store/secret-hash.js';
 
@@ -18,6 +19,15 @@ export interface RefreshTokenRecord {
   expiresAt: number;
   spentAt: number | null;
   revokedAt: number | null;
+}
+
+/** A sign-in: a token family with a live token, when it began and when its last token expires. */
+export interface LiveSignIn {
+  familyId: string;
+  userId: string;
+  clientId: string;
+  since: number;
+  expires: number;
 }
 
 interface RefreshRow {
@@ -106,6 +116,25 @@ export class RefreshTokenRepo {
   /** True when the family (sign-in) was revoked within an access token's lifetime. */
   isFamilyRevoked(familyId: string): boolean {
     return this.db.prepare('SELECT 1 FROM revoked_families WHERE family_id = ?').get(familyId) !== undefined;
+  }
+
+  /**
+   * One page of the sign-ins (token families) still live at `now` (a token neither spent, revoked
+   * nor expired) of one organization, or of every one (undefined), the latest begun first.
+   */
+  liveSignIns(organizationId: string | undefined, now: number, limit: number, offset: number): LiveSignIn[] {
+    const { clause, params } = organizationScope('organization_id', organizationId, [
+      'spent_at IS NULL',
+      'revoked_at IS NULL',
+      'expires_at > ?',
+    ]);
+    return this.db
+      .prepare(
+        `SELECT family_id AS familyId, user_id AS userId, client_id AS clientId, MIN(created_at) AS since,
+           MAX(expires_at) AS expires FROM refresh_tokens ${clause}
+         GROUP BY family_id ORDER BY since DESC, family_id LIMIT ? OFFSET ?`,
+      )
+      .all(...params, Math.floor(now), limit, offset) as LiveSignIn[];
   }
 
   /** Revokes every token issued to a client (used when the client is deleted). */

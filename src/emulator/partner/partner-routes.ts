@@ -12,7 +12,9 @@
 import type { FastifyRequest } from 'fastify';
 import { ForbiddenError } from '../../lib/errors.js';
 import { REQUIRED_SCOPE } from '../../protocol/oauth-scopes.js';
-import type { EmulatorRoutePlugin } from '../context.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
+import type { BaseUrlPolicy } from '../http/base-url.js';
+import type { PartnerMemberService } from './partner-member-service.js';
 import { requireScopes } from '../accounts/bearer-auth.js';
 import { envelope, parsePage, requestBaseUrl } from '../http/pagination.js';
 import { parseExpand } from './partner-member-service.js';
@@ -26,8 +28,15 @@ type UserParams = { Params: { userId: string } };
 
 const ORGS = '/partner/v1/organizations';
 
+/** What the partner API uses. */
+export interface PartnerRouteContext {
+  partnerOrganizations: PartnerOrganizationService;
+  partnerMembers: PartnerMemberService;
+  baseUrl: BaseUrlPolicy;
+}
+
 /** Registers the partner routes. */
-export const partnerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+export const partnerRoutes: RoutePlugin<PartnerRouteContext> = async (app, { context }) => {
   const { partnerOrganizations: orgs, partnerMembers: members, baseUrl } = context;
   const auth = { preHandler: [requireScopes(REQUIRED_SCOPE.account), partnerAdminOnly(orgs)] };
   const query = (request: FastifyRequest) => request.query as Record<string, unknown>;

@@ -9,7 +9,10 @@
  * Reads need printing or printing.connectors; admin changes need the admin role as well.
  */
 import type { FastifyRequest } from 'fastify';
-import type { EmulatorRoutePlugin } from '../context.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
+import type { ConnectorService } from '../connectors/connector-service.js';
+import type { CapabilityService } from './capability-service.js';
+import type { PrinterService } from './printer-service.js';
 import { requireAnyScope, requireScopes } from '../accounts/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import type { PrinterRecord } from './printer-repo.js';
@@ -21,8 +24,15 @@ import { operation } from '../http/schemas.js';
 type IdParams = { Params: { id: string } };
 type CapabilityParams = { Params: { id: string; name: string } };
 
+/** What the capability routes use. */
+export interface CapabilityRouteContext {
+  printers: PrinterService;
+  capabilities: CapabilityService;
+  connectors: ConnectorService;
+}
+
 /** Registers the capability routes. */
-export const printerCapabilityRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+export const printerCapabilityRoutes: RoutePlugin<CapabilityRouteContext> = async (app, { context }) => {
   const { printers, capabilities, connectors } = context;
   const read = { preHandler: requireAnyScope('printing', 'printing.connectors') };
   const printer = (request: FastifyRequest<IdParams>): PrinterRecord =>

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { PrinterCapabilityProperties } from '../../protocol/printer-properties.js';
 import { USABLE_BY_USER_SQL } from '../groups/groups-face.js';
 import type { EmulatorDatabase } from '../store/database.js';
+import { organizationScope } from '../store/organization-scope.js';
 
 /** Printer status values (admin spec). */
 export type PrinterStatus = 'Online' | 'Offline' | 'Inproperly Configured';
@@ -30,6 +31,19 @@ export interface PrinterRecord {
   createdAt: number;
   updatedAt: number;
 }
+
+/** A printer as a list shows it: no properties, only whether the connector uploaded them. */
+export type PrinterSummary = Pick<
+  PrinterRecord,
+  | 'id'
+  | 'organizationId'
+  | 'connectorId'
+  | 'name'
+  | 'status'
+  | 'supportedFormats'
+  | 'vendorName'
+  | 'modelName'
+> & { hasCapabilities: boolean };
 
 /** The writable fields of a printer. */
 export type PrinterFields = Pick<
@@ -141,6 +155,28 @@ export class PrinterRepo {
       .prepare('SELECT * FROM printers WHERE organization_id = ? ORDER BY name, id')
       .all(organizationId) as PrinterRow[];
     return rows.map(toRecord);
+  }
+
+  /** The printers of one organization, or of every one (undefined), by name, as summaries. */
+  summaries(organizationId?: string): PrinterSummary[] {
+    const { clause, params } = organizationScope('organization_id', organizationId);
+    const rows = this.db
+      .prepare(
+        `SELECT id, organization_id, connector_id, name, status, supported_formats, vendor_name, model_name,
+           properties_json IS NOT NULL AS has_capabilities FROM printers ${clause} ORDER BY name`,
+      )
+      .all(...params) as (Omit<PrinterRow, 'properties_json'> & { has_capabilities: number })[];
+    return rows.map((r) => ({
+      id: r.id,
+      organizationId: r.organization_id,
+      connectorId: r.connector_id,
+      name: r.name,
+      status: r.status as PrinterStatus,
+      supportedFormats: JSON.parse(r.supported_formats) as string[],
+      vendorName: r.vendor_name,
+      modelName: r.model_name,
+      hasCapabilities: r.has_capabilities === 1,
+    }));
   }
 
   /** One page of printers and the total count. */

@@ -9,7 +9,13 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { NotFoundError, ValidationError } from '../../lib/errors.js';
-import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
+import type { ConnectorService } from '../connectors/connector-service.js';
+import type { DriverAssignmentService } from '../drivers/drivers-face.js';
+import type { AssignmentService } from '../groups/assignment-service.js';
+import type { BaseUrlPolicy } from '../http/base-url.js';
+import type { CapabilityService } from './capability-service.js';
+import type { PrinterService } from './printer-service.js';
 import { requireAnyScope, requireScopes } from '../accounts/bearer-auth.js';
 import { envelope, parsePage } from '../http/pagination.js';
 import { type PrinterWire, printerToWire } from './printer-wire.js';
@@ -21,8 +27,18 @@ type IdParams = { Params: { id: string } };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** What the printer routes use: printers, their capabilities and driver state, the caller's connector, who may use which printer. */
+export interface PrinterRouteContext {
+  printers: PrinterService;
+  capabilities: CapabilityService;
+  drivers: DriverAssignmentService;
+  connectors: ConnectorService;
+  assignments: AssignmentService;
+  baseUrl: BaseUrlPolicy;
+}
+
 /** Registers the printer routes. */
-export const printerRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+export const printerRoutes: RoutePlugin<PrinterRouteContext> = async (app, { context }) => {
   const { printers } = context;
   const wire = (p: PrinterRecord): PrinterWire => printerWire(context, p);
   const write = { preHandler: requireScopes('printing.connectors') };
@@ -97,7 +113,7 @@ export function hostId(request: FastifyRequest): string | undefined {
 }
 
 /** The Printer object with its driver assignment state and encoded capabilities. */
-export function printerWire(context: EmulatorContext, p: PrinterRecord): PrinterWire {
+export function printerWire(context: PrinterRouteContext, p: PrinterRecord): PrinterWire {
   return printerToWire(p, {
     autoDriverAssignmentState: context.drivers.state(p),
     blobCapabilities: context.capabilities.encoded(p),
@@ -109,7 +125,7 @@ export function printerWire(context: EmulatorContext, p: PrinterRecord): Printer
  * connector token (printing.connectors without printing) the connector it registered (null: it
  * registered none, so it sees nothing); undefined for admins and users (the whole organization).
  */
-function ownConnector(context: EmulatorContext, request: FastifyRequest): string | null | undefined {
+function ownConnector(context: PrinterRouteContext, request: FastifyRequest): string | null | undefined {
   const host = hostId(request);
   const connectorToken = !request.auth.scopes.includes('printing');
   if (host === undefined && !connectorToken) return undefined;

@@ -7,7 +7,7 @@
 import type { PrinterRepo } from './printer-repo.js';
 import type { PrinterSettingsRepo } from './printer-settings-repo.js';
 
-export type { PrinterFields, PrinterRecord } from './printer-repo.js';
+export type { PrinterFields, PrinterRecord, PrinterSummary } from './printer-repo.js';
 
 /** Inserts a printer row: the one writer of the printers table, lent to pull printing's queue. */
 export type PrinterInserter = Pick<PrinterRepo, 'insert'>;
@@ -23,3 +23,6 @@ export type PrinterLookup = Pick<PrinterRepo, 'findById' | 'findByName' | 'findB
 
 /** Sets or clears a printer's pull-printing password hash (pull/: pairing a release station). */
 export type PullPasswordSetter = Pick<PrinterSettingsRepo, 'setPullPrintingPasswordHash'>;
+
+/** Lists printers as summaries, of one organization or of every one (sandbox/: the console). */
+export type PrinterSummaryLister = Pick<PrinterRepo, 'summaries'>;

@@ -13,7 +13,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError, ValidationError } from '../../lib/errors.js';
-import type { EmulatorRouteOptions } from '../context.js';
+import type { Logger } from '../../log/logger.js';
+import type { UserSignIn } from '../accounts/user-sign-in.js';
+import type { BaseUrlPolicy } from '../http/base-url.js';
+import type { RouteOptions } from '../http/route-plugin.js';
+import type { PrinterService } from '../printers/printer-service.js';
+import type { CredentialGuard } from '../store/credential-guard.js';
+import type { TpfmServices } from './pull-services.js';
 import { requireAnyScope } from '../accounts/bearer-auth.js';
 import { forbidden } from '../http/http-errors.js';
 import { claimPageRoutes } from './cards/portal-routes.js';
@@ -31,14 +37,24 @@ function codeOf(body: unknown, min: number, max: number): string {
   return code.trim();
 }
 
+/** What pull printing uses: its services, the printers admins name, the password hasher, sign-in. */
+export interface PullPrintingRouteContext {
+  pull: TpfmServices;
+  printers: PrinterService;
+  credentials: CredentialGuard;
+  signIn: UserSignIn;
+  baseUrl: BaseUrlPolicy;
+  logger: Logger;
+}
+
 /** Registers pull printing; see the file comment. */
 export async function pullPrintingRoutes(
   app: FastifyInstance,
-  { context }: EmulatorRouteOptions,
+  { context }: RouteOptions<PullPrintingRouteContext>,
 ): Promise<void> {
   const logger = context.logger.child({ part: 'pull-printing' });
   const services = context.pull;
-  await app.register(tpfmRoutes, { context, services });
+  await app.register(tpfmRoutes, { baseUrl: context.baseUrl, services });
   await app.register(claimPageRoutes, { signIn: context.signIn, registration: services.registration });
   const anyToken = { preHandler: requireAnyScope('printing', 'printing.connectors', 'account') };
 

@@ -27,17 +27,38 @@ import { sfapiConfiguration, unknownJobStatus } from '../../protocol/sfapi-confi
 import { requireScopes } from '../accounts/bearer-auth.js';
 import { HttpError } from '../http/http-errors.js';
 import { type DocumentedRequest, operation } from '../http/schemas.js';
-import type { EmulatorContext, EmulatorRouteOptions } from '../context.js';
+import type { Logger } from '../../log/logger.js';
+import type { FileStore } from '../files/file-store.js';
+import type { AssignmentService } from '../groups/assignment-service.js';
+import type { BaseUrlPolicy } from '../http/base-url.js';
+import type { RouteOptions } from '../http/route-plugin.js';
+import type { JobService } from '../jobs/job-service.js';
+import type { PrinterService } from '../printers/printer-service.js';
+import type { PrintService } from './print-service.js';
 import { STORAGE_UPLOAD_PREFIX, storageRoutes } from '../files/storage-routes.js';
 import { sfapiRequests, sfapiSchemas } from './sfapi-schemas.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** What the /sfapi/ routes and the storage endpoint use. */
+export interface SfapiRouteContext {
+  printers: PrinterService;
+  jobs: JobService;
+  files: FileStore;
+  printing: PrintService;
+  assignments: AssignmentService;
+  baseUrl: BaseUrlPolicy;
+  logger: Logger;
+}
+
 /**
  * The /sfapi/ routes and the storage endpoint, as one Fastify plugin over the context's file
  * store and print service.
  */
-export async function sfapiRoutes(app: FastifyInstance, options: EmulatorRouteOptions): Promise<void> {
+export async function sfapiRoutes(
+  app: FastifyInstance,
+  options: RouteOptions<SfapiRouteContext>,
+): Promise<void> {
   const { context } = options;
   const { printers, jobs } = context;
   const { files, printing } = context;
@@ -107,7 +128,7 @@ function prefersStrict(prefer: string | string[] | undefined): boolean {
   return values.some((v) => v.split(/[,;]/).some((p) => p.trim().toLowerCase() === 'handling=strict'));
 }
 
-function baseUrl(request: FastifyRequest, context: EmulatorContext): string {
+function baseUrl(request: FastifyRequest, context: SfapiRouteContext): string {
   return context.baseUrl.forRequest(request);
 }
 
@@ -116,7 +137,7 @@ function invalid(field: string, rule: string): never {
   throw new ValidationErrors([new ValidationError(field, rule)]);
 }
 
-function printerProperties(request: FastifyRequest, context: EmulatorContext): PrinterProperties[] {
+function printerProperties(request: FastifyRequest, context: SfapiRouteContext): PrinterProperties[] {
   const { printers, assignments } = context;
   const org = request.auth.organizationId;
   const query = request.query as Record<string, unknown>;

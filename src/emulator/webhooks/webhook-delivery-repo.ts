@@ -12,6 +12,7 @@
 import type { EmulatorDatabase } from '../store/database.js';
 import type { WebhookTopic } from './webhook-endpoint-repo.js';
 import { deleteDelivered } from './webhook-delivered-rows.js';
+import { type RecentDelivery, recentDeliveries } from './webhook-recent-deliveries.js';
 import { RecentEventBodies } from './webhook-recent-bodies.js';
 import {
   ANY_STATUS,
@@ -158,6 +159,11 @@ export class WebhookDeliveryRepo {
       due.push(toQueued(endpointId, [id, recent.body, recent.queuedAt]));
     }
     return due;
+  }
+
+  /** The `limit` deliveries attempted last of one organization's endpoints, or of every one (undefined). */
+  recent(organizationId: string | undefined, limit: number): RecentDelivery[] {
+    return recentDeliveries(this.db, organizationId, limit);
   }
 
   find(endpointId: string, eventId: string): DeliveryRecord | undefined {

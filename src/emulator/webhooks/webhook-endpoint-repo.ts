@@ -4,6 +4,7 @@
  * the database handle; the owner of the handle closes it.
  */
 import type { EmulatorDatabase } from '../store/database.js';
+import { organizationScope } from '../store/organization-scope.js';
 
 /** The topics of the spec. */
 export const WEBHOOK_TOPICS = ['printjob_succeeded', 'printjob_failed'] as const;
@@ -98,6 +99,15 @@ export class WebhookEndpointRepo {
       | EndpointRow
       | undefined;
     return row && toRecord(row);
+  }
+
+  /** The endpoints of one organization, or of every one (undefined), oldest first. */
+  list(organizationId?: string): WebhookEndpointRecord[] {
+    const { clause, params } = organizationScope('organization_id', organizationId);
+    const rows = this.db
+      .prepare(`SELECT * FROM webhook_endpoints ${clause} ORDER BY created_at`)
+      .all(...params) as EndpointRow[];
+    return rows.map(toRecord);
   }
 
   /** A page of the organization's endpoints, oldest first, and their total count. */

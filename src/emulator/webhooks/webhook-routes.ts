@@ -22,7 +22,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import type { EmulatorRoutePlugin } from '../context.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
 import { requireAnyScope, requireScopes } from '../accounts/bearer-auth.js';
 import type { BaseUrlPolicy } from '../http/base-url.js';
 import { forbidden } from '../http/http-errors.js';
@@ -46,11 +46,17 @@ const requireOrganizationAdmin: preHandlerAsyncHookHandler = async (request) => 
 const read = { preHandler: [requireAnyScope('webhooks', 'webhooks.readonly'), requireOrganizationAdmin] };
 const write = { preHandler: [requireScopes('webhooks'), requireOrganizationAdmin] };
 
-/** Registers the webhook routes. */
 /** Content types of the PATCH bodies: JSON Merge Patch as the spec says, plain JSON too. */
 const MERGE_PATCH = ['application/merge-patch+json', 'application/json'];
 
-export const webhookRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+/** What the webhook routes use. */
+export interface WebhookRouteContext {
+  webhooks: WebhookService;
+  baseUrl: BaseUrlPolicy;
+}
+
+/** Registers the webhook routes. */
+export const webhookRoutes: RoutePlugin<WebhookRouteContext> = async (app, { context }) => {
   const { webhooks, baseUrl } = context;
   app.setSchemaErrorFormatter(schemaErrorsToValidation);
   // JSON Merge Patch bodies are JSON (RFC 7396); plain application/json is accepted as well.

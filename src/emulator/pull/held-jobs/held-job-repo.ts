@@ -6,6 +6,7 @@
 import type { PrintTicket } from '../../../protocol/print-ticket.js';
 import { type JobFile, type JobFileRow, jobFileOf, jobFileParams } from '../../jobs/job-file.js';
 import type { EmulatorDatabase } from '../../store/database.js';
+import { organizationScope } from '../../store/organization-scope.js';
 
 /** One held job. */
 export interface HeldJobRecord {
@@ -102,6 +103,17 @@ export class HeldJobRepo {
     const rows = this.db
       .prepare('SELECT * FROM held_jobs WHERE user_id = ? ORDER BY created_at, id')
       .all(userId) as HeldRow[];
+    return rows.map(toRecord);
+  }
+
+  /** The held jobs not released yet of one organization, or of every one (undefined), oldest first. */
+  listUnreleased(organizationId?: string): HeldJobRecord[] {
+    const { clause, params } = organizationScope('organization_id', organizationId, [
+      'released_job_id IS NULL',
+    ]);
+    const rows = this.db
+      .prepare(`SELECT * FROM held_jobs ${clause} ORDER BY created_at, id`)
+      .all(...params) as HeldRow[];
     return rows.map(toRecord);
   }
 

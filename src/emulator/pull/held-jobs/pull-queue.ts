@@ -134,6 +134,11 @@ export class PullQueueService implements JobHolder {
     return limited.map((j) => this.toLine(j));
   }
 
+  /** The held jobs not released yet of one organization, or of every one (undefined), oldest first. */
+  unreleased(organizationId?: string): HeldJobRecord[] {
+    return this.held.listUnreleased(organizationId);
+  }
+
   /** A user's held job by file name or id. */
   find(userId: string, handle: string): HeldJobRecord | undefined {
     return this.held.findForUser(userId, handle);

@@ -9,7 +9,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TooManyRequestsError } from '../../../lib/errors.js';
 import { TPFM_COMMANDS, TPFM_HEADERS, type TpfmCommand } from '../../../protocol/tpfm-codes.js';
-import type { EmulatorContext } from '../../context.js';
+import type { BaseUrlPolicy } from '../../http/base-url.js';
 import * as commands from './tpfm-commands.js';
 import type { TpfmServices } from '../pull-services.js';
 import type { TpfmCall, TpfmResult } from './tpfm-commands.js';
@@ -27,7 +27,8 @@ import { operation } from '../../http/schemas.js';
 
 /** Options of the /TPFM/ plugin. */
 export interface TpfmRoutesOptions {
-  context: EmulatorContext;
+  /** The public base URL of the links /TPFM/ answers hold (PrepareUpload). */
+  baseUrl: BaseUrlPolicy;
   services: TpfmServices;
 }
 
@@ -51,13 +52,9 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return first?.trim() === '' ? undefined : first;
 }
 
-function baseUrl(request: FastifyRequest, context: EmulatorContext): string {
-  return context.baseUrl.forRequest(request);
-}
-
 /** Registers GET /TPFM/. */
 export async function tpfmRoutes(app: FastifyInstance, options: TpfmRoutesOptions): Promise<void> {
-  const { context, services } = options;
+  const { baseUrl, services } = options;
   app.get(
     '/TPFM/',
     { schema: operation('RunTpfmCommand', pullSchemas.tpfm, pullRequests.tpfm) },
@@ -65,7 +62,7 @@ export async function tpfmRoutes(app: FastifyInstance, options: TpfmRoutesOption
       const query = canonicalQuery(request.query);
       const langId = header(request, TPFM_HEADERS.langId) ?? 'en';
       try {
-        return await handle(request, reply, { query, langId, base: baseUrl(request, context) }, services);
+        return await handle(request, reply, { query, langId, base: baseUrl.forRequest(request) }, services);
       } catch (error) {
         // Throttled device checks answer 429 with Retry-After (http/http-errors.ts), not an X-FMP code.
         if (error instanceof TooManyRequestsError) throw error;

@@ -13,13 +13,10 @@ import type { FastifyInstance } from 'fastify';
 import { GoneError, NotFoundError } from '../../../lib/errors.js';
 import type { EmulatorContext } from '../../context.js';
 import { errorResponses, otherContent } from '../../http/schemas.js';
-import type { TestClock } from '../clock/test-clock.js';
-import type { FaultSwitchboard } from '../faults/fault-switchboard.js';
 import { sandboxReader } from '../sandbox-access.js';
-import type { SandboxRecords } from '../sandbox-records.js';
 import { CONSOLE_CSP, renderConsolePage } from './console-page.js';
 import { CONSOLE_SCRIPT } from './console-script.js';
-import { consoleSnapshot } from './console-snapshot.js';
+import { type ConsoleSources, consoleSnapshot } from './console-snapshot.js';
 
 /** How often an open stream looks for changes no signal announces (jobs, printers, mail, ...). */
 export const LIVE_CHECK_MS = 500;
@@ -29,11 +26,8 @@ const common = { tags: ['emulator'], security: [{}, { bearer: [] }] as Record<st
 const open = { tags: ['emulator'], security: [{}] as Record<string, string[]>[] };
 const AnyJson = T.Object({}, { additionalProperties: true });
 
-interface SandboxParts {
-  clock: TestClock;
-  faults: FaultSwitchboard;
-  records: SandboxRecords;
-}
+/** The sandbox's parts the console reads: its clock, its rules and the records it is lent. */
+type SandboxParts = ConsoleSources;
 
 /** Registers the console's routes. */
 export function registerConsoleRoutes(
