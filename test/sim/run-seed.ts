@@ -45,6 +45,8 @@ export interface SeedResult {
   refetches: number;
   /** Downloads the cloud answered 410 (the document gone). */
   goneAnswers: number;
+  /** Get-Jobs lists that answered the polls of several jobs at one printer. */
+  jobLists: number;
   /** What the channel of protocol 3 carried. */
   channel: ChannelCounts;
 }
@@ -97,8 +99,9 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
     const printers = scenario.printers.map((plan) => new SimPrinter(plan, world, SIM_START));
     const ledger = new JobLedger(db, systemClock);
     const attemptOf = (jobName: string) => ledger.get(jobName.replace(/^printrelay-/, ''))?.attempts ?? 0;
+    const simBackends = printers.map((p) => new SimBackend(p, world, spool, faults, scenario, attemptOf));
     const backends = new Map<string, PrinterBackend>(
-      printers.map((p) => [p.plan.id, new SimBackend(p, world, spool, faults, scenario, attemptOf)]),
+      simBackends.map((b, i) => [printers[i]?.plan.id ?? '', b]),
     );
     let agent: AgentLife | undefined;
     const offer = (jobId: string) => {
@@ -201,6 +204,7 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
       fingerprint,
       refetches: cloudJobs.reduce((n, j) => n + j.refetches, 0),
       goneAnswers: cloudJobs.reduce((n, j) => n + j.goneAnswers, 0),
+      jobLists: simBackends.reduce((n, b) => n + b.listsAnswered, 0),
       channel: channel.counts,
     };
   } finally {
