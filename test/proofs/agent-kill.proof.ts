@@ -57,7 +57,7 @@ const KILLS = Number(process.env.FAULT_KILLS ?? 20);
 const DOCUMENT_BYTES = 96 * 1024;
 
 type KillPoint = 'copy-update' | 'download' | 'ipp-created' | 'ipp-send' | 'printer-accepted' | 'event-send';
-const POINTS: readonly KillPoint[] = [
+const ALL_POINTS: readonly KillPoint[] = [
   'copy-update',
   'download',
   'ipp-created',
@@ -65,6 +65,19 @@ const POINTS: readonly KillPoint[] = [
   'printer-accepted',
   'event-send',
 ];
+
+/**
+ * The connector protocols the proof runs at (FAULT_PROTOCOLS, default both). At 2 every kill
+ * point is reached. At 3 (the default of agent and emulator) a small job's document comes inline
+ * with its offer and its claim and events travel as WebSocket frames, which the fault proxy does
+ * not cut: the points on HTTP exchanges the job no longer makes (`download`, `event-send`) are
+ * left out, and the simulation covers the channel's own crash points (test/sim/sim-channel.ts).
+ * The kills at the printer and on /TPFM/ still land while protocol 3 carries every job.
+ */
+const PROTOCOLS = (process.env.FAULT_PROTOCOLS ?? '2,3').split(',').map(Number);
+function pointsAt(protocol: number): readonly KillPoint[] {
+  return protocol >= 3 ? ALL_POINTS.filter((p) => p !== 'download' && p !== 'event-send') : ALL_POINTS;
+}
 
 /**
  * The copy-job requests a copy-update kill lands on, in turn: the UpdateLocalJob carrying the
@@ -159,137 +172,150 @@ function describeJobs(rig: FaultRig, jobIds: string[], logs: string): string {
   }
 }
 
-describe.skipIf(!enabled)(`agent SIGKILLed ${KILLS} times during ${JOBS} jobs${underLoad}`, () => {
-  let rig: FaultRig;
-  let agent: CliProcess | undefined;
-  let burners: CpuBurners | undefined;
+for (const protocol of PROTOCOLS) {
+  const POINTS = pointsAt(protocol);
+  describe.skipIf(!enabled)(
+    `agent SIGKILLed ${KILLS} times during ${JOBS} jobs at connector protocol ${protocol}${underLoad}`,
+    () => {
+      let rig: FaultRig;
+      let agent: CliProcess | undefined;
+      let burners: CpuBurners | undefined;
 
-  beforeAll(async () => {
-    // Protocol 2: the kill points `download` and `event-send` are HTTP exchanges the fault proxy
-    // sees; on protocol 3 a small job's document, claim and events travel as WebSocket frames,
-    // whose crash points the simulation covers (sim-channel.ts).
-    rig = await startFaultRig({}, { copyStation: true, connectorProtocol: 2 });
-    // Bounded by the test's own timeout: they end by themselves if this process dies.
-    burners = startCpuBurners(LOAD, 900);
-  });
+      beforeAll(async () => {
+        rig = await startFaultRig({}, { copyStation: true, connectorProtocol: protocol });
+        // Bounded by the test's own timeout: they end by themselves if this process dies.
+        burners = startCpuBurners(LOAD, 900);
+      });
 
-  afterAll(async () => {
-    await burners?.stop();
-    await agent?.stop();
-    await rig?.close();
-  });
+      afterAll(async () => {
+        await burners?.stop();
+        await agent?.stop();
+        await rig?.close();
+      });
 
-  it('loses no job, prints none twice, and every job reaches a final Status', async () => {
-    agent = await startAgentProcess(rig);
-    const printerId = await printerIdOf(rig.sfapi);
-    const perRound = Math.ceil(JOBS / (KILLS + 1));
-    const jobIds: string[] = [];
-    const kills: KillPoint[] = [];
-    const copyKills: string[] = [];
-    const outputs: string[] = [];
-    const copies = new CopySessions(rig);
-    for (let round = 0; round < KILLS; round++) {
-      const point = POINTS[round % POINTS.length] as KillPoint;
-      const dying = agent as CliProcess;
-      const onCloud = point === 'download' || point === 'event-send' || point === 'copy-update';
-      const proxy = onCloud ? rig.cloudProxy : rig.printerProxy;
-      const copyKill = COPY_KILLS[copyKills.length % COPY_KILLS.length] as CopyKill;
-      proxy.arm(triggerFor(point, round % 3, () => dying.signal('SIGKILL'), copyKill));
-      // Copy sessions run in the copy-update rounds only: a kill elsewhere could land while a
-      // copy run is posted, and whether the agent stored it would not be known.
-      const copying =
-        point === 'copy-update'
-          ? copies.run(dying, Number.POSITIVE_INFINITY, { mergeLastRuns: copyKill.merge })
-          : Promise.resolve();
-      jobIds.push(...(await submitJobs(rig, printerId, jobIds.length, perRound, DOCUMENT_BYTES)));
-      await within(
-        dying.exited,
-        40_000,
-        () =>
-          `kill point ${point} (round ${round}) never reached; the agent's last log lines:\n${dying.stdout.trimEnd().split('\n').slice(-40).join('\n')}`,
-      );
-      await copying;
-      kills.push(point);
-      if (point === 'copy-update') copyKills.push(copyKill.name);
-      outputs.push(dying.stdout);
-      agent = await startAgentProcess(rig);
-    }
-    // Two whole sessions beside the last jobs, on the agent that is not killed.
-    const lastCopies = copies.run(agent, 2);
-    jobIds.push(...(await submitJobs(rig, printerId, jobIds.length, JOBS - jobIds.length, DOCUMENT_BYTES)));
-    await lastCopies;
+      it('loses no job, prints none twice, and every job reaches a final Status', async () => {
+        agent = await startAgentProcess(rig);
+        const printerId = await printerIdOf(rig.sfapi);
+        const perRound = Math.ceil(JOBS / (KILLS + 1));
+        const jobIds: string[] = [];
+        const kills: KillPoint[] = [];
+        const copyKills: string[] = [];
+        const outputs: string[] = [];
+        const copies = new CopySessions(rig);
+        for (let round = 0; round < KILLS; round++) {
+          const point = POINTS[round % POINTS.length] as KillPoint;
+          const dying = agent as CliProcess;
+          const onCloud = point === 'download' || point === 'event-send' || point === 'copy-update';
+          const proxy = onCloud ? rig.cloudProxy : rig.printerProxy;
+          const copyKill = COPY_KILLS[copyKills.length % COPY_KILLS.length] as CopyKill;
+          proxy.arm(triggerFor(point, round % 3, () => dying.signal('SIGKILL'), copyKill));
+          // Copy sessions run in the copy-update rounds only: a kill elsewhere could land while a
+          // copy run is posted, and whether the agent stored it would not be known.
+          const copying =
+            point === 'copy-update'
+              ? copies.run(dying, Number.POSITIVE_INFINITY, { mergeLastRuns: copyKill.merge })
+              : Promise.resolve();
+          jobIds.push(...(await submitJobs(rig, printerId, jobIds.length, perRound, DOCUMENT_BYTES)));
+          await within(
+            dying.exited,
+            40_000,
+            () =>
+              `kill point ${point} (round ${round}) never reached; the agent's last log lines:\n${dying.stdout.trimEnd().split('\n').slice(-40).join('\n')}`,
+          );
+          await copying;
+          kills.push(point);
+          if (point === 'copy-update') copyKills.push(copyKill.name);
+          outputs.push(dying.stdout);
+          agent = await startAgentProcess(rig);
+        }
+        // Two whole sessions beside the last jobs, on the agent that is not killed.
+        const lastCopies = copies.run(agent, 2);
+        jobIds.push(
+          ...(await submitJobs(rig, printerId, jobIds.length, JOBS - jobIds.length, DOCUMENT_BYTES)),
+        );
+        await lastCopies;
 
-    const statuses = await finalStatuses(rig.sfapi, jobIds, Number(process.env.FAULT_WAIT_MS ?? 120_000));
-    const sessions = copies.counted();
-    const localJobs = await settledLocalJobs(rig, sessions.length);
-    const logs = [...outputs, agent.stdout].join('');
-    const prints = printsPerJob(rig.printer.spoolDir, DOCUMENT_BYTES);
-    const notDone = jobIds.filter((id) => statuses.get(id) !== 0);
-    const lost = jobIds.filter((id) => (prints.get(id)?.whole ?? 0) === 0);
-    const twice = jobIds.filter((id) => (prints.get(id)?.whole ?? 0) > 1);
-    const partial = jobIds.filter((id) => (prints.get(id)?.partial ?? 0) > 0);
-    const count = (point: KillPoint) => kills.filter((k) => k === point).length;
-    const found = occurrences(logs, 'found the interrupted job at the printer');
-    const absent = occurrences(logs, 'interrupted job never reached the printer');
-    const cancelled = occurrences(logs, 'cancelled the interrupted job at the printer');
-    const printedCut = occurrences(
-      logs,
-      'the printer completed the interrupted job with only part of the document',
-    );
-    const fetchedAgain = occurrences(logs, 'document fetched again');
-    const copyKind = (name: string) => copyKills.filter((k) => k === name).length;
-    const expectedCopies = sessions.map((s) => ({ state: 'Succeeded', fields: expectedFields(s.runs) }));
-    const copyPages = (jobs: { fields: { TotalPrintedPages?: number } }[]) =>
-      jobs.reduce((total, j) => total + (j.fields.TotalPrintedPages ?? 0), 0);
-    console.info(
-      `agent kill proof: load=${LOAD} jobs=${jobIds.length} kills=${kills.length} (${POINTS.map((p) => `${p}=${count(p)}`).join(' ')}) ` +
-        `final-status-0=${jobIds.length - notDone.length} lost=${lost.length} printed-twice=${twice.length} ` +
-        `partial=${partial.length} reconciled at the printer: found-watched=${found} absent-resent=${absent} ` +
-        `cancelled-resent=${cancelled} printed-cut-resent=${printedCut} documents-fetched-again=${fetchedAgain}; ` +
-        `copy sessions=${sessions.length} (killed: ${COPY_KILLS.map((k) => `${k.name}=${copyKind(k.name)}`).join(' ')}) ` +
-        `runs-accepted=${sessions.reduce((n, s) => n + s.runs.length, 0)} pages-accepted=${copyPages(expectedCopies)} ` +
-        `cloud local jobs=${localJobs.length} pages=${copyPages(localJobs)} ` +
-        `succeeded=${localJobs.filter((j) => j.state === 'Succeeded').length}`,
-    );
-    const unexpected = [...new Set([...notDone, ...lost, ...twice])];
-    if (unexpected.length > 0) console.info(describeJobs(rig, unexpected, logs));
-    expect(jobIds).toHaveLength(JOBS);
-    expect([...rig.cloudProxy.fired, ...rig.printerProxy.fired].sort()).toEqual([...kills].sort());
-    expect(notDone.map((id) => [id, statuses.get(id)])).toEqual([]);
-    expect(lost).toEqual([]);
-    expect(twice).toEqual([]);
-    // Every kill at the printer side left a job the restarted agent reconciled there: a cut
-    // Send-Document cancelled (or found completed with part of the document) and sent again, a
-    // Create-Job whose answer was lost cancelled or, refused busy, absent and sent again, a job
-    // whose whole document had gone out found by its recorded id and watched. Which of these a
-    // kill leads to depends on how far the bytes got before it (a kill on Send-Document just after
-    // the last bytes is a "found"), so the sum is what is asserted; kills at other points can land
-    // mid-submission too, hence "at least". Each partial print is one the agent noticed.
-    expect(found + absent + cancelled + printedCut).toBeGreaterThanOrEqual(
-      count('ipp-send') + count('ipp-created') + count('printer-accepted'),
-    );
-    expect(partial.length).toBeLessThanOrEqual(printedCut);
-    // A job cut mid-Send-Document is sent again whole after the restart, which lost the small
-    // document from memory: it was downloaded again (and checked) for that.
-    expect(fetchedAgain).toBeGreaterThanOrEqual(count('ipp-send'));
-    // Every copy session is one local job (no resend made a second), Succeeded, with the counts
-    // of exactly the runs the agent accepted; sessions are one at a time, so creation order is
-    // session order. The last two ended by card removal on a live agent.
-    expect(copyKills).toHaveLength(count('copy-update'));
-    expect(sessions).toHaveLength(count('copy-update') + 2);
-    expect(sessions.slice(-2).map((s) => [s.removed, s.runs.length])).toEqual([
-      [true, 3],
-      [true, 3],
-    ]);
-    expect(localJobs).toEqual(expectedCopies);
-    // The agent holds the same: every session final and acknowledged with all its counts.
-    expect(agentCopyRecords(rig)).toEqual(
-      expectedCopies.map(({ fields }) => ({
-        status: 'Succeeded',
-        deliveredStatus: 'Succeeded',
-        fields,
-        delivered: fields,
-      })),
-    );
-  }, 900_000);
-});
+        const statuses = await finalStatuses(rig.sfapi, jobIds, Number(process.env.FAULT_WAIT_MS ?? 120_000));
+        const sessions = copies.counted();
+        const localJobs = await settledLocalJobs(rig, sessions.length);
+        const logs = [...outputs, agent.stdout].join('');
+        const prints = printsPerJob(rig.printer.spoolDir, DOCUMENT_BYTES);
+        const notDone = jobIds.filter((id) => statuses.get(id) !== 0);
+        const lost = jobIds.filter((id) => (prints.get(id)?.whole ?? 0) === 0);
+        const twice = jobIds.filter((id) => (prints.get(id)?.whole ?? 0) > 1);
+        const partial = jobIds.filter((id) => (prints.get(id)?.partial ?? 0) > 0);
+        const count = (point: KillPoint) => kills.filter((k) => k === point).length;
+        const found = occurrences(logs, 'found the interrupted job at the printer');
+        const absent = occurrences(logs, 'interrupted job never reached the printer');
+        const cancelled = occurrences(logs, 'cancelled the interrupted job at the printer');
+        const printedCut = occurrences(
+          logs,
+          'the printer completed the interrupted job with only part of the document',
+        );
+        const fetchedAgain = occurrences(logs, 'document fetched again');
+        const copyKind = (name: string) => copyKills.filter((k) => k === name).length;
+        const expectedCopies = sessions.map((s) => ({ state: 'Succeeded', fields: expectedFields(s.runs) }));
+        const copyPages = (jobs: { fields: { TotalPrintedPages?: number } }[]) =>
+          jobs.reduce((total, j) => total + (j.fields.TotalPrintedPages ?? 0), 0);
+        console.info(
+          `agent kill proof: protocol=${protocol} load=${LOAD} jobs=${jobIds.length} kills=${kills.length} (${POINTS.map((p) => `${p}=${count(p)}`).join(' ')}) ` +
+            `final-status-0=${jobIds.length - notDone.length} lost=${lost.length} printed-twice=${twice.length} ` +
+            `partial=${partial.length} reconciled at the printer: found-watched=${found} absent-resent=${absent} ` +
+            `cancelled-resent=${cancelled} printed-cut-resent=${printedCut} documents-fetched-again=${fetchedAgain}; ` +
+            `copy sessions=${sessions.length} (killed: ${COPY_KILLS.map((k) => `${k.name}=${copyKind(k.name)}`).join(' ')}) ` +
+            `runs-accepted=${sessions.reduce((n, s) => n + s.runs.length, 0)} pages-accepted=${copyPages(expectedCopies)} ` +
+            `cloud local jobs=${localJobs.length} pages=${copyPages(localJobs)} ` +
+            `succeeded=${localJobs.filter((j) => j.state === 'Succeeded').length}`,
+        );
+        const unexpected = [...new Set([...notDone, ...lost, ...twice])];
+        if (unexpected.length > 0) console.info(describeJobs(rig, unexpected, logs));
+        expect(jobIds).toHaveLength(JOBS);
+        // Every life of the agent spoke the protocol this run is about.
+        const lives = outputs.length + 1;
+        expect(occurrences(logs, `"protocol":${protocol},"msg":"channel connected"`)).toBeGreaterThanOrEqual(
+          lives,
+        );
+        expect(occurrences(logs, '"msg":"channel connected"')).toBe(
+          occurrences(logs, `"protocol":${protocol},"msg":"channel connected"`),
+        );
+        expect([...rig.cloudProxy.fired, ...rig.printerProxy.fired].sort()).toEqual([...kills].sort());
+        expect(notDone.map((id) => [id, statuses.get(id)])).toEqual([]);
+        expect(lost).toEqual([]);
+        expect(twice).toEqual([]);
+        // Every kill at the printer side left a job the restarted agent reconciled there: a cut
+        // Send-Document cancelled (or found completed with part of the document) and sent again, a
+        // Create-Job whose answer was lost cancelled or, refused busy, absent and sent again, a job
+        // whose whole document had gone out found by its recorded id and watched. Which of these a
+        // kill leads to depends on how far the bytes got before it (a kill on Send-Document just after
+        // the last bytes is a "found"), so the sum is what is asserted; kills at other points can land
+        // mid-submission too, hence "at least". Each partial print is one the agent noticed.
+        expect(found + absent + cancelled + printedCut).toBeGreaterThanOrEqual(
+          count('ipp-send') + count('ipp-created') + count('printer-accepted'),
+        );
+        expect(partial.length).toBeLessThanOrEqual(printedCut);
+        // A job cut mid-Send-Document is sent again whole after the restart, which lost the small
+        // document from memory: it was downloaded again (and checked) for that.
+        expect(fetchedAgain).toBeGreaterThanOrEqual(count('ipp-send'));
+        // Every copy session is one local job (no resend made a second), Succeeded, with the counts
+        // of exactly the runs the agent accepted; sessions are one at a time, so creation order is
+        // session order. The last two ended by card removal on a live agent.
+        expect(copyKills).toHaveLength(count('copy-update'));
+        expect(sessions).toHaveLength(count('copy-update') + 2);
+        expect(sessions.slice(-2).map((s) => [s.removed, s.runs.length])).toEqual([
+          [true, 3],
+          [true, 3],
+        ]);
+        expect(localJobs).toEqual(expectedCopies);
+        // The agent holds the same: every session final and acknowledged with all its counts.
+        expect(agentCopyRecords(rig)).toEqual(
+          expectedCopies.map(({ fields }) => ({
+            status: 'Succeeded',
+            deliveredStatus: 'Succeeded',
+            fields,
+            delivered: fields,
+          })),
+        );
+      }, 900_000);
+    },
+  );
+}
