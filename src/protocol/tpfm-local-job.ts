@@ -59,6 +59,12 @@ const fieldRules: Record<keyof LocalJobFields, Rule> = {
   TotalPrintedSheets: { kind: 'int', min: 0, max: INT_MAX },
 };
 
+/**
+ * The names of the parameters both commands share, in the spec's spelling: the one list the
+ * emulator's /TPFM/ query (its parameter names, its OpenAPI description) is built from.
+ */
+export const LOCAL_JOB_FIELDS = Object.keys(fieldRules) as readonly (keyof LocalJobFields)[];
+
 const statuses: LocalJobStatus[] = ['Pending', 'Succeeded', 'Failed'];
 
 function parseField(name: string, rule: Rule, raw: string, errors: ValidationError[]): unknown {

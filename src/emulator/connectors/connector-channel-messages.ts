@@ -12,17 +12,31 @@ import {
   type ChannelEventsResult,
   type ServerMessage,
 } from '../../protocol/connector-channel.js';
-import type { EmulatorContext } from '../context.js';
+import type { Logger } from '../../log/logger.js';
 import { toHttpError } from '../http/http-errors.js';
 import { applyEventBatch, parseEventBatch } from '../jobs/job-event-batch.js';
 import type { ConnectorRecord } from './connector-repo.js';
+
+/** What handling a channel's messages uses (the composition hands it the services). */
+export interface ChannelMessageServices {
+  hub: { alive(connectorId: string): void };
+  connectors: { seen(connectorId: string): void };
+  printers: {
+    setStatusFromConnector(connector: ConnectorRecord, printerId: string, status: unknown): unknown;
+  };
+  jobs: {
+    claim(connector: ConnectorRecord, jobId: string): unknown;
+    applyEvent(connector: ConnectorRecord, jobId: string, body: unknown): Promise<unknown>;
+  };
+  logger: Logger;
+}
 
 /** Longest claim or batch id the channel takes. */
 const MAX_REQUEST_ID = 100;
 
 /** Handles one message of a connector's channel speaking `protocol`; answers go to `reply`. */
 export async function handleAgentMessage(
-  context: EmulatorContext,
+  context: ChannelMessageServices,
   connector: ConnectorRecord,
   protocol: number,
   text: string,
@@ -50,7 +64,7 @@ export async function handleAgentMessage(
 }
 
 function claimResult(
-  context: EmulatorContext,
+  context: ChannelMessageServices,
   connector: ConnectorRecord,
   message: Extract<AgentMessage, { type: 'claim' }>,
 ): ServerMessage {
@@ -65,7 +79,7 @@ function claimResult(
 }
 
 async function eventsResult(
-  context: EmulatorContext,
+  context: ChannelMessageServices,
   connector: ConnectorRecord,
   message: Extract<AgentMessage, { type: 'events' }>,
 ): Promise<ChannelEventsResult> {

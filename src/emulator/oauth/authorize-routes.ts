@@ -28,7 +28,7 @@ import { html as markup } from '../web/html.js';
 import { renderPage } from '../web/page-layout.js';
 import { renderSignInPage } from '../web/sign-in-page.js';
 import { html, pageClient } from './pairing-routes.js';
-import { type Form, formFields } from './token-routes.js';
+import { type Form, formFields } from './client-authentication.js';
 import { oauthRequests } from './oauth-request-schemas.js';
 import { oauthSchemas } from './oauth-schemas.js';
 import { operation } from '../http/schemas.js';

@@ -12,7 +12,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors
 import type { UserSignIn } from '../accounts/user-sign-in.js';
 import type { BaseUrlPolicy } from '../http/base-url.js';
 import type { RoutePlugin } from '../http/route-plugin.js';
-import { OAuthError, oauthEndpoint } from '../http/http-errors.js';
+import { OAuthError } from '../http/http-errors.js';
 import { requestBaseUrl } from '../http/pagination.js';
 import { PAIRING_PAGE_PATH, type PairingService, normalizePairingCode } from './pairing.js';
 import type { BrowserSession, SessionService } from './sessions.js';
@@ -24,7 +24,7 @@ import {
   renderPairingDonePage,
   renderPairingPage,
 } from '../web/pairing-page.js';
-import { type Form, clientCredentials, formFields } from './token-routes.js';
+import { type Form, authenticateClient, formFields } from './client-authentication.js';
 import { oauthRequests } from './oauth-request-schemas.js';
 import { oauthSchemas } from './oauth-schemas.js';
 import { operation } from '../http/schemas.js';
@@ -48,10 +48,7 @@ export const oauthPairRoutes: RoutePlugin<PairingRouteContext> = async (app, { c
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const form = formFields(request.body);
-      const credentials = clientCredentials(request, form);
-      const client = await oauthEndpoint(() =>
-        context.tokens.authenticateClient(credentials.id, credentials.secret, request.ip),
-      );
+      const client = await authenticateClient(request, form, context.tokens);
       const mode = form['mode'] ?? 'device';
       if (mode !== 'device') throw new OAuthError(400, 'invalid_request', 'mode: must be device');
       return context.pairings.startPairing(client, form['scope'], requestBaseUrl(request, context.baseUrl));

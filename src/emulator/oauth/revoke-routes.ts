@@ -10,9 +10,9 @@ import type { Logger } from '../../log/logger.js';
 import type { RoutePlugin } from '../http/route-plugin.js';
 import type { RefreshTokenRepo } from './refresh-token-repo.js';
 import type { TokenService } from './token-service.js';
-import { OAuthError, oauthEndpoint } from '../http/http-errors.js';
+import { OAuthError } from '../http/http-errors.js';
 import type { OAuthClient } from '../clients/clients-face.js';
-import { clientCredentials, formFields } from './token-routes.js';
+import { authenticateClient, formFields } from './client-authentication.js';
 import { oauthRequests } from './oauth-request-schemas.js';
 import { oauthSchemas } from './oauth-schemas.js';
 import { operation } from '../http/schemas.js';
@@ -33,10 +33,7 @@ export const oauthRevokeRoutes: RoutePlugin<RevokeRouteContext> = async (app, { 
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const form = formFields(request.body);
-      const credentials = clientCredentials(request, form);
-      const client = await oauthEndpoint(() =>
-        context.tokens.authenticateClient(credentials.id, credentials.secret, request.ip),
-      );
+      const client = await authenticateClient(request, form, context.tokens);
       const token = form['token'];
       if (!token) throw new OAuthError(400, 'invalid_request', 'token: required');
       const hint = form['token_type_hint'];

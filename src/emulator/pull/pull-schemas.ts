@@ -5,6 +5,7 @@
  * Pure data.
  */
 import { Type as T } from '@sinclair/typebox';
+import { LOCAL_JOB_FIELDS } from '../../protocol/tpfm-local-job.js';
 import {
   DateTime,
   type DocumentedRequest,
@@ -103,22 +104,6 @@ export const pullSchemas = {
 };
 
 const text = (description: string) => T.Optional(T.String({ description }));
-const LOCAL_JOB_FIELDS = [
-  'Color',
-  'Copies',
-  'Duplex',
-  'Filename',
-  'PageCoverage',
-  'PaperId',
-  'PaperName',
-  'PrintedColorPages',
-  'PrintedPages',
-  'PrintedSheets',
-  'Status',
-  'TotalPrintedColorPages',
-  'TotalPrintedPages',
-  'TotalPrintedSheets',
-];
 
 /** Requests of the pull-printing routes (checked by the routes; http/schemas.ts DocumentedRequest). */
 export const pullRequests = {

@@ -7,6 +7,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { type ErrorCode, PrintRelayError } from '../../../lib/errors.js';
+import { LOCAL_JOB_FIELDS } from '../../../protocol/tpfm-local-job.js';
 import {
   encodeErrText,
   TPFM_COMMANDS,
@@ -78,19 +79,8 @@ const PARAMS = [
   'ModifiedDate',
   'Type',
   'JobId',
-  'Color',
-  'Duplex',
-  'Filename',
-  'PageCoverage',
-  'PaperId',
-  'PaperName',
-  'PrintedColorPages',
-  'PrintedPages',
-  'PrintedSheets',
-  'Status',
-  'TotalPrintedColorPages',
-  'TotalPrintedPages',
-  'TotalPrintedSheets',
+  // CreateLocalJob / UpdateLocalJob (Copies, also a PrintJob parameter, is named above).
+  ...LOCAL_JOB_FIELDS.filter((field) => field !== 'Copies'),
   'DocumentName',
   'FileExtension',
   'PageNumber',

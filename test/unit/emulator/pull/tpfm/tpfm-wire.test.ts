@@ -11,6 +11,7 @@ import {
 import { formatOfExtension } from '../../../../../src/emulator/pull/held-jobs/pull-queue.js';
 import { parseBasic } from '../../../../../src/emulator/pull/tpfm/tpfm-auth.js';
 import { decodeErrText } from '../../../../../src/protocol/tpfm-codes.js';
+import { LOCAL_JOB_FIELDS } from '../../../../../src/protocol/tpfm-local-job.js';
 
 describe('canonicalQuery', () => {
   it.each([
@@ -27,6 +28,10 @@ describe('canonicalQuery', () => {
     [{ Copies: 2 }, {}],
   ])('%j -> %j', (input, expected) => {
     expect(canonicalQuery(input)).toEqual(expected);
+  });
+
+  it.each(LOCAL_JOB_FIELDS)('knows the local-job parameter %s in any letter case', (field) => {
+    expect(canonicalQuery({ [field.toLowerCase()]: '1' })).toEqual({ [field]: '1' });
   });
 });
 
