@@ -51,6 +51,13 @@ const PROPERTIES_KEPT =
 const FILLED_BY_MERGE =
   'a capability without a default has a custom value (else the job is sent unchanged the line before), and mergeCustomCapabilities sets every custom value over the base anyway';
 
+const NO_BATCH_NO_DELIVERY =
+  'a round without a batch delivered nothing, so the delivered check breaks the loop the same';
+const EMPTY_ROUND =
+  'without batches the round answers 0 batches, 0 delivered and full false anyway, and the loop reads full only with something delivered';
+const DUE_LOOK =
+  'the look at the earliest head only spares a query: dueBatch itself answers only the jobs whose head is due now, none when no head is';
+
 export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
   {
     file: PR,
@@ -661,5 +668,58 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     replacement: 'true',
     line: 'if (job.spoolPath)',
     why: "statSync(undefined) throws a TypeError, which the catch answers by keeping the offer's size, as a job without a spool file does",
+  },
+  {
+    file: 'jobs/outbox-sender.ts',
+    original: 'round.batches === 0',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: NO_BATCH_NO_DELIVERY,
+  },
+  {
+    file: 'jobs/outbox-sender.ts',
+    original: 'batches.length === 0',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    line: 'if (batches.length === 0)',
+    why: EMPTY_ROUND,
+  },
+  {
+    file: 'jobs/outbox-sender.ts',
+    original: 'false',
+    mutator: 'BooleanLiteral',
+    replacement: 'true',
+    line: 'return { batches: 0, delivered: 0, full: false }',
+    why: EMPTY_ROUND,
+  },
+  {
+    file: 'jobs/outbox-sender.ts',
+    original: 'next === undefined || next > this.clock.now()',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: DUE_LOOK,
+  },
+  {
+    file: 'jobs/outbox-sender.ts',
+    original: 'next === undefined || next > this.clock.now()',
+    mutator: 'LogicalOperator',
+    replacement: 'next === undefined && next > this.clock.now()',
+    why: DUE_LOOK,
+  },
+  {
+    file: 'jobs/outbox-sender.ts',
+    original: 'next === undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    line: 'if (next === undefined || next > this.clock.now())',
+    why: DUE_LOOK,
+  },
+  {
+    file: 'jobs/outbox-sender.ts',
+    original: 'next > this.clock.now()',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    line: 'if (next === undefined || next > this.clock.now())',
+    why: DUE_LOOK,
   },
 ];
