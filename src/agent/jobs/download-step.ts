@@ -43,7 +43,7 @@ export class DownloadStep {
   constructor(
     private readonly deps: JobRunnerDeps,
     private readonly outcomes: JobOutcomes,
-    /** Small documents kept in memory beside their spool file, for the submission. */
+    /** Small documents kept in memory with no spool file, for the submission. */
     private readonly held: HeldDocuments,
   ) {
     this.writeSpool = deps.writeSpool ?? writeSpoolFile;
