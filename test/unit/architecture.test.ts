@@ -60,8 +60,6 @@ describe('the architecture of src/', () => {
 const WHOLE_CONTEXT_HOLDERS_LEFT = [
   'imports the whole EmulatorContext: cli/demo-name-clash.ts',
   'imports the whole EmulatorContext: cli/demo-stack.ts',
-  'imports the whole EmulatorContext: emulator/connectors/connector-channel-messages.ts',
-  'imports the whole EmulatorContext: emulator/connectors/connector-channel-routes.ts',
   'imports the whole EmulatorContext: emulator/sandbox/console/console-routes.ts',
   'imports the whole EmulatorContext: emulator/sandbox/console/console-snapshot.ts',
   'imports the whole EmulatorContext: emulator/sandbox/faults/connector-faults.ts',

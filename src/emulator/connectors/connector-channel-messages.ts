@@ -12,17 +12,30 @@ import {
   type ChannelEventsResult,
   type ServerMessage,
 } from '../../protocol/connector-channel.js';
-import type { EmulatorContext } from '../context.js';
+import type { Logger } from '../../log/logger.js';
 import { toHttpError } from '../http/http-errors.js';
 import { applyEventBatch, parseEventBatch } from '../jobs/job-event-batch.js';
+import type { JobService } from '../jobs/job-service.js';
+import type { PrinterService } from '../printers/printer-service.js';
+import type { ConnectorHub } from './connector-hub.js';
 import type { ConnectorRecord } from './connector-repo.js';
+import type { ConnectorService } from './connector-service.js';
 
 /** Longest claim or batch id the channel takes. */
 const MAX_REQUEST_ID = 100;
 
+/** What the channel's messages use: the channels, the connector, its printers and jobs. */
+export interface ChannelMessageContext {
+  hub: ConnectorHub;
+  connectors: ConnectorService;
+  printers: PrinterService;
+  jobs: JobService;
+  logger: Logger;
+}
+
 /** Handles one message of a connector's channel speaking `protocol`; answers go to `reply`. */
 export async function handleAgentMessage(
-  context: EmulatorContext,
+  context: ChannelMessageContext,
   connector: ConnectorRecord,
   protocol: number,
   text: string,
@@ -50,7 +63,7 @@ export async function handleAgentMessage(
 }
 
 function claimResult(
-  context: EmulatorContext,
+  context: ChannelMessageContext,
   connector: ConnectorRecord,
   message: Extract<AgentMessage, { type: 'claim' }>,
 ): ServerMessage {
@@ -65,7 +78,7 @@ function claimResult(
 }
 
 async function eventsResult(
-  context: EmulatorContext,
+  context: ChannelMessageContext,
   connector: ConnectorRecord,
   message: Extract<AgentMessage, { type: 'events' }>,
 ): Promise<ChannelEventsResult> {
