@@ -60,14 +60,6 @@ describe('the architecture of src/', () => {
 const WHOLE_CONTEXT_HOLDERS_LEFT = [
   'imports the whole EmulatorContext: cli/demo-name-clash.ts',
   'imports the whole EmulatorContext: cli/demo-stack.ts',
-  'imports the whole EmulatorContext: emulator/sandbox/console/console-routes.ts',
-  'imports the whole EmulatorContext: emulator/sandbox/console/console-snapshot.ts',
-  'imports the whole EmulatorContext: emulator/sandbox/faults/connector-faults.ts',
-  'imports the whole EmulatorContext: emulator/sandbox/faults/http-fault-hooks.ts',
-  'imports the whole EmulatorContext: emulator/sandbox/faults/job-faults.ts',
-  'imports the whole EmulatorContext: emulator/sandbox/faults/printer-faults.ts',
-  'imports the whole EmulatorContext: emulator/sandbox/faults/webhook-faults.ts',
-  'imports the whole EmulatorContext: emulator/sandbox/sandbox.ts',
   'reaches the whole EmulatorContext through Fastify: cli/demo-stack.ts',
 ];
 
