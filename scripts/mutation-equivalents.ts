@@ -656,17 +656,10 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
   },
   {
     file: 'jobs/reconcile-step.ts',
-    original: '!job.spoolPath',
+    original: 'job.spoolPath',
     mutator: 'ConditionalExpression',
-    replacement: 'false',
-    why: 'statSync(undefined) throws a TypeError, which the catch below answers with undefined too',
-  },
-  {
-    file: 'jobs/reconcile-step.ts',
-    original: '{\n    return undefined;\n  }',
-    mutator: 'BlockStatement',
-    replacement: '{}',
-    line: '} catch {',
-    why: 'an empty catch block falls off the end of the function, which answers undefined as well',
+    replacement: 'true',
+    line: 'if (job.spoolPath)',
+    why: "statSync(undefined) throws a TypeError, which the catch answers by keeping the offer's size, as a job without a spool file does",
   },
 ];

@@ -228,9 +228,17 @@ export class JobLedger {
     this.db.prepare('UPDATE jobs SET printer_job_id = ? WHERE job_id = ?').run(printerJobId, jobId);
   }
 
-  /** Records that every byte of the current attempt's document went to the operating system. */
-  markDocumentFlushed(jobId: string): void {
-    this.db.prepare('UPDATE jobs SET document_flushed = 1 WHERE job_id = ?').run(jobId);
+  /**
+   * Records that every byte of the current attempt's document went to the operating system, with
+   * the printer job Create-Job made for it (one commit for both: docs/agent-jobs.md, "Commits").
+   */
+  markDocumentFlushed(jobId: string, printerJobId?: string): void {
+    if (printerJobId === undefined)
+      this.db.prepare('UPDATE jobs SET document_flushed = 1 WHERE job_id = ?').run(jobId);
+    else
+      this.db
+        .prepare('UPDATE jobs SET document_flushed = 1, printer_job_id = ? WHERE job_id = ?')
+        .run(printerJobId, jobId);
   }
 
   /** Records that the printer has the current attempt's document (flushed, and it answered). */

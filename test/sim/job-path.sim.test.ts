@@ -32,12 +32,17 @@ describe('job path simulation', () => {
       let refetches = 0;
       let refetchSeeds = 0;
       let goneAnswers = 0;
+      let jobLists = 0;
+      const channel = { inlineOffers: 0, inlineLost: 0, inlineCorrupted: 0, claims: 0, batches: 0, cuts: 0 };
       const list = seedList();
       for (const seed of list) {
         const result = await runSeed(seed, variant);
         refetches += result.refetches;
         refetchSeeds += result.refetches > 0 ? 1 : 0;
         goneAnswers += result.goneAnswers;
+        jobLists += result.jobLists;
+        for (const key of Object.keys(channel) as (keyof typeof channel)[])
+          channel[key] += result.channel[key];
         if (result.violations.length === 0) continue;
         const broken = result.violations.filter((v) => !v.limit);
         violations += broken.length;
@@ -51,11 +56,20 @@ describe('job path simulation', () => {
       for (const [id, found] of limitSeeds)
         console.log(`limit ${id} (${found.length}): seeds ${[...new Set(found)].join(' ')}`);
       console.log(
-        `simulation: ${list.length} seeds, ${violations} violations; documents fetched again after a crash: ${refetches} (in ${refetchSeeds} seeds), answered gone: ${goneAnswers}`,
+        `simulation: ${list.length} seeds, ${violations} violations; documents fetched again after a crash: ${refetches} (in ${refetchSeeds} seeds), answered gone: ${goneAnswers}; job states from one Get-Jobs: ${jobLists}`,
+      );
+      console.log(
+        `channel (protocol 3): inline offers ${channel.inlineOffers} (frames lost ${channel.inlineLost}, altered ${channel.inlineCorrupted}), claims ${channel.claims}, event batches ${channel.batches}, cuts ${channel.cuts}`,
       );
       expect(failed.map((r) => r.seed)).toEqual([]);
       // The second download of a small document a crash lost from memory is exercised, not only modelled.
       if (list.length >= 500) expect(refetchSeeds).toBeGreaterThan(0);
+      // Polls of several jobs at one printer answered by one Get-Jobs are exercised too.
+      if (list.length >= 500) expect(jobLists).toBeGreaterThan(0);
+      // Protocol 3 is exercised, faults included, not only modelled.
+      if (list.length >= 500)
+        for (const key of Object.keys(channel) as (keyof typeof channel)[])
+          expect(channel[key]).toBeGreaterThan(0);
     },
     30 * 60_000,
   );

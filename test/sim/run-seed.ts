@@ -10,6 +10,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { vi } from 'vitest';
+import { offerWithDocument } from '../../src/agent/jobs/inline-documents.js';
 import type { PrinterBackend } from '../../src/printing/printer-backend.js';
 import { defaultBackoff } from '../../src/lib/backoff.js';
 import { systemClock } from '../../src/lib/clock.js';
@@ -24,6 +25,7 @@ import { DEFAULT_VARIANT, drawScenario, type SimVariant } from './scenario.js';
 import { type AgentLife, startAgent } from './sim-agent.js';
 import { SimBackend } from './sim-backend.js';
 import { SimCloud } from './sim-cloud.js';
+import { type ChannelCounts, SimChannel } from './sim-channel.js';
 import { SimNetwork } from './sim-network.js';
 import { SimPrinter } from './sim-printer.js';
 import { SIM_START, SimSpool, SimWorld } from './sim-world.js';
@@ -43,6 +45,10 @@ export interface SeedResult {
   refetches: number;
   /** Downloads the cloud answered 410 (the document gone). */
   goneAnswers: number;
+  /** Get-Jobs lists that answered the polls of several jobs at one printer. */
+  jobLists: number;
+  /** What the channel of protocol 3 carried. */
+  channel: ChannelCounts;
 }
 
 /** The spool folder the agent's JobLoop creates (the documents themselves live in SimSpool). */
@@ -89,22 +95,30 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
     const spool = new SimSpool();
     const cloud = new SimCloud(scenario.jobs);
     const network = new SimNetwork(cloud, world, spool, faults, scenario);
+    const channel = new SimChannel(cloud, network, world, faults, scenario);
     const printers = scenario.printers.map((plan) => new SimPrinter(plan, world, SIM_START));
     const ledger = new JobLedger(db, systemClock);
     const attemptOf = (jobName: string) => ledger.get(jobName.replace(/^printrelay-/, ''))?.attempts ?? 0;
+    const simBackends = printers.map((p) => new SimBackend(p, world, spool, faults, scenario, attemptOf));
     const backends = new Map<string, PrinterBackend>(
-      printers.map((p) => [p.plan.id, new SimBackend(p, world, spool, faults, scenario, attemptOf)]),
+      simBackends.map((b, i) => [printers[i]?.plan.id ?? '', b]),
     );
     let agent: AgentLife | undefined;
     const offer = (jobId: string) => {
       if (network.down()) world.at(network.upAgainAt(), () => offer(jobId));
-      else agent?.loop.offer(cloud.job(jobId).offer);
+      else if (agent) {
+        const life = agent;
+        // On protocol 3 a small document comes with the offer (its frame sometimes lost or altered).
+        const document = channel.inlineDocument(jobId);
+        offerWithDocument((o) => life.loop.offer(o), life.inline, cloud.job(jobId).offer, document);
+      }
     };
     const boot = () => {
       if (process.env.SIM_TRACE) console.log(`--- agent starts at ${world.elapsed()} ms`);
       agent = startAgent({
         db,
         network,
+        channel,
         backends,
         spoolDir,
         spool,
@@ -190,6 +204,8 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
       fingerprint,
       refetches: cloudJobs.reduce((n, j) => n + j.refetches, 0),
       goneAnswers: cloudJobs.reduce((n, j) => n + j.goneAnswers, 0),
+      jobLists: simBackends.reduce((n, b) => n + b.listsAnswered, 0),
+      channel: channel.counts,
     };
   } finally {
     vi.clearAllTimers();

@@ -108,6 +108,16 @@ export interface Scenario {
   latency: [number, number];
   /** After this virtual time no new fault starts; the run drains. */
   faultHorizonMs: number;
+  /** Protocol 3 on the channel (inline documents, claims and events on it); false: protocol 2, REST only. */
+  channelProtocol3: boolean;
+  /** Documents of at most this many bytes come inline with their offer (0: none). */
+  inlineDocumentBytes: number;
+  /** Chance that an inline offer's document frame is lost (the offer arrives without it). */
+  inlineLostChance: number;
+  /** Chance that an inline document arrives with other bytes than its offer's sha256 says. */
+  inlineCorruptChance: number;
+  /** Chance that the channel is cut while a claim or batch travels, either way (outcome unknown). */
+  channelCutChance: number;
 }
 
 /**
@@ -191,6 +201,12 @@ export function drawScenario(seed: number, rng: Prng, variant: SimVariant): Scen
       [20, 400],
     ] as [number, number][]),
     faultHorizonMs: horizon,
+    // Drawn last, so every earlier draw of a seed stays what it was before protocol 3.
+    channelProtocol3: rng.chance(0.75),
+    inlineDocumentBytes: rng.pick([0, CHUNK_BYTES, 6 * CHUNK_BYTES, 6 * CHUNK_BYTES]),
+    inlineLostChance: rng.pick([0, 0, 0.1, 0.3]),
+    inlineCorruptChance: rng.pick([0, 0, 0.1, 0.3]),
+    channelCutChance: rng.pick([0, 0, 0.05, 0.2]),
   };
 }
 

@@ -2,14 +2,16 @@
  * One life of the agent's job path, wired as the agent wires it (agent/connector-parts.ts,
  * agent/bring-up.ts) but over the simulated cloud, printers and spool: the real JobLoop,
  * JobRunner and its steps (small documents held in memory, fetched again after a crash), the
- * claiming download, the JobLedger and Outbox on the run's SQLite
- * database, the OutboxSender. A crash simply abandons the object graph; the next life is built
+ * claiming download, inline documents claimed on the channel (protocol 3), the JobLedger and
+ * Outbox on the run's SQLite database, the OutboxSender (batches on the channel while it is up,
+ * else REST), the ChannelRequests over the simulated channel. A crash simply abandons the object graph; the next life is built
  * on the same database.
  */
 import { claimingDownload } from '../../src/agent/jobs/claiming-download.js';
+import { InlineDocuments, inlineOrFetch } from '../../src/agent/jobs/inline-documents.js';
 import { JobLoop } from '../../src/agent/jobs/job-loop.js';
 import { JobRunner } from '../../src/agent/jobs/job-runner.js';
-import { OutboxSender } from '../../src/agent/jobs/outbox-sender.js';
+import { channelOrRest, OutboxSender } from '../../src/agent/jobs/outbox-sender.js';
 import type { AgentConfig } from '../../src/config/agent-schema.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createLogger, type Logger, silentLogger } from '../../src/log/logger.js';
@@ -19,6 +21,7 @@ import type { AgentDatabase } from '../../src/store/agent-db.js';
 import { JobLedger } from '../../src/store/job-ledger.js';
 import { Outbox } from '../../src/store/outbox.js';
 import type { Prng } from './prng.js';
+import type { SimChannel } from './sim-channel.js';
 import type { SimNetwork } from './sim-network.js';
 import type { SimSpool, SimWorld } from './sim-world.js';
 
@@ -35,11 +38,15 @@ export interface AgentLife {
   loop: JobLoop;
   ledger: JobLedger;
   outbox: Outbox;
+  /** Inline documents of offers, until their download step takes them. */
+  inline: InlineDocuments;
 }
 
 export interface AgentWiring {
   db: AgentDatabase;
   network: SimNetwork;
+  /** The channel of protocol 3 (when the scenario has one). */
+  channel: SimChannel;
   backends: ReadonlyMap<string, PrinterBackend>;
   spoolDir: string;
   /** The spool folder's files and the virtual time a spool write takes. */
@@ -73,7 +80,21 @@ export function startAgent(wiring: AgentWiring): AgentLife {
     { initialMs: SIM_JOBS.retry_initial_ms, maxMs: SIM_JOBS.retry_max_ms, factor: 2, jitter: 0.5 },
     rng.random,
   );
-  const sender = new OutboxSender(outbox, (items) => network.postEvents(items), clock, logger);
+  const requests = wiring.channel.attach();
+  const channelUp = () => wiring.channel.up();
+  const post = channelOrRest(
+    channelUp,
+    (items, signal) => requests.postEvents(items, signal),
+    (items) => network.postEvents(items),
+  );
+  const sender = new OutboxSender(outbox, post, clock, logger);
+  const inline = new InlineDocuments(logger);
+  const fetch = inlineOrFetch(
+    inline,
+    { available: channelUp, claim: (jobId, signal) => requests.claim(jobId, signal) },
+    (offer, target, signal) => claimingDownload(network, offer, target, signal, wiring.smallDocumentBytes),
+    logger,
+  );
   const emit: ConstructorParameters<typeof JobRunner>[0]['emit'] = (jobId, event) => {
     outbox.add(jobId, event);
     sender.notify({ urgent: FINAL_EVENT_KINDS.has(event.kind) });
@@ -81,8 +102,7 @@ export function startAgent(wiring: AgentWiring): AgentLife {
   const runner = new JobRunner({
     ledger,
     emit,
-    download: (offer, target, signal) =>
-      claimingDownload(network, offer, target, signal, wiring.smallDocumentBytes),
+    download: fetch,
     // A document held in memory written to its spool file in one write, which a crash may tear.
     writeSpool: async (target, bytes) => {
       spool.truncate(target);
@@ -111,5 +131,5 @@ export function startAgent(wiring: AgentWiring): AgentLife {
   });
   loop.start();
   sender.start();
-  return { loop, ledger, outbox };
+  return { loop, ledger, outbox, inline };
 }

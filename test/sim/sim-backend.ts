@@ -8,7 +8,9 @@
  * The `handed` variant breaks this on purpose (see SimVariant). Faults: refused connections while
  * the printer restarts, unanswered requests while it stalls (a timeout, outcome unknown), cut
  * transfers, lost answers (the request did arrive), busy answers. Errors are the agent's own
- * kinds, with the socket codes the submit step tells apart.
+ * kinds, with the socket codes the submit step tells apart. Job states go through the IPP
+ * backend's own JobStates, as IPP job attributes: polls of several jobs that come at once share
+ * one Get-Jobs of the unfinished jobs, each end from a Get-Job-Attributes of its own.
  */
 import { PermanentError, RetryableError } from '../../src/lib/errors.js';
 import type {
@@ -18,6 +20,9 @@ import type {
   PrinterDescription,
   SubmittedJob,
 } from '../../src/printing/printer-backend.js';
+import { JOB_STATE_ATTRIBUTES, jobStateOf } from '../../src/printing/ipp/ipp-backend.js';
+import { JOB_STATE } from '../../src/printing/ipp/ipp-constants.js';
+import { JobStates } from '../../src/printing/ipp/ipp-job-states.js';
 import type { Prng } from './prng.js';
 import { CHUNK_BYTES, type Scenario } from './scenario.js';
 import type { SimPrinter } from './sim-printer.js';
@@ -34,6 +39,9 @@ export class SimBackend implements PrinterBackend {
   readonly reportsDocumentSent = true;
   readonly sendsDocumentBytes = true;
   readonly uri: string;
+  /** Lists Get-Jobs answered, for the run's report. */
+  listsAnswered = 0;
+  private states: { incarnation: number; poller: JobStates } | undefined;
 
   constructor(
     private readonly printer: SimPrinter,
@@ -45,6 +53,26 @@ export class SimBackend implements PrinterBackend {
     private readonly attemptOf: (jobName: string) => number,
   ) {
     this.uri = `ipp://sim/${printer.plan.id}`;
+  }
+
+  /**
+   * The poller of this printer's job states: one per agent incarnation, as the agent's IPP backend
+   * dies with its process (a request of an older incarnation never completes here).
+   */
+  private jobStates(): JobStates {
+    if (this.states?.incarnation === this.world.incarnation) return this.states.poller;
+    const client = {
+      getJobAttributes: (id: number) =>
+        this.request('Get-Job-Attributes', () => jobAttributes(id, this.printer.jobState(id))),
+      getJobs: async () => {
+        const open = await this.request('Get-Jobs', () => this.printer.unfinished());
+        this.listsAnswered++;
+        return open.map((job) => jobAttributes(job.id, job.state));
+      },
+    };
+    const poller = new JobStates(client, JOB_STATE_ATTRIBUTES, () => true);
+    this.states = { incarnation: this.world.incarnation, poller };
+    return poller;
   }
 
   async describe(): Promise<PrinterDescription> {
@@ -87,8 +115,8 @@ export class SimBackend implements PrinterBackend {
     return { printerJobId: String(id), state };
   }
 
-  jobState(printerJobId: string): Promise<BackendJobState> {
-    return this.request('Get-Job-Attributes', () => this.printer.jobState(Number(printerJobId)));
+  async jobState(printerJobId: string): Promise<BackendJobState> {
+    return jobStateOf(await this.jobStates().state(Number(printerJobId)));
   }
 
   async findJobByName(jobName: string): Promise<SubmittedJob | undefined> {
@@ -169,4 +197,16 @@ export class SimBackend implements PrinterBackend {
     const [min, max] = this.scenario.latency;
     return this.rng.int(min, max);
   }
+}
+
+/** A job's state as the IPP job attributes a printer answers (read back by jobStateOf). */
+function jobAttributes(id: number, state: BackendJobState): Record<string, unknown> {
+  return {
+    'job-id': id,
+    'job-state': JOB_STATE[state.state],
+    'job-state-reasons': state.reasons,
+    ...(state.pagesCompleted === undefined ? {} : { 'job-impressions-completed': state.pagesCompleted }),
+    ...(state.pagesTotal === undefined ? {} : { 'job-impressions': state.pagesTotal }),
+    ...(state.kOctets === undefined ? {} : { 'job-k-octets-processed': state.kOctets }),
+  };
 }

@@ -131,6 +131,15 @@ export class SimPrinter {
     return { state, reasons, pagesCompleted, pagesTotal, ...kOctets };
   }
 
+  /** Get-Jobs (which-jobs=not-completed): the unfinished jobs with their states. */
+  unfinished(): { id: number; state: BackendJobState }[] {
+    this.settle();
+    const open = [...this.jobs.values()].filter(
+      (job) => job.state === 'waiting' || job.state === 'pending' || job.state === 'processing',
+    );
+    return open.map((job) => ({ id: job.id, state: this.jobState(job.id) }));
+  }
+
   /** True while the job waits for (the rest of) its document. */
   waitsForDocument(id: number): boolean {
     this.settle();

@@ -18,7 +18,7 @@ import { sleep } from '../../lib/abort.js';
 import { backoffDelay } from '../../lib/backoff.js';
 import { errorMessage, isRetryable, PermanentError, RetryableError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
-import type { LedgerJob } from '../../store/job-ledger.js';
+import type { LedgerJob, MoveDetails } from '../../store/job-ledger.js';
 import { ClaimRefusedError } from './claiming-download.js';
 import { DocumentRefusedError } from './document-check.js';
 import type { HeldDocuments } from './held-documents.js';
@@ -55,7 +55,12 @@ export class DownloadStep {
     this.refetches.delete(jobId);
   }
 
-  /** downloading -> spooled, or downloading with its next try recorded, or cancelled / failed. */
+  /**
+   * offered | downloading -> spooled, or downloading with its next try recorded, or cancelled /
+   * failed. The move out of `offered` and its `downloading` event share the commit of the step that
+   * follows the first try (spooled, or the try's failure): a crash before it leaves the job
+   * `offered`, which downloads again, as `downloading` would.
+   */
   async run(job: LedgerJob, stop: AbortSignal, log: Logger): Promise<LedgerJob> {
     const target = spoolTarget(this.deps.spoolDir, job);
     let spoolPath: string | undefined = target;
@@ -81,7 +86,19 @@ export class DownloadStep {
     }
     this.waits.delete(job.jobId);
     log.debug({ bytes: job.offer.document.size, inMemory: spoolPath === undefined }, 'document spooled');
-    return this.deps.ledger.move(job.jobId, 'spooled', spoolPath ? { spoolPath } : {});
+    return this.moveFrom(job, 'spooled', spoolPath ? { spoolPath } : {});
+  }
+
+  /** Moves a job on from the download; out of `offered`, with the `downloading` move and event in the same commit. */
+  private moveFrom(job: LedgerJob, to: 'downloading' | 'spooled', details: MoveDetails): LedgerJob {
+    const { ledger } = this.deps;
+    if (job.state !== 'offered') return ledger.move(job.jobId, to, details);
+    return ledger.atomically(() => {
+      const downloading = this.outcomes.step(job.jobId, 'downloading', to === 'downloading' ? details : {}, {
+        kind: 'downloading',
+      });
+      return to === 'downloading' ? downloading : ledger.move(job.jobId, to, details);
+    });
   }
 
   /**
@@ -170,12 +187,13 @@ export class DownloadStep {
     const delayMs = backoffDelay(this.outcomes.backoff(), waits, this.deps.random);
     const message = errorMessage(error);
     log.warn({ error: message, delayMs }, 'download could not complete; waiting, not counted as an attempt');
-    if (error instanceof RetryableError && error.code === 'spool_write')
-      this.outcomes.reportWaiting(job.jobId, error, delayMs);
-    return this.deps.ledger.move(job.jobId, 'downloading', {
+    const moved = this.moveFrom(job, 'downloading', {
       lastError: message,
       nextRetryAt: this.deps.clock.now() + delayMs,
     });
+    if (error instanceof RetryableError && error.code === 'spool_write')
+      this.outcomes.reportWaiting(job.jobId, error, delayMs);
+    return moved;
   }
 
   /**
@@ -196,7 +214,7 @@ export class DownloadStep {
   private failed(job: LedgerJob, message: string, log: Logger): LedgerJob {
     const attempts = job.attempts + 1;
     if (attempts >= this.deps.jobs.download_attempts) {
-      const counted = this.deps.ledger.move(job.jobId, 'downloading', { lastError: message, attempt: true });
+      const counted = this.moveFrom(job, 'downloading', { lastError: message, attempt: true });
       return this.outcomes.fail(
         counted,
         `could not fetch the document after ${attempts} attempts: ${message}`,
@@ -205,7 +223,7 @@ export class DownloadStep {
     }
     const delayMs = backoffDelay(this.outcomes.backoff(), attempts, this.deps.random);
     log.warn({ error: message, attempt: attempts, delayMs }, 'download failed; will try again');
-    return this.deps.ledger.move(job.jobId, 'downloading', {
+    return this.moveFrom(job, 'downloading', {
       lastError: message,
       attempt: true,
       nextRetryAt: this.deps.clock.now() + delayMs,

@@ -68,8 +68,6 @@ export class JobRunner {
   prepare(jobId: string, control: JobControl): Promise<LedgerJob> {
     const step = async (job: LedgerJob, log: Logger) => {
       if (control.cancelled()) return this.outcomes.cancel(job, log);
-      if (job.state === 'offered')
-        return this.outcomes.step(job.jobId, 'downloading', {}, { kind: 'downloading' });
       return this.downloads.run(job, control.wake, log);
     };
     const pause = (job: LedgerJob) => !control.cancelled() && this.waitingToRetry(job);

@@ -66,7 +66,8 @@ export class SubmitStep {
     }
     const { ticket, warnings } = await this.ticketFor(job, log);
     ledger.move(job.jobId, 'submitting', { attempt: true });
-    let created = false;
+    // The printer job Create-Job made: recorded with the flush, or with the move that follows.
+    let created: string | undefined;
     // The printer's successful answer to the document: recorded with the move that follows it.
     let sent = false;
     try {
@@ -79,13 +80,14 @@ export class SubmitStep {
         documentName: job.offer.document.name,
         userName: job.offer.user.email || job.offer.user.name || 'printrelay',
         ticket,
-        onDocumentFlushed: () => this.record(job.jobId, 'flushed', log),
+        onDocumentFlushed: () => this.record(job.jobId, created, log),
         onDocumentSent: () => {
           sent = true;
         },
+        // Not committed on its own: a crash before the flush leaves a printer job without its
+        // document, which the repair finds by its name (Get-Jobs) and cancels.
         onPrinterJobCreated: (printerJobId) => {
-          created = true;
-          this.deps.ledger.recordPrinterJob(job.jobId, printerJobId);
+          created = printerJobId;
         },
       });
       this.busyAnswers.delete(job.printerId);
@@ -96,7 +98,7 @@ export class SubmitStep {
     } catch (error) {
       if (!isRetryable(error)) throw error;
       const message = errorMessage(error);
-      if (!refusedBeforePrinting(error) || created || sent) {
+      if (!refusedBeforePrinting(error) || created !== undefined || sent) {
         // The printer may have the job (the answer was lost): look it up before sending again. The
         // agent saw this request fail, so a flush proves nothing: a printer may take the broken
         // connection as the document's end and print part of it. A job Create-Job made holds the
@@ -106,6 +108,7 @@ export class SubmitStep {
           nextRetryAt: clock.now(),
           lastError: message,
           documentFlushed: false,
+          ...(created !== undefined ? { printerJobId: created } : {}),
           ...(sent ? { documentSent: true as const } : {}),
         });
       }
@@ -139,14 +142,14 @@ export class SubmitStep {
   }
 
   /**
-   * Records that every byte of the document is with the operating system. A failure only means a
-   * crash now resends the job.
+   * Records that every byte of the document is with the operating system, with the printer job
+   * Create-Job made (one commit). A failure only means a crash now resends the job.
    */
-  private record(jobId: string, fact: 'flushed', log: Logger): void {
+  private record(jobId: string, printerJobId: string | undefined, log: Logger): void {
     try {
-      this.deps.ledger.markDocumentFlushed(jobId);
+      this.deps.ledger.markDocumentFlushed(jobId, printerJobId);
     } catch (error) {
-      log.warn({ error: errorMessage(error), fact }, 'could not record the document as flushed');
+      log.warn({ error: errorMessage(error), printerJobId }, 'could not record the document as flushed');
     }
   }
 

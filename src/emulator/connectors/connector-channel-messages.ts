@@ -15,27 +15,28 @@ import {
 import type { Logger } from '../../log/logger.js';
 import { toHttpError } from '../http/http-errors.js';
 import { applyEventBatch, parseEventBatch } from '../jobs/job-event-batch.js';
-import type { JobService } from '../jobs/job-service.js';
-import type { PrinterService } from '../printers/printer-service.js';
-import type { ConnectorHub } from './connector-hub.js';
 import type { ConnectorRecord } from './connector-repo.js';
-import type { ConnectorService } from './connector-service.js';
+
+/** What handling a channel's messages uses (the composition hands it the services). */
+export interface ChannelMessageServices {
+  hub: { alive(connectorId: string): void };
+  connectors: { seen(connectorId: string): void };
+  printers: {
+    setStatusFromConnector(connector: ConnectorRecord, printerId: string, status: unknown): unknown;
+  };
+  jobs: {
+    claim(connector: ConnectorRecord, jobId: string): unknown;
+    applyEvent(connector: ConnectorRecord, jobId: string, body: unknown): Promise<unknown>;
+  };
+  logger: Logger;
+}
 
 /** Longest claim or batch id the channel takes. */
 const MAX_REQUEST_ID = 100;
 
-/** What the channel's messages use: the channels, the connector, its printers and jobs. */
-export interface ChannelMessageContext {
-  hub: ConnectorHub;
-  connectors: ConnectorService;
-  printers: PrinterService;
-  jobs: JobService;
-  logger: Logger;
-}
-
 /** Handles one message of a connector's channel speaking `protocol`; answers go to `reply`. */
 export async function handleAgentMessage(
-  context: ChannelMessageContext,
+  context: ChannelMessageServices,
   connector: ConnectorRecord,
   protocol: number,
   text: string,
@@ -63,7 +64,7 @@ export async function handleAgentMessage(
 }
 
 function claimResult(
-  context: ChannelMessageContext,
+  context: ChannelMessageServices,
   connector: ConnectorRecord,
   message: Extract<AgentMessage, { type: 'claim' }>,
 ): ServerMessage {
@@ -78,7 +79,7 @@ function claimResult(
 }
 
 async function eventsResult(
-  context: ChannelMessageContext,
+  context: ChannelMessageServices,
   connector: ConnectorRecord,
   message: Extract<AgentMessage, { type: 'events' }>,
 ): Promise<ChannelEventsResult> {

@@ -20,15 +20,28 @@ import {
   type ServerMessage,
 } from '../../protocol/connector-channel.js';
 import type { RoutePlugin } from '../http/route-plugin.js';
+import type { Logger } from '../../log/logger.js';
+import type { JobService } from '../jobs/job-service.js';
+import type { PrinterService } from '../printers/printer-service.js';
+import type { ConnectorHub } from './connector-hub.js';
+import type { ConnectorService } from './connector-service.js';
 import { authenticateRequest } from '../accounts/bearer-auth.js';
 import type { ConnectorRecord } from './connector-repo.js';
 import { hostId } from '../printers/printer-routes.js';
-import { type ChannelMessageContext, handleAgentMessage } from './connector-channel-messages.js';
+import { handleAgentMessage } from './connector-channel-messages.js';
 
 export { parseAgentMessage } from './connector-channel-messages.js';
 
-/** What the channel route uses: what its messages use, and whether the database is still open. */
-export interface ChannelRouteContext extends ChannelMessageContext {
+/**
+ * What the channel route uses: the channels, the connector, its printers and jobs (what its
+ * messages use, ChannelMessageServices, among them), and whether the database is still open.
+ */
+export interface ChannelRouteContext {
+  hub: ConnectorHub;
+  connectors: ConnectorService;
+  printers: PrinterService;
+  jobs: JobService;
+  logger: Logger;
   db: { readonly open: boolean };
 }
 

@@ -155,6 +155,7 @@ describe('ReconcileStep.recover', () => {
   ): LedgerJob {
     const spoolPath = join(dir, `${id}.pdf`);
     writeFileSync(spoolPath, '%PDF-'.padEnd(bytes, '.'));
+    // The offer's size is the test offer's 5 bytes: only the spool file says 3000.
     ledger.add(jobOffer(id));
     ledger.move(id, 'downloading');
     ledger.move(id, 'spooled', { spoolPath });
@@ -316,11 +317,33 @@ describe('ReconcileStep.recover', () => {
     expect(moved).toMatchObject({ state: 'submitted', printerJobId: printing });
   });
 
-  it('judges by the flush record when the spool file is gone', async () => {
-    const reported = printer.hold(printerJobName('j'), { state: 'completed', reasons: [], kOctets: 3 });
-    const job = interrupted('j', reported, 'flushed');
+  it("compares the printer's K octets with the spool file's size, not the offer's", async () => {
+    const short = printer.hold(printerJobName('j'), { state: 'completed', reasons: [], kOctets: 1 });
+    const moved = await step.recover(interrupted('j', short, 'flushed'), printer, stop, log);
+    expect(printer.cancelled).toEqual([short]);
+    expect(moved.state).toBe('spooled');
+    expect(lines).toContainEqual(expect.objectContaining({ why: 'the printer holds 1 of 3 K octets' }));
+  });
+
+  it("compares them with the offer's size when the spool file is gone", async () => {
+    const reported = printer.hold(printerJobName('j'), { state: 'completed', reasons: [], kOctets: 1 });
+    const job = interrupted('j', reported, 'none');
     rmSync(job.spoolPath as string);
     const moved = await step.recover(job, printer, stop, log);
     expect(moved).toMatchObject({ state: 'submitted', printerJobId: reported });
+    expect(lines).toContainEqual(expect.objectContaining({ why: 'the printer holds 1 of 1 K octets' }));
+  });
+
+  it("compares them with the offer's size for a document kept in memory only (no spool file)", async () => {
+    ledger.add(jobOffer('m', { size: 3000 }));
+    ledger.move('m', 'downloading');
+    ledger.move('m', 'spooled');
+    const job = ledger.move('m', 'submitting', { attempt: true });
+    const short = printer.hold(printerJobName('m'), { state: 'completed', reasons: [], kOctets: 2 });
+    ledger.recordPrinterJob('m', short);
+    const moved = await step.recover({ ...job, printerJobId: short }, printer, stop, log);
+    expect(printer.cancelled).toEqual([short]);
+    expect(moved.state).toBe('spooled');
+    expect(lines).toContainEqual(expect.objectContaining({ why: 'the printer holds 2 of 3 K octets' }));
   });
 });
