@@ -6,8 +6,15 @@
  * which deletes that printer so the agent registers its own.
  */
 import { DEMO } from '../config/demo-seed.js';
-import type { EmulatorContext } from '../emulator/context.js';
+import type { EmulatorStore } from '../emulator/emulator-store.js';
+import type { PrinterService } from '../emulator/printers/printer-service.js';
 import { CliError } from './cli-runtime.js';
+
+/** What the name-clash check reads and changes in the emulator the demo started. */
+export interface DemoEmulatorParts {
+  store: Pick<EmulatorStore, 'organizations' | 'printers' | 'connectors'>;
+  printers: Pick<PrinterService, 'remove'>;
+}
 
 /** The printer that holds the demo printer's name for another connector. */
 export interface DemoNameClash {
@@ -18,7 +25,7 @@ export interface DemoNameClash {
 
 /** The clashing printer, when "Demo Printer" belongs to a connector other than `ownConnectorId`. */
 export function findDemoNameClash(
-  emulator: EmulatorContext,
+  emulator: DemoEmulatorParts,
   ownConnectorId: string | undefined,
 ): DemoNameClash | undefined {
   const { store } = emulator;
@@ -34,7 +41,7 @@ export function findDemoNameClash(
 }
 
 /** Deletes the clashing printer (--replace-printer). */
-export function removeClashingPrinter(emulator: EmulatorContext, clash: DemoNameClash): void {
+export function removeClashingPrinter(emulator: DemoEmulatorParts, clash: DemoNameClash): void {
   const org = emulator.store.organizations.findByName(DEMO.organization);
   if (org) emulator.printers.remove(org.id, clash.printerId);
 }

@@ -27,8 +27,12 @@ import type { Redactor } from '../log/redaction.js';
 import { CliError } from './cli-runtime.js';
 import type { DemoControlInfo, DemoInfo, DemoReleaseInfo } from './demo-banner.js';
 import type { AgentStatus } from '../agent/control/agent-status.js';
-import type { EmulatorContext } from '../emulator/context.js';
-import { findDemoNameClash, nameClashError, removeClashingPrinter } from './demo-name-clash.js';
+import {
+  type DemoEmulatorParts,
+  findDemoNameClash,
+  nameClashError,
+  removeClashingPrinter,
+} from './demo-name-clash.js';
 import type { TlsMaterial } from './tls-files.js';
 import { writeFileAtomic } from '../lib/atomic-file.js';
 import { makePrivateDir } from '../lib/private-paths.js';
@@ -91,7 +95,7 @@ export class DemoStack {
   /** Binds a pairing code to the demo admin in the running emulator (set by startEmulator). */
   private approvePairing: ((code: string) => void) | undefined;
   /** The running emulator's services (set by startEmulator). */
-  private emulatorContext: EmulatorContext | undefined;
+  private emulatorContext: DemoEmulatorParts | undefined;
 
   constructor(private readonly options: DemoStackOptions) {}
 
@@ -202,8 +206,11 @@ export class DemoStack {
       ...(this.options.tls ? { tls: { key: this.options.tls.key, cert: this.options.tls.cert } } : {}),
     });
     this.stoppers.push(() => emulator.close());
-    this.emulatorContext = emulator.app.emulator;
-    this.approvePairing = (code) => emulator.app.emulator.pairings.approvePairing(code, DEMO.admin.email);
+    // The demo composes the emulator with its agent in one process: it lends its helpers the
+    // parts they use of the emulator's services, as app.ts lends the route modules theirs.
+    const { store, printers, pairings } = emulator.app.emulator;
+    this.emulatorContext = { store, printers };
+    this.approvePairing = (code) => pairings.approvePairing(code, DEMO.admin.email);
     try {
       return (await emulator.listen(this.options.host, this.options.port)).replace(/\/+$/, '');
     } catch (error) {

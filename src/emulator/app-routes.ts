@@ -92,5 +92,7 @@ async function registerPrinterRoutes(app: FastifyInstance, c: EmulatorContext): 
   await app.register(assignmentRoutes, { context: { assignments, baseUrl } });
   const jobs = c.jobs;
   await app.register(connectorJobRoutes, { context: { connectors, jobs, printers, hub, capabilities } });
-  await app.register(connectorChannelRoutes, { context: c });
+  await app.register(connectorChannelRoutes, {
+    context: { hub, connectors, printers, jobs, logger, db: c.store.db },
+  });
 }

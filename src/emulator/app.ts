@@ -89,7 +89,8 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   await registerOpenApi(app);
   // The sandbox reads jobs, users and webhook endpoints through their faces (SandboxRecords).
-  await sandbox.register(app, context, context.store);
+  const { clock, logger, tokens, jobs, hub, webhooks, pull, mail } = context;
+  await sandbox.register(app, { clock, logger, tokens, jobs, hub, webhooks, pull, mail }, context.store);
   await registerRoutes(app, context);
   // A keep-alive connection whose last response was still finishing when close() began is not
   // idle at that moment, so the server's one sweep of idle connections misses it and close()

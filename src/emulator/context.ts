@@ -1,9 +1,9 @@
 /**
- * What every route plugin of the emulator gets: the store, every service (each built once), the
- * clock, the logger and the data directory. app.ts builds one context per emulator and decorates the Fastify
- * instance with it (`app.emulator`); plugins also receive it as `options.context`.
+ * Every service of one emulator, built once by the composition root (app.ts), which hands each
+ * route module, the sandbox and bearer authentication only the members they declare
+ * (app-routes.ts). No other module imports this type (test/unit/architecture.test.ts). app.ts
+ * also decorates the Fastify instance with it (`app.emulator`), for tests to look inside.
  */
-import type { FastifyPluginAsync } from 'fastify';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../log/logger.js';
 import type { AccountUserService } from './accounts/account-user-service.js';
@@ -95,14 +95,6 @@ export interface EmulatorContext {
   /** The partner API's members and memberships. */
   partnerMembers: PartnerMemberService;
 }
-
-/** Options every emulator route plugin is registered with. */
-export interface EmulatorRouteOptions {
-  context: EmulatorContext;
-}
-
-/** The type of a route plugin: `await app.register(plugin, { context })`. */
-export type EmulatorRoutePlugin = FastifyPluginAsync<EmulatorRouteOptions>;
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -10,8 +10,16 @@ import type { ImportEdge } from './import-graph.js';
 /** The module that declares the whole context. */
 export const CONTEXT_MODULE = 'emulator/context.ts';
 
-/** The emulator's composition root: app.ts builds the context, app-routes.ts hands out slices. */
-export const COMPOSITION_ROOT: readonly string[] = ['emulator/app.ts', 'emulator/app-routes.ts'];
+/**
+ * The composition root: app.ts builds the context, app-routes.ts hands out slices, and the
+ * demo (cli/demo-stack.ts), which runs the emulator and an agent in one process, lends its
+ * helpers the parts they use.
+ */
+export const COMPOSITION_ROOT: readonly string[] = [
+  'emulator/app.ts',
+  'emulator/app-routes.ts',
+  'cli/demo-stack.ts',
+];
 
 const THROUGH_FASTIFY = /\b(?:app|server)\.emulator\b/;
 

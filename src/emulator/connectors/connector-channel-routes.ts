@@ -19,7 +19,12 @@ import {
   parseProtocolParam,
   type ServerMessage,
 } from '../../protocol/connector-channel.js';
-import type { EmulatorContext, EmulatorRoutePlugin } from '../context.js';
+import type { RoutePlugin } from '../http/route-plugin.js';
+import type { Logger } from '../../log/logger.js';
+import type { JobService } from '../jobs/job-service.js';
+import type { PrinterService } from '../printers/printer-service.js';
+import type { ConnectorHub } from './connector-hub.js';
+import type { ConnectorService } from './connector-service.js';
 import { authenticateRequest } from '../accounts/bearer-auth.js';
 import type { ConnectorRecord } from './connector-repo.js';
 import { hostId } from '../printers/printer-routes.js';
@@ -27,8 +32,21 @@ import { handleAgentMessage } from './connector-channel-messages.js';
 
 export { parseAgentMessage } from './connector-channel-messages.js';
 
+/**
+ * What the channel route uses: the channels, the connector, its printers and jobs (what its
+ * messages use, ChannelMessageServices, among them), and whether the database is still open.
+ */
+export interface ChannelRouteContext {
+  hub: ConnectorHub;
+  connectors: ConnectorService;
+  printers: PrinterService;
+  jobs: JobService;
+  logger: Logger;
+  db: { readonly open: boolean };
+}
+
 /** Registers the channel route. */
-export const connectorChannelRoutes: EmulatorRoutePlugin = async (app, { context }) => {
+export const connectorChannelRoutes: RoutePlugin<ChannelRouteContext> = async (app, { context }) => {
   app.get('/connector/v1/channel', { websocket: true }, (socket, request) => {
     const early: string[] = [];
     const buffer = (data: unknown): void => void early.push(String(data));
@@ -57,7 +75,7 @@ export const connectorChannelRoutes: EmulatorRoutePlugin = async (app, { context
 async function open(
   socket: WebSocket,
   request: FastifyRequest,
-  context: EmulatorContext,
+  context: ChannelRouteContext,
 ): Promise<{ connector: ConnectorRecord; protocol: number } | undefined> {
   const asked = parseProtocolParam(new URL(request.url, 'http://x').searchParams.get(CHANNEL_PROTOCOL_PARAM));
   if (typeof asked === 'string') {
@@ -83,8 +101,7 @@ async function open(
   context.connectors.seen(connector.id);
   socket.on('close', () => {
     // While the emulator shuts down the database may already be closed: nothing to record then.
-    if (context.store.db.open && !context.hub.isConnected(connector.id))
-      context.connectors.offline(connector.id);
+    if (context.db.open && !context.hub.isConnected(connector.id)) context.connectors.offline(connector.id);
     log.info('channel closed');
   });
   context.hub.send(connector.id, {

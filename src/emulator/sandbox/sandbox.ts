@@ -8,19 +8,18 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../lib/clock.js';
-import type { EmulatorContext } from '../context.js';
 import type { SandboxRecords } from './sandbox-records.js';
 import { registerClockRoutes } from './clock/clock-routes.js';
 import { TestClock } from './clock/test-clock.js';
 import type { FaultRuleDraft } from './faults/fault-rule.js';
 import { registerFaultRoutes } from './faults/fault-routes.js';
 import { FaultSwitchboard } from './faults/fault-switchboard.js';
-import { installHttpFaults } from './faults/http-fault-hooks.js';
-import { installJobFaults } from './faults/job-faults.js';
-import { installConnectorFaults } from './faults/connector-faults.js';
-import { installWebhookFaults } from './faults/webhook-faults.js';
-import { installPrinterFaults } from './faults/printer-faults.js';
-import { registerConsoleRoutes } from './console/console-routes.js';
+import { type HttpFaultContext, installHttpFaults } from './faults/http-fault-hooks.js';
+import { type JobFaultContext, installJobFaults } from './faults/job-faults.js';
+import { type ConnectorFaultContext, installConnectorFaults } from './faults/connector-faults.js';
+import { type WebhookFaultContext, installWebhookFaults } from './faults/webhook-faults.js';
+import { type PrinterFaultContext, installPrinterFaults } from './faults/printer-faults.js';
+import { type ConsoleContext, registerConsoleRoutes } from './console/console-routes.js';
 
 /** How the sandbox starts (EmulatorOptions.sandbox). */
 export interface SandboxOptions {
@@ -41,8 +40,17 @@ export interface Sandbox {
    * Registers the sandbox's routes and hooks; call before the service's routes. `records` are
    * what it reads of other domains, through their faces (sandbox-records.ts).
    */
-  register(app: FastifyInstance, context: EmulatorContext, records: SandboxRecords): Promise<void>;
+  register(app: FastifyInstance, context: SandboxContext, records: SandboxRecords): Promise<void>;
 }
+
+/** The services the sandbox steers and reads: what its rules and its console each declare. */
+export interface SandboxContext
+  extends HttpFaultContext,
+    JobFaultContext,
+    ConnectorFaultContext,
+    WebhookFaultContext,
+    PrinterFaultContext,
+    ConsoleContext {}
 
 /** Builds the sandbox over the injected base clock. */
 export function createSandbox(base: Clock, options: SandboxOptions = {}): Sandbox {

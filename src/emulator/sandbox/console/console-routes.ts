@@ -11,12 +11,12 @@ import { createReadStream, existsSync } from 'node:fs';
 import { Type as T } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { GoneError, NotFoundError } from '../../../lib/errors.js';
-import type { EmulatorContext } from '../../context.js';
+import type { WebhookService } from '../../webhooks/webhook-service.js';
 import { errorResponses, otherContent } from '../../http/schemas.js';
 import { sandboxReader } from '../sandbox-access.js';
 import { CONSOLE_CSP, renderConsolePage } from './console-page.js';
 import { CONSOLE_SCRIPT } from './console-script.js';
-import { type ConsoleSources, consoleSnapshot } from './console-snapshot.js';
+import { type ConsoleSnapshotContext, type ConsoleSources, consoleSnapshot } from './console-snapshot.js';
 
 /** How often an open stream looks for changes no signal announces (jobs, printers, mail, ...). */
 export const LIVE_CHECK_MS = 500;
@@ -29,10 +29,15 @@ const AnyJson = T.Object({}, { additionalProperties: true });
 /** The sandbox's parts the console reads: its clock, its rules and the records it is lent. */
 type SandboxParts = ConsoleSources;
 
+/** What the console uses: what its snapshot reads, and the webhook retries it offers. */
+export interface ConsoleContext extends ConsoleSnapshotContext {
+  webhooks: WebhookService;
+}
+
 /** Registers the console's routes. */
 export function registerConsoleRoutes(
   app: FastifyInstance,
-  context: EmulatorContext,
+  context: ConsoleContext,
   parts: SandboxParts,
 ): void {
   app.get(
@@ -125,7 +130,7 @@ export function registerConsoleRoutes(
   );
 }
 
-function registerLiveStream(app: FastifyInstance, context: EmulatorContext, parts: SandboxParts): void {
+function registerLiveStream(app: FastifyInstance, context: ConsoleContext, parts: SandboxParts): void {
   const streams = new Set<() => void>();
   app.addHook('preClose', async () => {
     for (const end of [...streams]) end();

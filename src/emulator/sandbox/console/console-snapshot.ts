@@ -10,7 +10,10 @@
  * user's e-mail; one whose user no longer exists is left out. Never a secret: no password,
  * token, client secret or signed URL.
  */
-import type { EmulatorContext } from '../../context.js';
+import type { Clock } from '../../../lib/clock.js';
+import type { MailOutbox } from '../../accounts/mail-outbox.js';
+import type { ConnectorHub } from '../../connectors/connector-hub.js';
+import type { TpfmServices } from '../../pull/pull-services.js';
 import type { User } from '../../accounts/accounts-face.js';
 import { clockState } from '../clock/clock-routes.js';
 import type { TestClock } from '../clock/test-clock.js';
@@ -34,9 +37,17 @@ export interface ConsoleSources {
   records: SandboxRecords;
 }
 
+/** What the snapshot reads of the services: the clock, the channels, pull printing, the mail outbox. */
+export interface ConsoleSnapshotContext {
+  clock: Clock;
+  hub: ConnectorHub;
+  pull: TpfmServices;
+  mail: MailOutbox;
+}
+
 /** Reads the snapshot for a reader of `organizationId` (undefined: every organization). */
 export function consoleSnapshot(
-  context: EmulatorContext,
+  context: ConsoleSnapshotContext,
   sandbox: ConsoleSources,
   organizationId: string | undefined,
 ): ConsoleSnapshot {

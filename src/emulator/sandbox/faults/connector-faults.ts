@@ -5,14 +5,21 @@
  * answered 503 (http-fault-hooks.ts), each counting one use. Once it ends, the connector's next
  * reconnect goes through.
  */
-import type { EmulatorContext } from '../../context.js';
+import type { Logger } from '../../../log/logger.js';
+import type { ConnectorHub } from '../../connectors/connector-hub.js';
 import type { FaultSwitchboard } from './fault-switchboard.js';
 
 /** WebSocket close code of a dropped channel: Service Restart, so clients reconnect. */
 export const DROPPED_CHANNEL_CODE = 1012;
 
+/** What the connector rules steer: the channels. */
+export interface ConnectorFaultContext {
+  hub: ConnectorHub;
+  logger: Logger;
+}
+
 /** Closes the channel of every connector a new drop rule names. */
-export function installConnectorFaults(board: FaultSwitchboard, context: EmulatorContext): void {
+export function installConnectorFaults(board: FaultSwitchboard, context: ConnectorFaultContext): void {
   const dropped = new Set<string>();
   board.onChange(() => {
     for (const rule of board.list()) {

@@ -10,7 +10,7 @@
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { EmulatorContext } from '../../context.js';
+import type { TokenService } from '../../oauth/token-service.js';
 import type { SandboxRecords } from '../sandbox-records.js';
 import { bearerToken } from '../../accounts/bearer-auth.js';
 import type { FaultKind } from './fault-rule.js';
@@ -30,11 +30,16 @@ export function operationOf(request: FastifyRequest): string | undefined {
   return schema?.operationId;
 }
 
+/** What the HTTP rules read: the token check that names a request's caller. */
+export interface HttpFaultContext {
+  tokens: TokenService;
+}
+
 /** Adds the hooks; call before the service's routes are registered. */
 export function installHttpFaults(
   app: FastifyInstance,
   board: FaultSwitchboard,
-  context: EmulatorContext,
+  context: HttpFaultContext,
   records: SandboxRecords,
 ): void {
   const cuts = new WeakSet<FastifyRequest>();
@@ -120,7 +125,7 @@ async function* slowly(source: AsyncIterable<Buffer> | Iterable<Buffer>, ms: num
 /** What the switchboard may ask of a request. */
 function requestTarget(
   request: FastifyRequest,
-  context: EmulatorContext,
+  context: HttpFaultContext,
   records: SandboxRecords,
 ): FaultTarget {
   let caller: Promise<FaultCaller | undefined> | undefined;
@@ -147,7 +152,7 @@ function mentions(request: FastifyRequest, id: string): boolean {
 
 async function callerOf(
   request: FastifyRequest,
-  context: EmulatorContext,
+  context: HttpFaultContext,
   records: SandboxRecords,
 ): Promise<FaultCaller | undefined> {
   const token = bearerToken(request);

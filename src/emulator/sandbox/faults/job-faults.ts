@@ -6,14 +6,21 @@
  * (a resend) or a job already ended is left alone and uses nothing of the rule.
  */
 import type { JobEvent } from '../../../protocol/connector-channel.js';
-import type { EmulatorContext } from '../../context.js';
+import type { Logger } from '../../../log/logger.js';
+import type { JobService } from '../../jobs/job-service.js';
 import type { SandboxRecords } from '../sandbox-records.js';
 import type { FaultSwitchboard } from './fault-switchboard.js';
+
+/** What the job rules steer: the jobs' reports. */
+export interface JobFaultContext {
+  jobs: JobService;
+  logger: Logger;
+}
 
 /** Installs the filter on the job service. */
 export function installJobFaults(
   board: FaultSwitchboard,
-  context: EmulatorContext,
+  context: JobFaultContext,
   records: SandboxRecords,
 ): void {
   context.jobs.setReportFilter(async (jobId, event) => {

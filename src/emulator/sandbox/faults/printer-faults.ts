@@ -6,15 +6,20 @@
  * emulator's clock), the waiting jobs are offered and print. Jobs the connector already has are
  * left alone.
  */
-import type { EmulatorContext } from '../../context.js';
+import type { JobService } from '../../jobs/job-service.js';
 import type { TestClock } from '../clock/test-clock.js';
 import type { FaultSwitchboard } from './fault-switchboard.js';
+
+/** What the printer rules steer: which printers get offers. */
+export interface PrinterFaultContext {
+  jobs: JobService;
+}
 
 /** Installs the gate on the job service and re-offers jobs when a printer's rule ends. */
 export function installPrinterFaults(
   board: FaultSwitchboard,
   clock: TestClock,
-  context: EmulatorContext,
+  context: PrinterFaultContext,
 ): () => void {
   const gate = (printerId: string): string | undefined => {
     const rule = board.printerState(printerId);

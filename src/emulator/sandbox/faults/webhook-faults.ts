@@ -4,14 +4,21 @@
  * schedule, failed events and retries run as after a real failure. Scoped by `endpoint`; an
  * admin's rule by their organization's endpoints.
  */
-import type { EmulatorContext } from '../../context.js';
+import type { Logger } from '../../../log/logger.js';
+import type { WebhookService } from '../../webhooks/webhook-service.js';
 import type { SandboxRecords } from '../sandbox-records.js';
 import type { FaultSwitchboard } from './fault-switchboard.js';
+
+/** What the webhook rules steer: the receivers' answers. */
+export interface WebhookFaultContext {
+  webhooks: WebhookService;
+  logger: Logger;
+}
 
 /** Installs the filter on the webhook service. */
 export function installWebhookFaults(
   board: FaultSwitchboard,
-  context: EmulatorContext,
+  context: WebhookFaultContext,
   records: SandboxRecords,
 ): void {
   context.webhooks.setAnswerFilter(async (endpointId, transcript) => {
