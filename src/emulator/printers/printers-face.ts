@@ -26,3 +26,6 @@ export type PullPasswordSetter = Pick<PrinterSettingsRepo, 'setPullPrintingPassw
 
 /** Lists printers as summaries, of one organization or of every one (sandbox/: the console). */
 export type PrinterSummaryLister = Pick<PrinterRepo, 'summaries'>;
+
+/** Counts an organization's printers per driver id (drivers/: printers_using_driver). */
+export type DriverUsageReader = Pick<PrinterRepo, 'driverUsage'>;
