@@ -59,7 +59,6 @@ describe('the architecture of src/', () => {
 const TABLE_READS_LEFT = [
   'emulator/groups/assignment-repo.ts reads printers (owner printers)',
   'emulator/http/cors-policy.ts reads oauth_clients (owner clients)',
-  'emulator/pull/held-jobs/pull-printer-repo.ts reads printer_settings (owner printers)',
 ];
 
 describe("the emulator's domains", () => {

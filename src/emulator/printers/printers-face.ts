@@ -8,6 +8,7 @@ import type { PrinterRepo } from './printer-repo.js';
 import type { PrinterSettingsRepo } from './printer-settings-repo.js';
 
 export type { PrinterFields, PrinterRecord, PrinterSummary } from './printer-repo.js';
+export type { PullPasswordRow } from './printer-settings-repo.js';
 
 /** Inserts a printer row: the one writer of the printers table, lent to pull printing's queue. */
 export type PrinterInserter = Pick<PrinterRepo, 'insert'>;
@@ -23,6 +24,9 @@ export type PrinterLookup = Pick<PrinterRepo, 'findById' | 'findByName' | 'findB
 
 /** Sets or clears a printer's pull-printing password hash (pull/: pairing a release station). */
 export type PullPasswordSetter = Pick<PrinterSettingsRepo, 'setPullPrintingPasswordHash'>;
+
+/** Lists every pull printer's password hash (pull/: the /TPFM/ device a password identifies). */
+export type PullPasswordReader = Pick<PrinterSettingsRepo, 'passwordRows'>;
 
 /** Lists printers as summaries, of one organization or of every one (sandbox/: the console). */
 export type PrinterSummaryLister = Pick<PrinterRepo, 'summaries'>;
