@@ -170,7 +170,7 @@ async function createContext(
       clock,
       logger,
     );
-    const assignments = new AssignmentService(store, printers, groups, clock, logger);
+    const assignments = new AssignmentService(store, store.printerAccess, printers, groups, clock, logger);
     const files = new FileStore({
       dataDir: options.dataDir,
       records: store.storedFiles,

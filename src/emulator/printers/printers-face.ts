@@ -4,6 +4,7 @@
  * printer or of an organization's printers, each given by the composition). Other domains import printers/ repositories' types only from here
  * (test/unit/architecture.test.ts). Types only.
  */
+import type { PrinterAccessRepo } from './printer-access-repo.js';
 import type { PrinterRepo } from './printer-repo.js';
 import type { PrinterSettingsRepo } from './printer-settings-repo.js';
 
@@ -33,3 +34,9 @@ export type PrinterSummaryLister = Pick<PrinterRepo, 'summaries'>;
 
 /** Counts an organization's printers per driver id (drivers/: printers_using_driver). */
 export type DriverUsageReader = Pick<PrinterRepo, 'driverUsage'>;
+
+/**
+ * Pages an organization's assigned printers and answers the access rule over printers, one query
+ * each (groups/: assignments and who may use a printer).
+ */
+export type PrinterAccessReader = Pick<PrinterAccessRepo, 'pageAssigned' | 'usableIds' | 'usableBy'>;
