@@ -242,7 +242,22 @@ for (const protocol of PROTOCOLS) {
         const prints = printsPerJob(rig.printer.spoolDir, DOCUMENT_BYTES);
         const notDone = jobIds.filter((id) => statuses.get(id) !== 0);
         const lost = jobIds.filter((id) => (prints.get(id)?.whole ?? 0) === 0);
-        const twice = jobIds.filter((id) => (prints.get(id)?.whole ?? 0) > 1);
+        const twiceAll = jobIds.filter((id) => (prints.get(id)?.whole ?? 0) > 1);
+        // The one documented window of a printer that cannot tell (docs/agent-jobs.md, "After a
+        // crash"; the simulation's limit-cannot-tell): killed after the kernel took the document's
+        // last bytes and before the agent recorded that, so the restarted agent judged the whole
+        // document cut and sent it again. Counted and shown apart; any other second print fails.
+        const inFlushWindow = twiceAll.filter((id) =>
+          logs
+            .split('\n')
+            .some(
+              (line) =>
+                line.includes(`"job":"${id}"`) &&
+                line.includes('the agent stopped before every byte left it') &&
+                line.includes('the printer completed the interrupted job with only part of the document'),
+            ),
+        );
+        const twice = twiceAll.filter((id) => !inFlushWindow.includes(id));
         const partial = jobIds.filter((id) => (prints.get(id)?.partial ?? 0) > 0);
         const count = (point: KillPoint) => kills.filter((k) => k === point).length;
         const found = occurrences(logs, 'found the interrupted job at the printer');
@@ -259,7 +274,7 @@ for (const protocol of PROTOCOLS) {
           jobs.reduce((total, j) => total + (j.fields.TotalPrintedPages ?? 0), 0);
         console.info(
           `agent kill proof: protocol=${protocol} load=${LOAD} jobs=${jobIds.length} kills=${kills.length} (${POINTS.map((p) => `${p}=${count(p)}`).join(' ')}) ` +
-            `final-status-0=${jobIds.length - notDone.length} lost=${lost.length} printed-twice=${twice.length} ` +
+            `final-status-0=${jobIds.length - notDone.length} lost=${lost.length} printed-twice=${twice.length} printed-twice-in-flush-window=${inFlushWindow.length} ` +
             `partial=${partial.length} reconciled at the printer: found-watched=${found} absent-resent=${absent} ` +
             `cancelled-resent=${cancelled} printed-cut-resent=${printedCut} documents-fetched-again=${fetchedAgain}; ` +
             `copy sessions=${sessions.length} (killed: ${COPY_KILLS.map((k) => `${k.name}=${copyKind(k.name)}`).join(' ')}) ` +
@@ -282,6 +297,8 @@ for (const protocol of PROTOCOLS) {
         expect(notDone.map((id) => [id, statuses.get(id)])).toEqual([]);
         expect(lost).toEqual([]);
         expect(twice).toEqual([]);
+        // Each such print is one kill that landed while a document's last bytes went out.
+        expect(inFlushWindow.length).toBeLessThanOrEqual(kills.length);
         // Every kill at the printer side left a job the restarted agent reconciled there: a cut
         // Send-Document cancelled (or found completed with part of the document) and sent again, a
         // Create-Job whose answer was lost cancelled or, refused busy, absent and sent again, a job
