@@ -208,19 +208,74 @@ describe('OutboxSender: the background loop', () => {
     await stopped(s);
   });
 
-  it('a backlog of exactly one full request waits like any other afterwards', async () => {
-    for (let i = 0; i < 100; i++) outbox.add('long', { kind: 'progress', pages_printed: i });
+  it('one full batch beside a small one is a backlog too; once it is sent the loop waits again', async () => {
+    for (let i = 0; i < 150; i++) outbox.add('long', { kind: 'progress', pages_printed: i });
     outbox.add('late', { kind: 'received' });
     const s = sender(1000, 30, 2);
     s.start();
     await at(0);
-    // The first round carries 100 (full) and 'late' beside them: nothing left, nothing more posted.
-    expect(posts.map((p) => p.events.length)).toEqual([100, 1]);
+    // The first round carries 100 of 'long' (full) and 'late' beside them; the rest goes at once.
+    expect(posts.map((p) => [p.at, p.events.length])).toEqual([
+      [0, 100],
+      [0, 1],
+      [0, 50],
+    ]);
     outbox.add('next', { kind: 'received' });
     await at(1031);
-    expect(posts).toHaveLength(2);
-    await at(1032);
     expect(posts).toHaveLength(3);
+    await at(1032);
+    expect(posts).toHaveLength(4);
+    await stopped(s);
+  });
+
+  it('a full batch that delivered nothing (its job gone) is no backlog: the loop waits before the next', async () => {
+    for (let i = 0; i < 100; i++) outbox.add('gone', { kind: 'progress', pages_printed: i });
+    const goneThenOk: PostEvents = async (items, signal) => {
+      if (items[0]?.job_id !== 'gone') return post(items, signal);
+      posts.push({ at: Date.now() - t0, events: items.map((i) => `${i.job_id}:${i.event.seq}`) });
+      // Added while the batch is in flight, without a notify: it waits for the next look.
+      outbox.add('b', { kind: 'received' });
+      return items.map((item, n) =>
+        n === 0
+          ? { event_id: item.event.event_id, status: 404, error: 'not_found', message: 'no such job' }
+          : { event_id: item.event.event_id, status: 409, error: 'skipped', message: 'earlier event failed' },
+      );
+    };
+    const s = new OutboxSender(outbox, goneThenOk, clock, silentLogger(), 5000, 30, 2);
+    s.start();
+    await at(0);
+    expect(posts.map((p) => p.at)).toEqual([0]);
+    expect(outbox.pendingFor('gone')).toEqual([]);
+    // 'b' was due at once: no idle wait, but the lingers.
+    await at(31);
+    expect(posts).toHaveLength(1);
+    await at(32);
+    expect(posts[1]).toEqual({ at: 32, events: ['b:1'] });
+    await stopped(s);
+  });
+
+  it('with no linger and no final linger, an event notified during a post goes right after it, without a timer', async () => {
+    let first = true;
+    let s: OutboxSender | undefined;
+    const addingPost: PostEvents = async (items, signal) => {
+      if (first) {
+        first = false;
+        outbox.add('b', { kind: 'received' });
+        s?.notify();
+      }
+      return post(items, signal);
+    };
+    s = new OutboxSender(outbox, addingPost, clock, silentLogger(), 5000, 0, 0);
+    outbox.add('a', { kind: 'received' });
+    s.start();
+    // Only promise jobs and one turn of the event loop: no fake timer runs.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(posts.map((p) => p.events)).toEqual([['a:1'], ['b:1']]);
+    // And a notify in the idle wait also needs no timer.
+    outbox.add('c', { kind: 'received' });
+    s.notify();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(posts.map((p) => p.events)).toEqual([['a:1'], ['b:1'], ['c:1']]);
     await stopped(s);
   });
 
@@ -243,6 +298,55 @@ describe('OutboxSender: the background loop', () => {
     expect(posts.at(-1)?.events).toEqual(['after:1']);
     await stopped(s);
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  for (const [where, after] of [
+    ['the linger', 20],
+    ['the final linger', 70],
+  ] as const) {
+    it(`stop() during ${where} returns without waiting it out`, async () => {
+      const s = sender(5000, 50, 50);
+      s.start();
+      await at(10);
+      outbox.add('a', { kind: 'received' });
+      s.notify();
+      await at(after);
+      let done = false;
+      const stopping = s.stop().then(() => {
+        done = true;
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(done).toBe(true);
+      await stopping;
+      expect(vi.getTimerCount()).toBe(0);
+      expect(posts).toEqual([]);
+      expect(outbox.size()).toBe(1);
+    });
+  }
+
+  it('stop() during a post ends the loop as soon as the post gives up, with no wait after it', async () => {
+    outbox.add('a', { kind: 'received' });
+    let posted: () => void = () => {};
+    const started = new Promise<void>((resolve) => {
+      posted = resolve;
+    });
+    const hang: PostEvents = (_items, signal) =>
+      new Promise((_resolve, reject) => {
+        posted();
+        signal.addEventListener('abort', () => reject(new Error('aborted')));
+      });
+    const s = new OutboxSender(outbox, hang, clock, silentLogger(), 60_000, 60_000, 60_000);
+    s.start();
+    await started;
+    let done = false;
+    const stopping = s.stop().then(() => {
+      done = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(done).toBe(true);
+    await stopping;
+    expect(vi.getTimerCount()).toBe(0);
+    expect(outbox.pendingFor('a').map((r) => r.attempts)).toEqual([0]);
   });
 
   it('stop() during the idle wait returns without waiting it out', async () => {
