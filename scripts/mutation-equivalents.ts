@@ -773,4 +773,11 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     replacement: '{}',
     why: STALE_WAKE,
   },
+  {
+    file: 'jobs/claiming-download.ts',
+    original: 'keepUpTo === undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: 'ChannelClient.download reads keepUpTo only when it is not undefined, so { keepUpTo: undefined } is the same as no keepUpTo',
+  },
 ];
