@@ -12,6 +12,7 @@ import formbody from '@fastify/formbody';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { systemClock } from '../lib/clock.js';
+import type { RedirectUrlLister } from './clients/clients-face.js';
 import type { EmulatorContext } from './context.js';
 import { BaseUrlPolicy } from './http/base-url.js';
 import { CorsPolicy, registerCors } from './http/cors-policy.js';
@@ -82,7 +83,8 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
   app.decorate('bearer', { tokens: context.tokens, callers: context.callers });
   app.decorateRequest('auth', null as never);
   installErrorHandlers(app);
-  await registerCors(app, new CorsPolicy(context.store.db, options.corsOrigins));
+  const clientRedirects: RedirectUrlLister = context.store.clients;
+  await registerCors(app, new CorsPolicy(() => clientRedirects.liveRedirectUrls(), options.corsOrigins));
   await app.register(formbody);
   // Signs the sign-in pages' session cookie; a new secret per start (sessions do not survive restarts).
   await app.register(cookie, { secret: randomBytes(32).toString('base64url') });
@@ -168,7 +170,7 @@ async function createContext(
       clock,
       logger,
     );
-    const assignments = new AssignmentService(store, printers, groups, clock, logger);
+    const assignments = new AssignmentService(store, store.printerAccess, printers, groups, clock, logger);
     const files = new FileStore({
       dataDir: options.dataDir,
       records: store.storedFiles,

@@ -12,6 +12,7 @@ import { InvitationRepo } from './accounts/invitation-repo.js';
 import { MembershipRepo } from './accounts/membership-repo.js';
 import { OAuthClientRepo } from './clients/oauth-client-repo.js';
 import { OrganizationRepo } from './accounts/organization-repo.js';
+import { PrinterAccessRepo } from './printers/printer-access-repo.js';
 import { PrinterRepo } from './printers/printer-repo.js';
 import { PrinterSettingsRepo } from './printers/printer-settings-repo.js';
 import { PrintingUserRepo } from './accounts/printing-settings-repo.js';
@@ -32,6 +33,8 @@ export class EmulatorStore {
   readonly printerSettings: PrinterSettingsRepo;
   readonly connectors: ConnectorRepo;
   readonly printers: PrinterRepo;
+  /** Printers read by group assignment and by the access rule. */
+  readonly printerAccess: PrinterAccessRepo;
   readonly jobs: JobRepo;
   readonly storedFiles: StoredFileRepo;
   /** Printing groups and their members. */
@@ -58,6 +61,7 @@ export class EmulatorStore {
     this.printerSettings = new PrinterSettingsRepo(db);
     this.connectors = new ConnectorRepo(db);
     this.printers = new PrinterRepo(db);
+    this.printerAccess = new PrinterAccessRepo(db);
     this.jobs = new JobRepo(db);
     this.storedFiles = new StoredFileRepo(db);
     this.groups = new GroupRepo(db);

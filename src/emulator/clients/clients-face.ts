@@ -12,3 +12,6 @@ export type ClientCredentialReader = Pick<OAuthClientRepo, 'findById' | 'credent
 
 /** Lists live clients, of one organization or of every one, by name (sandbox/: the console). */
 export type LiveClientLister = Pick<OAuthClientRepo, 'listLive'>;
+
+/** Lists the redirect URLs of every live client (app.ts: the origins CORS allows). */
+export type RedirectUrlLister = Pick<OAuthClientRepo, 'liveRedirectUrls'>;

@@ -161,6 +161,14 @@ export class OAuthClientRepo {
     return rows.map(toClient);
   }
 
+  /** The redirect URLs of every live (not deleted) client of every organization, in one query. */
+  liveRedirectUrls(): string[] {
+    const rows = this.db
+      .prepare('SELECT redirect_urls FROM oauth_clients WHERE deleted_at IS NULL')
+      .all() as { redirect_urls: string }[];
+    return rows.flatMap((row) => JSON.parse(row.redirect_urls) as string[]);
+  }
+
   /** A live (not deleted) client with its stored secret hash (null: a public client). */
   credentials(clientId: string): { client: OAuthClient; secretHash: string | null } | undefined {
     const row = this.db.prepare('SELECT * FROM oauth_clients WHERE client_id = ?').get(clientId) as

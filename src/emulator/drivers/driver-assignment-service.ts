@@ -10,7 +10,7 @@ import type { Logger } from '../../log/logger.js';
 import { type EncodedBlobCapabilities, encodeBlobCapabilities } from '../../protocol/capability-merge.js';
 import { DriverRepo } from './driver-repo.js';
 import type { EmulatorDatabase } from '../store/database.js';
-import type { PrinterFields, PrinterRecord } from '../printers/printers-face.js';
+import type { DriverUsageReader, PrinterFields, PrinterRecord } from '../printers/printers-face.js';
 import { type AutoDriverAssignmentState, type DriverAssignment, assignDriver } from './driver-assignment.js';
 import type { CatalogDriver, DriverCatalog } from './driver-catalog.js';
 
@@ -26,14 +26,18 @@ export interface DriverWire {
   blob_capabilities: EncodedBlobCapabilities;
 }
 
-/** The service over `db`'s driver states, with its own repository. */
+/**
+ * The service over `db`'s driver states, with its own repository; the printers' per-driver count
+ * comes from the printers domain (`printers`).
+ */
 export function driverAssignmentOver(
   catalog: DriverCatalog,
   db: EmulatorDatabase,
+  printers: DriverUsageReader,
   clock: Clock,
   logger: Logger,
 ): DriverAssignmentService {
-  return new DriverAssignmentService(catalog, new DriverRepo(db), clock, logger);
+  return new DriverAssignmentService(catalog, new DriverRepo(db), printers, clock, logger);
 }
 
 /** Assigns drivers and serves the catalog. */
@@ -41,6 +45,7 @@ export class DriverAssignmentService {
   constructor(
     private readonly catalog: DriverCatalog,
     private readonly repo: DriverRepo,
+    private readonly printers: DriverUsageReader,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
@@ -84,7 +89,7 @@ export class DriverAssignmentService {
 
   /** The drivers of a vendor as Driver objects, counting the organization's printers per driver. */
   driversOf(organizationId: string, vendor: string): DriverWire[] {
-    const usage = this.repo.usage(organizationId);
+    const usage = this.printers.driverUsage(organizationId);
     return this.catalog.byVendor(vendor).map((d) => ({
       id: d.id,
       name: d.name,

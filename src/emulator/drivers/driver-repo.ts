@@ -1,6 +1,7 @@
 /**
- * Driver assignment states per printer (auto_driver_assignment_state) and how many printers of
- * an organization use each driver. The catalog itself is data (drivers/printers/), not a table.
+ * Driver assignment states per printer (auto_driver_assignment_state). How many printers of an
+ * organization use each driver is the printers' own count (printers-face DriverUsageReader). The
+ * catalog itself is data (drivers/printers/), not a table.
  * Rows go with their printer (ON DELETE CASCADE). Borrowing the database handle; the owner of the
  * handle closes it.
  */
@@ -26,16 +27,5 @@ export class DriverRepo {
          ON CONFLICT (printer_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
       )
       .run(printerId, state, now);
-  }
-
-  /** Printers of the organization per driver id (drivers without printers are absent). */
-  usage(organizationId: string): Map<string, number> {
-    const rows = this.db
-      .prepare(
-        `SELECT driver_id AS id, COUNT(*) AS n FROM printers
-         WHERE organization_id = ? AND driver_id IS NOT NULL GROUP BY driver_id`,
-      )
-      .all(organizationId) as { id: string; n: number }[];
-    return new Map(rows.map((r) => [r.id, r.n]));
   }
 }

@@ -1,7 +1,9 @@
 /**
  * Printer-group assignments (table printer_group_assignments): which groups a printer is
  * assigned to, with force_chosen. Rows go with their printer or group (ON DELETE CASCADE).
- * Also the SQL of the access rule "a user can use every printer assigned to any group the user
+ * Also the SQL conditions on `printers.id` that printers/printer-access-repo.ts and
+ * printers/printer-repo.ts run against printers (through groups-face.ts): a printer has an
+ * assignment, and the access rule "a user can use every printer assigned to any group the user
  * belongs to; a printer assigned to no group is usable by every user of its organization".
  * Borrowing the database handle; the owner of the handle closes it.
  */
@@ -22,6 +24,14 @@ export const USABLE_BY_USER_SQL = `(NOT EXISTS (SELECT 1 FROM printer_group_assi
       WHERE ua.printer_id = printers.id)
     OR EXISTS (SELECT 1 FROM printer_group_assignments ua JOIN group_members um ON um.group_id = ua.group_id
       WHERE ua.printer_id = printers.id AND um.user_id = ?))`;
+
+/** A condition on `printers.id` true when the printer is assigned to some group. */
+export const ASSIGNED_SQL = `EXISTS (SELECT 1 FROM printer_group_assignments a
+      WHERE a.printer_id = printers.id)`;
+
+/** A condition on `printers.id` true when the printer is assigned to the group (its one `?`). */
+export const ASSIGNED_TO_GROUP_SQL = `EXISTS (SELECT 1 FROM printer_group_assignments a
+      WHERE a.printer_id = printers.id AND a.group_id = ?)`;
 
 /** Reads and writes assignments. */
 export class AssignmentRepo {
@@ -53,43 +63,5 @@ export class AssignmentRepo {
       )
       .all(printerId) as { group_id: string; name: string; force_chosen: number }[];
     return rows.map((r) => ({ groupId: r.group_id, groupName: r.name, forceChosen: r.force_chosen === 1 }));
-  }
-
-  /**
-   * One page of the ids of an organization's printers that have an assignment (by printer
-   * name), optionally only those assigned to `groupId`; with the total count.
-   */
-  pagePrinters(
-    organizationId: string,
-    query: { groupId?: string; limit: number; offset: number },
-  ): { count: number; printerIds: string[] } {
-    const where = `p.organization_id = ? AND EXISTS (SELECT 1 FROM printer_group_assignments a
-      WHERE a.printer_id = p.id${query.groupId === undefined ? '' : ' AND a.group_id = ?'})`;
-    const args = query.groupId === undefined ? [organizationId] : [organizationId, query.groupId];
-    const count = (
-      this.db.prepare(`SELECT COUNT(*) AS n FROM printers p WHERE ${where}`).get(...args) as { n: number }
-    ).n;
-    const rows = this.db
-      .prepare(`SELECT p.id FROM printers p WHERE ${where} ORDER BY p.name, p.id LIMIT ? OFFSET ?`)
-      .all(...args, query.limit, query.offset) as { id: string }[];
-    return { count, printerIds: rows.map((r) => r.id) };
-  }
-
-  /** The ids of the organization's printers the user (null: no user) may use, in one query. */
-  usableIds(organizationId: string, userId: string | null): Set<string> {
-    const rows = this.db
-      .prepare(
-        `SELECT printers.id FROM printers WHERE printers.organization_id = ? AND ${USABLE_BY_USER_SQL}`,
-      )
-      .all(organizationId, userId) as { id: string }[];
-    return new Set(rows.map((row) => row.id));
-  }
-
-  /** True when the user (null: no user) may use the printer under the access rule. */
-  usableBy(printerId: string, userId: string | null): boolean {
-    const row = this.db
-      .prepare(`SELECT 1 AS ok FROM printers WHERE printers.id = ? AND ${USABLE_BY_USER_SQL}`)
-      .get(printerId, userId);
-    return row !== undefined;
   }
 }

@@ -11,7 +11,7 @@ import type { Logger } from '../../log/logger.js';
 import type { AssignmentWire } from '../../protocol/printing-groups.js';
 import type { AuthContext } from '../accounts/auth-context.js';
 import type { EmulatorStore } from '../emulator-store.js';
-import type { PrinterRecord } from '../printers/printers-face.js';
+import type { PrinterAccessReader, PrinterRecord } from '../printers/printers-face.js';
 import { parseAssignmentChange } from './group-rules.js';
 import type { GroupService } from './group-service.js';
 import type { PrinterService } from '../printers/printer-service.js';
@@ -23,6 +23,7 @@ export type PrinterRestriction = { userId: string | null } | undefined;
 export class AssignmentService {
   constructor(
     private readonly store: EmulatorStore,
+    private readonly access: PrinterAccessReader,
     private readonly printers: PrinterService,
     private readonly groups: GroupService,
     private readonly clock: Clock,
@@ -39,7 +40,7 @@ export class AssignmentService {
     orgId: string,
     query: { groupId?: string; limit: number; offset: number },
   ): { count: number; rows: AssignmentWire[] } {
-    const { count, printerIds } = this.store.assignments.pagePrinters(orgId, query);
+    const { count, printerIds } = this.access.pageAssigned(orgId, query);
     return { count, rows: printerIds.map((id) => this.get(orgId, id)) };
   }
 
@@ -75,14 +76,14 @@ export class AssignmentService {
   /** True when the caller may see and print to the printer. */
   canUse(auth: AuthContext, printer: PrinterRecord): boolean {
     const restriction = this.restriction(auth);
-    return restriction === undefined || this.store.assignments.usableBy(printer.id, restriction.userId);
+    return restriction === undefined || this.access.usableBy(printer.id, restriction.userId);
   }
 
   /** The printers of `list` the caller may use, in the same order. */
   usable(auth: AuthContext, list: readonly PrinterRecord[]): PrinterRecord[] {
     const restriction = this.restriction(auth);
     if (restriction === undefined) return [...list];
-    const allowed = this.store.assignments.usableIds(auth.organizationId, restriction.userId);
+    const allowed = this.access.usableIds(auth.organizationId, restriction.userId);
     return list.filter((p) => allowed.has(p.id));
   }
 

@@ -3,13 +3,13 @@
  * origin of a registered OAuth client's redirect URL (any live client of any organization; for
  * an `http://localhost` redirect URL any port, as redirect matching allows) or an origin the
  * emulator was configured with (`--cors-origin`). Other origins get no CORS headers, so the
- * browser refuses their cross-origin calls and preflights. The registered origins are read from
- * the database on each request that carries an Origin header not configured, so a client
- * registered or deleted a moment ago counts at once (the table is small in a lab).
+ * browser refuses their cross-origin calls and preflights. The registered redirect URLs come from
+ * a function the composition (app.ts) gives, the clients domain's read; it is called on each
+ * request that carries an Origin header not configured, so a client registered or deleted a
+ * moment ago counts at once (the clients are few in a lab).
  */
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
-import type { EmulatorDatabase } from '../store/database.js';
 
 /** The origin of an allow-list entry (`https://app.example.com`); throws naming a bad one. */
 export function corsOrigin(entry: string): string {
@@ -32,7 +32,8 @@ export class CorsPolicy {
   private readonly extra: Set<string>;
 
   constructor(
-    private readonly db: EmulatorDatabase,
+    /** The redirect URLs of every live registered client, read afresh on each call. */
+    private readonly registeredRedirectUrls: () => readonly string[],
     extraOrigins: readonly string[] = [],
   ) {
     this.extra = new Set(extraOrigins.map(corsOrigin));
@@ -42,17 +43,12 @@ export class CorsPolicy {
   allows(origin: string): boolean {
     if (this.extra.has(origin)) return true;
     const loopbackHttp = /^http:\/\/localhost(:\d+)?$/.test(origin);
-    const rows = this.db
-      .prepare('SELECT redirect_urls FROM oauth_clients WHERE deleted_at IS NULL')
-      .all() as { redirect_urls: string }[];
-    return rows.some((row) =>
-      (JSON.parse(row.redirect_urls) as string[]).some((uri) => {
-        const registered = originOf(uri);
-        if (registered === origin) return true;
-        // An http://localhost redirect URL matches any port; so does its origin.
-        return loopbackHttp && registered !== undefined && /^http:\/\/localhost(:\d+)?$/.test(registered);
-      }),
-    );
+    return this.registeredRedirectUrls().some((uri) => {
+      const registered = originOf(uri);
+      if (registered === origin) return true;
+      // An http://localhost redirect URL matches any port; so does its origin.
+      return loopbackHttp && registered !== undefined && /^http:\/\/localhost(:\d+)?$/.test(registered);
+    });
   }
 }
 

@@ -225,6 +225,6 @@ export async function startPrinterParts(
       clock,
       logger,
     ),
-    drivers: driverAssignmentOver(catalog, store.db, clock, logger),
+    drivers: driverAssignmentOver(catalog, store.db, store.printers, clock, logger),
   };
 }

@@ -157,6 +157,17 @@ export class PrinterRepo {
     return rows.map(toRecord);
   }
 
+  /** Printers of the organization per driver id (drivers without printers are absent), one query. */
+  driverUsage(organizationId: string): Map<string, number> {
+    const rows = this.db
+      .prepare(
+        `SELECT driver_id AS id, COUNT(*) AS n FROM printers
+         WHERE organization_id = ? AND driver_id IS NOT NULL GROUP BY driver_id`,
+      )
+      .all(organizationId) as { id: string; n: number }[];
+    return new Map(rows.map((r) => [r.id, r.n]));
+  }
+
   /** The printers of one organization, or of every one (undefined), by name, as summaries. */
   summaries(organizationId?: string): PrinterSummary[] {
     const { clause, params } = organizationScope('organization_id', organizationId);

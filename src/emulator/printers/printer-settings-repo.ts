@@ -5,6 +5,13 @@
  */
 import type { EmulatorDatabase } from '../store/database.js';
 
+/** A pull printer's stored password hash. */
+export interface PullPasswordRow {
+  organizationId: string;
+  printerName: string;
+  hash: string;
+}
+
 /** Reads and writes per-printer-name settings. */
 export class PrinterSettingsRepo {
   constructor(private readonly db: EmulatorDatabase) {}
@@ -33,6 +40,17 @@ export class PrinterSettingsRepo {
       )
       .all(organizationId) as { printer_name: string }[];
     return rows.map((r) => r.printer_name);
+  }
+
+  /** Every pull printer's password hash (all organizations), by organization and name, one query. */
+  passwordRows(): PullPasswordRow[] {
+    const rows = this.db
+      .prepare(
+        `SELECT organization_id, printer_name, pull_printing_password_hash AS h FROM printer_settings
+         WHERE pull_printing_password_hash IS NOT NULL ORDER BY organization_id, printer_name`,
+      )
+      .all() as { organization_id: string; printer_name: string; h: string }[];
+    return rows.map((r) => ({ organizationId: r.organization_id, printerName: r.printer_name, hash: r.h }));
   }
 
   private hash(organizationId: string, printerName: string): string | null {

@@ -4,10 +4,12 @@
  * printer or of an organization's printers, each given by the composition). Other domains import printers/ repositories' types only from here
  * (test/unit/architecture.test.ts). Types only.
  */
+import type { PrinterAccessRepo } from './printer-access-repo.js';
 import type { PrinterRepo } from './printer-repo.js';
 import type { PrinterSettingsRepo } from './printer-settings-repo.js';
 
 export type { PrinterFields, PrinterRecord, PrinterSummary } from './printer-repo.js';
+export type { PullPasswordRow } from './printer-settings-repo.js';
 
 /** Inserts a printer row: the one writer of the printers table, lent to pull printing's queue. */
 export type PrinterInserter = Pick<PrinterRepo, 'insert'>;
@@ -24,5 +26,17 @@ export type PrinterLookup = Pick<PrinterRepo, 'findById' | 'findByName' | 'findB
 /** Sets or clears a printer's pull-printing password hash (pull/: pairing a release station). */
 export type PullPasswordSetter = Pick<PrinterSettingsRepo, 'setPullPrintingPasswordHash'>;
 
+/** Lists every pull printer's password hash (pull/: the /TPFM/ device a password identifies). */
+export type PullPasswordReader = Pick<PrinterSettingsRepo, 'passwordRows'>;
+
 /** Lists printers as summaries, of one organization or of every one (sandbox/: the console). */
 export type PrinterSummaryLister = Pick<PrinterRepo, 'summaries'>;
+
+/** Counts an organization's printers per driver id (drivers/: printers_using_driver). */
+export type DriverUsageReader = Pick<PrinterRepo, 'driverUsage'>;
+
+/**
+ * Pages an organization's assigned printers and answers the access rule over printers, one query
+ * each (groups/: assignments and who may use a printer).
+ */
+export type PrinterAccessReader = Pick<PrinterAccessRepo, 'pageAssigned' | 'usableIds' | 'usableBy'>;

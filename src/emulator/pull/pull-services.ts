@@ -85,7 +85,7 @@ export async function startPullServices(parts: PullServiceParts): Promise<TpfmSe
     store,
     printerRecords: parts.printerRecords,
     jobs,
-    auth: new TpfmAuthenticator(store, parts.people.users, parts.printerRecords, parts.credentials),
+    auth: new TpfmAuthenticator(parts.people.users, parts.printerRecords, parts.credentials),
     queue,
     localJobs: new LocalJobService(store, clock, logger, parts.localJobOutcomes),
     registration,

@@ -1,7 +1,7 @@
 /**
  * Pull-printing rows outside the held queue: each organization's queue printer (a printer on a
- * built-in connector of type Virtual that no agent ever claims), and the pull-printing password
- * hashes of printer_settings as the device authentication needs them. Borrowing the database
+ * built-in connector of type Virtual that no agent ever claims). The pull-printing password
+ * hashes are the printers' own (printers-face PullPasswordReader). Borrowing the database
  * handle; the owner of the handle closes it.
  */
 import type { ConnectorInserter, NewConnector } from '../../connectors/connectors-face.js';
@@ -13,13 +13,6 @@ export interface PullQueueRecord {
   organizationId: string;
   connectorId: string;
   printerId: string;
-}
-
-/** A pull printer's stored password hash. */
-export interface PullPasswordRow {
-  organizationId: string;
-  printerName: string;
-  hash: string;
 }
 
 /** Name of every organization's queue printer (as /sfapi/GetPrinter shows it). */
@@ -109,16 +102,5 @@ export class PullPrinterRepo {
         .run(organizationId, connectorId, printerId);
       return { organizationId, connectorId, printerId };
     })();
-  }
-
-  /** Every pull printer's password hash (all organizations). */
-  passwordRows(): PullPasswordRow[] {
-    const rows = this.db
-      .prepare(
-        `SELECT organization_id, printer_name, pull_printing_password_hash AS h FROM printer_settings
-         WHERE pull_printing_password_hash IS NOT NULL ORDER BY organization_id, printer_name`,
-      )
-      .all() as { organization_id: string; printer_name: string; h: string }[];
-    return rows.map((r) => ({ organizationId: r.organization_id, printerName: r.printer_name, hash: r.h }));
   }
 }

@@ -14,9 +14,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { CardHolderRecords } from '../../accounts/accounts-face.js';
 import type { PullPrinterRecords } from '../pull-records.js';
-import type { EmulatorStore } from '../../emulator-store.js';
-import type { PrinterRecord } from '../../printers/printers-face.js';
-import { PullPrinterRepo, type PullPasswordRow } from '../held-jobs/pull-printer-repo.js';
+import type { PrinterRecord, PullPasswordRow } from '../../printers/printers-face.js';
 import type { CredentialGuard } from '../../store/credential-guard.js';
 import type { User } from '../../accounts/accounts-face.js';
 
@@ -49,19 +47,15 @@ export function parseBasic(header: string | undefined): { user: string; password
 
 /** See the file comment. */
 export class TpfmAuthenticator {
-  private readonly pull: PullPrinterRepo;
   /** HMAC of a password that matched -> the row it matched (`org/printer`), so it is tried first. */
   private readonly matched = new Map<string, string>();
   private readonly key = randomBytes(32);
 
   constructor(
-    store: EmulatorStore,
     private readonly users: CardHolderRecords,
     private readonly printerRecords: PullPrinterRecords,
     private readonly guard: CredentialGuard,
-  ) {
-    this.pull = new PullPrinterRepo(store.db, printerRecords.connectors, printerRecords.printers);
-  }
+  ) {}
 
   /**
    * Reads the Authorization header; `printerParam` is the command's Printer parameter, `source`
@@ -113,7 +107,7 @@ export class TpfmAuthenticator {
     printerParam: string | undefined,
     source: string,
   ): Promise<PullPasswordRow | undefined> {
-    const rows = this.pull.passwordRows();
+    const rows = this.printerRecords.pullPasswords.passwordRows();
     const wanted = printerParam === undefined ? undefined : foldAscii(printerParam.trim());
     const named = wanted ? rows.filter((r) => this.names(r, wanted)) : [];
     const subject = named.length > 0 ? `device:${wanted}` : `device-user:${basic.user}`;
