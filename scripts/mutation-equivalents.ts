@@ -57,6 +57,12 @@ const EMPTY_ROUND =
   'without batches the round answers 0 batches, 0 delivered and full false anyway, and the loop reads full only with something delivered';
 const DUE_LOOK =
   'the look at the earliest head only spares a query: dueBatch itself answers only the jobs whose head is due now, none when no head is';
+const LOOP_RESETS =
+  'run() sets notified and urgent to false before its first round, and nothing reads them before run() starts';
+const LISTENER_REMOVED =
+  'done() removes its abort listener itself, so whether it was added once or not, it runs at most once';
+const STALE_WAKE =
+  'every pause sets wake and endLinger itself, and a callback left over from a pause that ended only resolves a settled promise and clears a timer that already fired';
 
 export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
   {
@@ -721,5 +727,57 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     replacement: 'false',
     line: 'if (next === undefined || next > this.clock.now())',
     why: DUE_LOOK,
+  },
+  {
+    file: 'jobs/outbox-sender.ts',
+    original: 'false',
+    mutator: 'BooleanLiteral',
+    replacement: 'true',
+    line: 'private notified = false',
+    why: LOOP_RESETS,
+  },
+  {
+    file: 'jobs/outbox-sender.ts',
+    original: 'false',
+    mutator: 'BooleanLiteral',
+    replacement: 'true',
+    line: 'private urgent = false',
+    why: LOOP_RESETS,
+  },
+  {
+    file: 'jobs/outbox-sender.ts',
+    original: "'fixed'",
+    mutator: 'StringLiteral',
+    replacement: '""',
+    why: 'pause() compares its mode with wake and linger only: any other text is the fixed wait',
+  },
+  {
+    file: 'jobs/outbox-sender.ts',
+    original: '{ once: true }',
+    mutator: 'ObjectLiteral',
+    replacement: '{}',
+    why: LISTENER_REMOVED,
+  },
+  {
+    file: 'jobs/outbox-sender.ts',
+    original: 'true',
+    mutator: 'BooleanLiteral',
+    replacement: 'false',
+    line: "signal.addEventListener('abort', done, { once: true })",
+    why: LISTENER_REMOVED,
+  },
+  {
+    file: 'jobs/outbox-sender.ts',
+    original: '{\n      this.wake = undefined;\n      this.endLinger = undefined;\n    }',
+    mutator: 'BlockStatement',
+    replacement: '{}',
+    why: STALE_WAKE,
+  },
+  {
+    file: 'jobs/claiming-download.ts',
+    original: 'keepUpTo === undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: 'ChannelClient.download reads keepUpTo only when it is not undefined, so { keepUpTo: undefined } is the same as no keepUpTo',
   },
 ];

@@ -31,6 +31,12 @@ let work: string;
 /** Forwards to the emulator without the download's `claim` parameter: a cloud of protocol 1. */
 let protocolOne: Server;
 let protocolOneUrl: string;
+/** Forwards to the emulator unchanged, recording each request as `<method> <path and query>`. */
+let recording: Server;
+let recordingUrl: string;
+let recorded: string[] = [];
+/** When set, protocolOne answers a claim request with this status instead of forwarding it. */
+let claimAnswer: number | undefined;
 const content = Buffer.from(Array.from({ length: 3 * 1024 * 1024 + 17 }, (_, i) => (i * 7) % 251));
 
 beforeAll(async () => {
@@ -45,6 +51,11 @@ beforeAll(async () => {
   protocolOne = createServer((req, res) => {
     const url = new URL(req.url ?? '/', h.baseUrl);
     url.searchParams.delete('claim');
+    if (claimAnswer !== undefined && req.method === 'POST' && url.pathname.endsWith('/claim')) {
+      res.writeHead(claimAnswer, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'bad_request', message: 'claim refused by the test' }));
+      return;
+    }
     request(url, {
       method: req.method as 'GET' | 'POST',
       headers: req.headers,
@@ -58,9 +69,25 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => protocolOne.listen(0, '127.0.0.1', resolve));
   protocolOneUrl = `http://127.0.0.1:${(protocolOne.address() as AddressInfo).port}`;
+  recording = createServer((req, res) => {
+    recorded.push(`${req.method} ${req.url}`);
+    request(new URL(req.url ?? '/', h.baseUrl), {
+      method: req.method as 'GET' | 'POST',
+      headers: req.headers,
+      body: req.method === 'GET' ? null : req,
+    })
+      .then(async (answer) => {
+        res.writeHead(answer.statusCode, answer.headers as Record<string, string>);
+        await pipeline(answer.body, res);
+      })
+      .catch((error) => res.destroy(error));
+  });
+  await new Promise<void>((resolve) => recording.listen(0, '127.0.0.1', resolve));
+  recordingUrl = `http://127.0.0.1:${(recording.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
   await new Promise((resolve) => protocolOne.close(resolve));
+  await new Promise((resolve) => recording.close(resolve));
   await h.close();
   rmSync(work, { recursive: true, force: true });
 });
@@ -107,10 +134,12 @@ describe('claimingDownload', () => {
     const jobId = newJob();
     const target = join(work, `${jobId}.pdf`);
     const before = ctx.store.jobs.findById(jobId)!.claimedBy;
-    await withChannel(h.baseUrl, (channel) =>
+    recorded = [];
+    await withChannel(recordingUrl, (channel) =>
       claimingDownload(channel, offerOf(jobId), target, new AbortController().signal),
     );
     expect(before).toBeNull();
+    expect(recorded).toEqual([`GET /connector/v1/jobs/${jobId}/document?claim=1`]);
     expect(readFileSync(target).equals(content)).toBe(true);
     expect(ctx.store.jobs.findById(jobId)).toMatchObject({ state: 'claimed', claimedBy: connectorId });
   });
@@ -143,12 +172,31 @@ describe('claimingDownload', () => {
         claimingDownload(channel, offerOf(jobId), target, new AbortController().signal),
       ).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ClaimRefusedError);
+      expect((error as ClaimRefusedError).code).toBe('claim_refused');
       expect((error as Error).message).toBe(
         `job ${jobId} is not this connector's to print: HTTP 409: job ${jobId} is held by another connector`,
       );
     }
     expect(existsSync(target)).toBe(false);
     expect(ctx.store.jobs.findById(jobId)?.claimedBy).toBe(other);
+  });
+
+  it('a claim that fails otherwise than with 409 is passed on as it is, not taken for a refusal', async () => {
+    const jobId = newJob();
+    const target = join(work, `${jobId}.pdf`);
+    claimAnswer = 400;
+    try {
+      const error = await withChannel(protocolOneUrl, (channel) =>
+        claimingDownload(channel, offerOf(jobId), target, new AbortController().signal),
+      ).catch((e: unknown) => e);
+      expect(error).not.toBeInstanceOf(ClaimRefusedError);
+      expect(error).toBeInstanceOf(HttpError);
+      expect((error as HttpError).status).toBe(400);
+    } finally {
+      claimAnswer = undefined;
+    }
+    expect(existsSync(target)).toBe(false);
+    expect(ctx.store.jobs.findById(jobId)?.claimedBy).toBeNull();
   });
 
   it('downloads again for the connector that holds the job, into memory; 410 once the job ended', async () => {
