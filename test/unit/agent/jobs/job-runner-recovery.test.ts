@@ -5,7 +5,7 @@
  * sent: the printer answered) and what the printer reports of it (K octets) decide between
  * watching and cancel-and-resend.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -18,8 +18,8 @@ import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/age
 import { JobLedger } from '../../../../src/store/job-ledger.js';
 import type { NewJobEvent } from '../../../../src/store/outbox.js';
 import { FakePrinter } from '../../../support/fake-printer.js';
-import { jobOffer } from '../../../support/job-offers.js';
 import { quietControl } from '../../../support/job-control.js';
+import { type KnownOfDocument, leaveInterrupted } from '../../../support/interrupted-job.js';
 
 function unreachable(code: string): RetryableError {
   return new RetryableError('printer_unreachable', `printer: ${code}`, { cause: { code } });
@@ -114,18 +114,10 @@ describe('JobRunner recovery of an interrupted submission', () => {
   function interrupted(
     id: string,
     printerJobId?: string,
-    document: 'none' | 'flushed' | 'sent' = 'none',
+    document: KnownOfDocument = 'none',
     bytes = 5,
   ): void {
-    const spoolPath = join(dir, `${id}.pdf`);
-    writeFileSync(spoolPath, '%PDF-'.padEnd(bytes, '.'));
-    ledger.add(jobOffer(id));
-    ledger.move(id, 'downloading');
-    ledger.move(id, 'spooled', { spoolPath });
-    ledger.move(id, 'submitting', { attempt: true });
-    if (printerJobId) ledger.recordPrinterJob(id, printerJobId);
-    if (document === 'flushed') ledger.markDocumentFlushed(id);
-    if (document === 'sent') ledger.markDocumentSent(id);
+    leaveInterrupted(ledger, dir, id, { printerJobId, document, bytes });
   }
 
   async function finish(id: string) {

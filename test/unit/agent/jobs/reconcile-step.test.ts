@@ -3,7 +3,7 @@
  * (judgeDocument, pure), and recover()'s moves, printer requests and log lines, with a printer
  * fake whose job states the test scripts (the hardware boundary here).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ import { JobLedger, type LedgerJob } from '../../../../src/store/job-ledger.js';
 import type { NewJobEvent } from '../../../../src/store/outbox.js';
 import { FakePrinter } from '../../../support/fake-printer.js';
 import { jobOffer } from '../../../support/job-offers.js';
+import { type KnownOfDocument, leaveInterrupted } from '../../../support/interrupted-job.js';
 
 const WAITING: BackendJobState = { state: 'held', reasons: ['job-data-insufficient'] };
 
@@ -150,20 +151,11 @@ describe('ReconcileStep.recover', () => {
   function interrupted(
     id: string,
     printerJobId?: string,
-    document: 'none' | 'flushed' | 'sent' = 'none',
+    document: KnownOfDocument = 'none',
     bytes = 3000,
   ): LedgerJob {
-    const spoolPath = join(dir, `${id}.pdf`);
-    writeFileSync(spoolPath, '%PDF-'.padEnd(bytes, '.'));
     // The offer's size is the test offer's 5 bytes: only the spool file says 3000.
-    ledger.add(jobOffer(id));
-    ledger.move(id, 'downloading');
-    ledger.move(id, 'spooled', { spoolPath });
-    ledger.move(id, 'submitting', { attempt: true });
-    if (printerJobId) ledger.recordPrinterJob(id, printerJobId);
-    if (document === 'flushed') ledger.markDocumentFlushed(id);
-    if (document === 'sent') ledger.markDocumentSent(id);
-    return ledger.get(id) as LedgerJob;
+    return leaveInterrupted(ledger, dir, id, { printerJobId, document, bytes });
   }
 
   const logged = (msg: string) => lines.filter((line) => line['msg'] === msg);
