@@ -6,12 +6,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HeldDocuments } from '../../../../src/agent/jobs/held-documents.js';
 import { JobOutcomes } from '../../../../src/agent/jobs/job-outcomes.js';
 import type { JobControl, JobRunnerDeps } from '../../../../src/agent/jobs/job-runner-types.js';
 import { printerJobName } from '../../../../src/agent/jobs/job-runner-types.js';
-import { SubmitStep } from '../../../../src/agent/jobs/submit-step.js';
+import { refusedBeforePrinting, SubmitStep } from '../../../../src/agent/jobs/submit-step.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { PermanentError, RetryableError } from '../../../../src/lib/errors.js';
 import type { BackendJob, SubmittedJob } from '../../../../src/printing/printer-backend.js';
@@ -77,7 +77,8 @@ describe('SubmitStep', () => {
     rig.ledger.add(offer);
     rig.ledger.move(id, 'downloading');
     if (!spool) return rig.ledger.move(id, 'spooled', {});
-    const spoolPath = join(rig.spoolDir, `${id}.pdf`);
+    // Not the spool target's name: the step must send the file the ledger names.
+    const spoolPath = join(rig.spoolDir, `${id}-downloaded.pdf`);
     writeFileSync(spoolPath, '%PDF-');
     return rig.ledger.move(id, 'spooled', { spoolPath });
   }
@@ -151,6 +152,8 @@ describe('SubmitStep', () => {
       printer.scripts.push({ created: '9', flushed: true, sent: true });
       const moved = await run(spooled('j'));
       expect(moved).toMatchObject({ state: 'submitted', printerJobId: '9', documentSent: true, attempts: 1 });
+      // Nothing adjusted, nothing left out: the printing event carries no message.
+      expect(rig.events).toEqual([{ kind: 'printing', printer_job_id: '9' }]);
       expect(rig.ledger.get('j')).toMatchObject({ state: 'submitted', documentSent: true });
     });
 
@@ -279,6 +282,61 @@ describe('SubmitStep', () => {
       await run(spooled('j'), controls(ending().ended).control);
       expect(await run(spooled('k'), controls().control)).toMatchObject({ state: 'submitted' });
     });
+  });
+
+  describe('the waits before a try, timed', () => {
+    beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }));
+    afterEach(() => vi.useRealTimers());
+
+    it('a job due in 30 ms is tried after 30 ms, not before', async () => {
+      const running = run({ ...spooled('j'), nextRetryAt: clock.now() + 30 });
+      await vi.advanceTimersByTimeAsync(29);
+      expect(printer.submitted).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await running).toMatchObject({ state: 'submitted' });
+    });
+
+    it.each([
+      ['due now', 0],
+      ['overdue', -1],
+    ])(
+      'a job %s at a printer that takes one job at a time waits for our previous job there',
+      async (_what, due) => {
+        build({ jobs: { ...rig.jobs, retry_max_ms: 60_000 } });
+        const pending = new Promise<void>(() => {});
+        const control: JobControl = { ...quietControl(), previousJobEnded: () => pending };
+        printer.scripts.push({ fail: new RetryableError('printer_busy', 'server-error-busy') });
+        await run(spooled('j'), control);
+        const running = run({ ...spooled('k'), nextRetryAt: clock.now() + due }, control);
+        await vi.advanceTimersByTimeAsync(59_999);
+        expect(printer.submitted).toHaveLength(1);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(await running).toMatchObject({ state: 'submitted' });
+      },
+    );
+  });
+
+  it('forgets what it kept of a job: the previous job it waited for and its document in memory', async () => {
+    build({ jobs: { ...rig.jobs, retry_max_ms: 60_000 } });
+    const pending = new Promise<void>(() => {});
+    printer.scripts.push({ fail: new RetryableError('printer_busy', 'server-error-busy') });
+    const refused = await run(spooled('j'), { ...quietControl(), previousJobEnded: () => pending });
+    held.keep('j', Buffer.from('%PDF-held'));
+    step.forget('j');
+    expect(held.get('j')).toBeUndefined();
+    // No previous job to wait for any more: tried at once.
+    expect(await run({ ...refused, nextRetryAt: undefined })).toMatchObject({ state: 'submitted' });
+  });
+
+  it.each([
+    ['printer_unreachable', 'ENETUNREACH', true],
+    ['printer_unreachable', 'ENOTFOUND', true],
+    ['printer_unreachable', 'EAI_AGAIN', true],
+    ['printer_bad_response', 'ECONNREFUSED', false],
+    ['printer_unreachable', 'ECONNABORTED', false],
+  ])('refusedBeforePrinting: %s (%s) -> %s', (code, cause, expected) => {
+    const error = new RetryableError(code, 'x', { cause: Object.assign(new Error(cause), { code: cause }) });
+    expect(refusedBeforePrinting(error)).toBe(expected);
   });
 
   describe('refused before printing', () => {
