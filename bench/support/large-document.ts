@@ -75,6 +75,9 @@ export async function largeDocumentRun(run: LargeRun): Promise<number> {
     console.log(
       `large   floor, bare node${run.core === undefined ? '' : ` on core ${run.core}`}: IPP send ${legRate(floor.send)}; one hop (HTTP + SHA-256 + file) ${legRate(floor.hop)}; hop + send ${floor.sequential.toFixed(1)} s = large_ratio ceiling ${(direct.seconds / floor.sequential).toFixed(3)}`,
     );
+    console.log(
+      `large   floor of the upload leg, bare node + busboy: ${legRate(floor.upload)}; upload + hop + send ${floor.whole.toFixed(1)} s (${rate(size, floor.whole).toFixed(0)} MB/s) = large_ratio ceiling ${(direct.seconds / floor.whole).toFixed(3)}; the three overlapped >= ${floor.overlapped.toFixed(1)} s (${rate(size, floor.overlapped).toFixed(0)} MB/s) = ceiling ${(direct.seconds / floor.overlapped).toFixed(3)}`,
+    );
     return ours / directRate;
   } finally {
     rmSync(big, { force: true });
