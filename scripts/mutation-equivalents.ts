@@ -780,4 +780,19 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     replacement: 'false',
     why: 'ChannelClient.download reads keepUpTo only when it is not undefined, so { keepUpTo: undefined } is the same as no keepUpTo',
   },
+  {
+    file: 'jobs/submit-step.ts',
+    original: 'created !== undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    line: '...(created !== undefined ? { printerJobId: created } : {}),',
+    why: "a move given printerJobId undefined keeps the job's own, and the attempt's move to submitting left none",
+  },
+  {
+    file: 'jobs/submit-step.ts',
+    original: 'cause !== undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: 'REFUSED_CODES.has(undefined) is false, so a cause without a code is not a refusal either way',
+  },
 ];
