@@ -6,6 +6,8 @@
  *
  *   npm run bench:release     (BENCH_ROUNDS=5, BENCH_RELEASE_JOBS=100, BENCH_SWIPES=30)
  *
+ * BENCH_PARALLEL_RELEASES sets the station's parallel_releases (default: the config's default).
+ *
  * 1. Latency, one job at a time, the two paths alternated: swipe -> first byte at the printer
  *    (the virtual printer's document file appearing), against /sfapi Print -> first byte.
  *    Uploads happen before the clock starts on both paths.
@@ -44,6 +46,10 @@ const releaseJobs = Number(process.env.BENCH_RELEASE_JOBS ?? 100);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const profileDir = process.env.BENCH_PROFILE_DIR;
 const traced = process.env.BENCH_TRACE !== '0';
+/** The station's parallel_releases; its default when unset. */
+const parallelReleases = process.env.BENCH_PARALLEL_RELEASES
+  ? Number(process.env.BENCH_PARALLEL_RELEASES)
+  : undefined;
 
 type Path = 'direct' | 'release';
 
@@ -221,7 +227,7 @@ async function measure(tap: RequestTap, rig: ReleaseRig): Promise<number[]> {
 
 async function trace(tap: RequestTap, holder: { rig?: ReleaseRig }): Promise<void> {
   const log = new TraceLog();
-  const rig = await startReleaseRig(log.logger);
+  const rig = await startReleaseRig(log.logger, parallelReleases);
   holder.rig = rig;
   try {
     for (const path of ['direct', 'release'] as const) await volume(rig, tap, path, releaseJobs);
@@ -243,7 +249,7 @@ async function main(): Promise<void> {
   const tap = new RequestTap(() => holder.rig?.emulator.app.server);
   try {
     console.log(`load average at start: ${load()}`);
-    const rig = await startReleaseRig(silentLogger());
+    const rig = await startReleaseRig(silentLogger(), parallelReleases);
     holder.rig = rig;
     let ratios: number[];
     try {

@@ -69,8 +69,11 @@ export interface ReleaseRig {
   stop(): Promise<void>;
 }
 
-/** Starts every part with `logger`; the caller calls stop(). */
-export async function startReleaseRig(logger: Logger): Promise<ReleaseRig> {
+/**
+ * Starts every part with `logger`; `parallelReleases` is the station's `parallel_releases` (its
+ * default when undefined). The caller calls stop().
+ */
+export async function startReleaseRig(logger: Logger, parallelReleases?: number): Promise<ReleaseRig> {
   const work = mkdtempSync(join(tmpdir(), 'bench-release-'));
   const stops: (() => Promise<void>)[] = [async () => rmSync(work, { recursive: true, force: true })];
   const stop = async () => {
@@ -103,6 +106,7 @@ export async function startReleaseRig(logger: Logger): Promise<ReleaseRig> {
           pull_url: url,
           password: DEMO.printer.pullPrintingPassword,
           idle_timeout_s: 600,
+          ...(parallelReleases === undefined ? {} : { parallel_releases: parallelReleases }),
         },
       ],
     });
