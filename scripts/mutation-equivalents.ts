@@ -25,6 +25,9 @@ const CLAMP_WHY =
 const FINAL_MOVES_WHY =
   'canMove answers false for a final state before it reads the moves table, so the entry is never read';
 
+const DOWNLOAD_WAIT_REPORT =
+  'a download waits only on a network, spool_write or tls_untrusted error, and reportWaiting reports nothing for the other two (network has no waiting reason, tls_untrusted is not retryable)';
+
 const PR = 'src/protocol/print-request.ts';
 const TC = 'src/protocol/tpfm-codes.ts';
 const TS = 'src/emulator/oauth/token-service.ts';
@@ -779,5 +782,50 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     mutator: 'ConditionalExpression',
     replacement: 'false',
     why: 'ChannelClient.download reads keepUpTo only when it is not undefined, so { keepUpTo: undefined } is the same as no keepUpTo',
+  },
+  {
+    file: 'jobs/submit-step.ts',
+    original: 'created !== undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    line: '...(created !== undefined ? { printerJobId: created } : {}),',
+    why: "a move given printerJobId undefined keeps the job's own, and the attempt's move to submitting left none",
+  },
+  {
+    file: 'jobs/submit-step.ts',
+    original: 'cause !== undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: 'REFUSED_CODES.has(undefined) is false, so a cause without a code is not a refusal either way',
+  },
+  {
+    file: 'jobs/download-step.ts',
+    original: "to === 'downloading'",
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    line: "const downloading = this.outcomes.step(job.jobId, 'downloading', to === 'downloading' ? details : {}, {",
+    why: 'the only details a move to spooled carries are its spool path, which the move that follows records again; a row in between is never seen outside the transaction',
+  },
+  {
+    file: 'jobs/download-step.ts',
+    original: "error instanceof RetryableError && error.code === 'spool_write'",
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: DOWNLOAD_WAIT_REPORT,
+  },
+  {
+    file: 'jobs/download-step.ts',
+    original: "error instanceof RetryableError && error.code === 'spool_write'",
+    mutator: 'LogicalOperator',
+    replacement: "error instanceof RetryableError || error.code === 'spool_write'",
+    why: DOWNLOAD_WAIT_REPORT,
+  },
+  {
+    file: 'jobs/download-step.ts',
+    original: "error.code === 'spool_write'",
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    line: "if (error instanceof RetryableError && error.code === 'spool_write')",
+    why: DOWNLOAD_WAIT_REPORT,
   },
 ];

@@ -16,7 +16,8 @@ export interface RunningPart {
 }
 
 /**
- * Starts `printrelay <args>` (logs at warn) with `nodeFlags` for node; resolves once its output
+ * Starts `printrelay <args>` (logs at warn) with `nodeFlags` for node, `options.env` added to
+ * this process's environment and `options.entry` instead of the usual entry file; resolves once its output
  * matches `ready`, with the pattern's first group (at once with '' when `ready` is null). The
  * caller stops the part.
  */
@@ -25,20 +26,22 @@ export async function startPart(
   ready: RegExp | null,
   timeoutMs = 60_000,
   nodeFlags: string[] = [],
+  options: { env?: Record<string, string>; entry?: string } = {},
 ): Promise<{ part: RunningPart; match: string }> {
   // BENCH_PROFILE_DIR=<dir> writes a V8 CPU profile of each part there when it exits.
   const profile = process.env.BENCH_PROFILE_DIR
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
     : [];
   // BENCH_ENTRY=dist runs the built JavaScript (npm run build), as an installed bundle does,
-  // instead of the sources through tsx.
+  // instead of the sources through tsx; `options.entry` another file (an A/B of another build).
   const entry =
-    process.env.BENCH_ENTRY === 'dist'
+    options.entry ??
+    (process.env.BENCH_ENTRY === 'dist'
       ? join(root, 'dist', 'cli', 'main.js')
-      : join(root, 'bin', 'printrelay.js');
+      : join(root, 'bin', 'printrelay.js'));
   const child = spawn(process.execPath, [...nodeFlags, ...profile, entry, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PRINTRELAY_LOG_LEVEL: 'warn' },
+    env: { ...process.env, PRINTRELAY_LOG_LEVEL: 'warn', ...options.env },
   });
   let output = '';
   const match = await new Promise<string>((resolve, reject) => {

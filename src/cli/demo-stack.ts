@@ -15,15 +15,15 @@ import { createServer } from 'node:net';
 import type { Writable } from 'node:stream';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
-import type { RegisteredPrinter } from '../agent/connector/registration.js';
 import type { StationStatus } from '../agent/release/release-stations.js';
 import type { AgentConfig } from '../config/agent-schema.js';
-import { DEMO, defaultEmulatorSeed, parseAgentConfig } from '../config/load-config.js';
-import { sleep, throwIfAborted } from '../lib/abort.js';
+import { DEMO, defaultEmulatorSeed } from '../config/load-config.js';
+import { throwIfAborted } from '../lib/abort.js';
 import { type Clock, systemClock } from '../lib/clock.js';
-import { errorMessage } from '../lib/errors.js';
 import type { Logger } from '../log/logger.js';
 import type { Redactor } from '../log/redaction.js';
+import { demoAgentConfig } from './demo-agent-config.js';
+import { servedDemoPrinter, waitForPrinter } from './demo-printer-ready.js';
 import { CliError } from './cli-runtime.js';
 import type { DemoControlInfo, DemoInfo, DemoReleaseInfo } from './demo-banner.js';
 import type { AgentStatus } from '../agent/control/agent-status.js';
@@ -312,114 +312,4 @@ function releaseInfo(stations: StationStatus[]): DemoReleaseInfo | undefined {
   };
   if (station.problem) info.problem = station.problem;
   return info;
-}
-
-/** What the demo's release station may differ in. */
-export interface DemoReleaseOptions {
-  reader: string;
-  /** Only PRINTRELAY_RELEASE_STATIONS__* variables are applied. */
-  env?: Record<string, string | undefined>;
-}
-
-/**
- * The agent configuration of the demo: the admin's connector (paired by the pairing-code grant,
- * so no username or password) with the one virtual printer and,
- * given release options, a release station at "Demo Printer" with the seed's device password.
- */
-export function demoAgentConfig(
-  url: string,
-  printerUri: string,
-  release?: DemoReleaseOptions,
-  caFile?: string,
-  local: { controlPort?: number; dataDir?: string } = {},
-): AgentConfig {
-  const raw = {
-    version: 1,
-    ...(local.dataDir ? { data_dir: local.dataDir } : {}),
-    ...(local.controlPort ? { control: { port: local.controlPort } } : {}),
-    cloud: {
-      url,
-      client_id: DEMO.client.id,
-      client_secret: DEMO.client.secret,
-      ...(caFile ? { ca_file: caFile } : {}),
-    },
-    connector: { name: 'Demo Connector', description: 'The connector of printrelay demo' },
-    jobs: { retry_initial_ms: 200, status_poll_ms: 100 },
-    printers: [{ name: DEMO.printer.name, uri: printerUri, location: 'Demo desk' }],
-    release_stations: release
-      ? [
-          {
-            name: 'Demo release station',
-            reader: release.reader,
-            printer: DEMO.printer.name,
-            pull_url: url,
-            password: DEMO.printer.pullPrintingPassword,
-            mode: 'all',
-          },
-        ]
-      : [],
-  };
-  const env = Object.fromEntries(
-    Object.entries(release?.env ?? {}).filter(([name]) => name.startsWith('PRINTRELAY_RELEASE_STATIONS__')),
-  );
-  return parseAgentConfig(stringify(raw), '<demo agent configuration>', { env });
-}
-
-/**
- * The cloud id of the demo printer the agent registered and serves; a CliError saying what
- * went wrong and how to fix it when the agent could not register it.
- */
-function servedDemoPrinter(printers: RegisteredPrinter[], problems: string[], dataDir: string): string {
-  const served = printers.find((p) => p.config.name === DEMO.printer.name);
-  if (served) return served.cloudId;
-  const why = problems.length > 0 ? problems.join('; ') : 'the printer sync registered no printer';
-  throw new CliError(
-    `the agent could not register "${DEMO.printer.name}": ${why}. ` +
-      `Fix: start the demo with a fresh --data-dir (this one is ${dataDir}), ` +
-      'or see "Printer identity" in docs/configuration.md',
-  );
-}
-
-/**
- * Polls GetPrinter as the demo user until the printer the agent serves (`cloudId`) is listed
- * under the demo name; returns its cloud id.
- */
-async function waitForPrinter(
-  url: string,
-  cloudId: string,
-  wait: { timeoutMs: number; clock: Clock; signal?: AbortSignal | undefined; ca?: string | undefined },
-): Promise<string> {
-  const { timeoutMs, clock, signal } = wait;
-  const deadline = clock.now() + timeoutMs;
-  let lastProblem = 'not listed yet';
-  while (clock.now() < deadline) {
-    throwIfAborted(signal);
-    try {
-      const id = await findDemoPrinter(url, wait.ca);
-      if (id === cloudId) return id;
-      lastProblem = id
-        ? `GetPrinter lists "${DEMO.printer.name}" as ${id}, but the agent serves ${cloudId}`
-        : `"${DEMO.printer.name}" not listed by GetPrinter yet`;
-    } catch (error) {
-      lastProblem = errorMessage(error);
-    }
-    await sleep(200, signal);
-  }
-  throw new CliError(
-    `the demo printer did not become available within ${timeoutMs / 1000} s: ${lastProblem}`,
-  );
-}
-
-/** The cloud id GetPrinter lists for the demo printer, asked as the demo user an app would. */
-async function findDemoPrinter(url: string, ca: string | undefined): Promise<string | undefined> {
-  const { passwordSession } = await import('../client/oauth-client.js');
-  const { SfapiClient } = await import('../client/sfapi-client.js');
-  const settings = { authUrl: url, clientId: DEMO.client.id, clientSecret: DEMO.client.secret, ca };
-  const { http } = await passwordSession(settings, DEMO.user.email, DEMO.user.password, 'printing', 10_000);
-  try {
-    const list = await new SfapiClient(http).getPrinters();
-    return list.find((p) => p.name === DEMO.printer.name)?.id;
-  } finally {
-    await http.close();
-  }
 }

@@ -143,6 +143,19 @@ function bool(v: unknown, path: string, errors: Errors): void {
   if (typeof v !== 'boolean') errors.push(new ValidationError(path, 'must be a boolean'));
 }
 
+/**
+ * Runs `check` on `item[key]` only when the field is there: a missing field has its one
+ * `required` error from `keys` and is not also blamed for its type.
+ */
+function given(
+  item: Record<string, unknown>,
+  key: string,
+  at: string,
+  check: (v: unknown, path: string) => void,
+): void {
+  if (key in item) check(item[key], `${at}.${key}`);
+}
+
 /** Checks an array of objects: each element's keys, plus unique `unique` values and at most one default. */
 function list(
   value: unknown,
@@ -167,6 +180,7 @@ function list(
     keys(item, fields, at, errors);
     each(item, at);
     if (item['default'] === true) defaults++;
+    if (!(unique in item)) return;
     const key = typeof item[unique] === 'string' ? (item[unique] as string).toLowerCase() : item[unique];
     if (seen.has(key)) errors.push(new ValidationError(`${at}.${unique}`, `must be unique in ${path}`));
     seen.add(key);
@@ -196,9 +210,9 @@ const CHECKS: Record<BlobCapabilityName, (value: unknown, path: string, errors: 
   },
   trays: (value, path, errors) =>
     list(value, path, errors, ['index', 'name', 'default'], 'index', (t, at) => {
-      int(t['index'], `${at}.index`, errors, 0, 65535);
-      text(t['name'], `${at}.name`, errors);
-      bool(t['default'], `${at}.default`, errors);
+      given(t, 'index', at, (v, path) => int(v, path, errors, 0, 65535));
+      given(t, 'name', at, (v, path) => text(v, path, errors));
+      given(t, 'default', at, (v, path) => bool(v, path, errors));
     }),
   options: (value, path, errors) => int(value, path, errors, 0),
   papers: (value, path, errors) =>
@@ -209,18 +223,18 @@ const CHECKS: Record<BlobCapabilityName, (value: unknown, path: string, errors: 
       ['index', 'xsize', 'ysize', 'name', 'default', 'printable_area'],
       'name',
       (p, at) => {
-        int(p['index'], `${at}.index`, errors, 1, 65535);
-        int(p['xsize'], `${at}.xsize`, errors, 1);
-        int(p['ysize'], `${at}.ysize`, errors, 1);
-        text(p['name'], `${at}.name`, errors);
-        bool(p['default'], `${at}.default`, errors);
+        given(p, 'index', at, (v, path) => int(v, path, errors, 1, 65535));
+        given(p, 'xsize', at, (v, path) => int(v, path, errors, 1));
+        given(p, 'ysize', at, (v, path) => int(v, path, errors, 1));
+        given(p, 'name', at, (v, path) => text(v, path, errors));
+        given(p, 'default', at, (v, path) => bool(v, path, errors));
         checkArea(p, `${at}.printable_area`, errors);
       },
     ),
   resolutions: (value, path, errors) =>
     list(value, path, errors, ['value', 'default'], 'value', (r, at) => {
-      int(r['value'], `${at}.value`, errors, 1, 100000);
-      bool(r['default'], `${at}.default`, errors);
+      given(r, 'value', at, (v, path) => int(v, path, errors, 1, 100000));
+      given(r, 'default', at, (v, path) => bool(v, path, errors));
     }),
 };
 

@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoInfo, demoBanner } from '../../src/cli/demo-banner.js';
 
 const READER = 'socket://127.0.0.1:4711';
-import { DemoStack, demoAgentConfig } from '../../src/cli/demo-stack.js';
+import { demoAgentConfig } from '../../src/cli/demo-agent-config.js';
+import { DemoStack } from '../../src/cli/demo-stack.js';
 import { DEMO } from '../../src/config/demo-seed.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { parseSocketUri } from '../../src/cardreader/socket/socket-reader.js';

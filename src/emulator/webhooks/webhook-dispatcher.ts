@@ -27,7 +27,8 @@ import type { AttemptOutcome, DueDelivery, WebhookDeliveryRepo } from './webhook
 import { fairOrder } from './webhook-fair-order.js';
 import { DueReadAhead } from './webhook-read-ahead.js';
 import { FAILED_EVENT_STORAGE_MS, nextAfterFailure } from './webhook-retry-rules.js';
-import type { DeliveryTranscript, WebhookSender } from './webhook-sender.js';
+import type { WebhookSender } from './webhook-sender.js';
+import type { DeliveryTranscript } from './webhook-transcript.js';
 import type { WebhookTargets } from './webhook-targets.js';
 
 /** Due deliveries read per query and endpoint; 128 keeps one read under a millisecond. */

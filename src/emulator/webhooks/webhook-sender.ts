@@ -18,13 +18,18 @@
  * AbortSignal per POST). The pools' own connect, headers and body timeouts stay as a backstop.
  * The creator calls close() (or destroy()).
  */
-import { STATUS_CODES } from 'node:http';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, Pool } from 'undici';
 import { type Clock, systemClock } from '../../lib/clock.js';
 import { OutboundAddressPolicy } from '../http/outbound-address-policy.js';
-import type { DeliveryError } from './webhook-delivery-repo.js';
-import { type PendingPost, PostDeadlineError, startPost } from './webhook-post.js';
+import { type PendingPost, startPost } from './webhook-post.js';
+import {
+  type DeliveryTranscript,
+  describeFailure,
+  EMPTY_PART,
+  requestPart,
+  responsePart,
+} from './webhook-transcript.js';
 
 /** The User-Agent of every delivery (the spec's form <product>/2.0). */
 export const WEBHOOK_USER_AGENT = 'PrintRelay-Webhooks/2.0';
@@ -77,24 +82,6 @@ export function createWebhookAgent(options: WebhookSenderOptions = {}): Agent {
   return new Agent(clientOptions(options));
 }
 
-/** One side of a transcript: all strings, as the spec's test result gives them. */
-export interface TranscriptPart {
-  start_line: string;
-  headers: string;
-  body: string;
-}
-
-/** What happened to one POST. */
-export interface DeliveryTranscript {
-  request: TranscriptPart;
-  response: TranscriptPart;
-  status: 'succeeded' | 'failed';
-  error?: DeliveryError;
-  response_status_code?: number;
-  /** Why no answer came (connection refused or closed, certificate rejected, deadline). */
-  detail?: string;
-}
-
 /** Where a POST goes. */
 export interface PostTarget {
   /** The endpoint URL (queue deliveries pass the URL parsed once per endpoint). */
@@ -113,9 +100,6 @@ interface EndpointPool {
   /** Clock time of the last POST's start or end. */
   lastUsed: number;
 }
-
-const EMPTY_PART: TranscriptPart = { start_line: '', headers: '', body: '' };
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** Sends webhook POSTs; one instance per emulator. */
 export class WebhookSender {
@@ -177,7 +161,7 @@ export class WebhookSender {
     } catch (error) {
       if (this.destroyed) throw error;
       const empty = { start_line: '', headers: '', body: '' };
-      return { request, response: empty, status: 'failed', error: 'timeout', detail: describe(error) };
+      return { request, response: empty, status: 'failed', error: 'timeout', detail: describeFailure(error) };
     } finally {
       this.deadlines.delete(post);
       if (pooled) {
@@ -287,58 +271,4 @@ function prepareRequest(url: URL, basic: PostTarget['basic']): PreparedRequest {
     headers['authorization'] =
       `Basic ${Buffer.from(`${basic.username}:${basic.password}`).toString('base64')}`;
   return { url, origin: url.origin, path: `${url.pathname}${url.search}`, headers, basic };
-}
-
-function requestPart(url: URL, headers: Readonly<Record<string, string>>, body: string): TranscriptPart {
-  const lines = [
-    `Host: ${url.host}`,
-    ...Object.entries(headers).map(([k, v]) => `${headerName(k)}: ${shown(k, v)}`),
-  ];
-  lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
-  return { start_line: `POST ${url.pathname}${url.search} HTTP/1.1`, headers: lines.join('\r\n'), body };
-}
-
-function responsePart(status: number, headers: Record<string, string | string[] | undefined>, body: string) {
-  const lines = Object.entries(headers).flatMap(([k, v]) =>
-    v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((one) => `${headerName(k)}: ${one}`),
-  );
-  return {
-    start_line: `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd(),
-    headers: lines.join('\r\n'),
-    body,
-  };
-}
-
-/** Credentials are never echoed back, even in a transcript. */
-function shown(name: string, value: string): string {
-  return name === 'authorization' ? 'Basic [redacted]' : value;
-}
-
-function headerName(name: string): string {
-  return name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
-}
-
-/** TLS verification failures of a receiver whose certificate chains to a CA Node does not know. */
-const UNTRUSTED_CERT_CODES = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'CERT_UNTRUSTED',
-]);
-
-/** What to do about an untrusted receiver certificate, for people reading a test result. */
-export const UNTRUSTED_CERT_HINT =
-  "the receiver's certificate is not issued by a CA the emulator trusts: start the emulator or the demo with " +
-  '--webhook-ca <PEM file of that CA> (docs/emulator.md, "A receiver with a private CA")';
-
-function describe(error: unknown): string {
-  const e = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (error instanceof PostDeadlineError || TIMEOUT_CODES.has(e.code ?? ''))
-    return 'no answer within the deadline';
-  const cause = e.cause?.message ?? e.cause?.code;
-  const text = [e.message ?? String(error), cause].filter(Boolean).join(': ');
-  const untrusted = UNTRUSTED_CERT_CODES.has(e.code ?? '') || UNTRUSTED_CERT_CODES.has(e.cause?.code ?? '');
-  return untrusted ? `${text}; ${UNTRUSTED_CERT_HINT}` : text;
 }

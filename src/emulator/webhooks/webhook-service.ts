@@ -23,7 +23,8 @@ import {
 } from './webhook-endpoint-rules.js';
 import { sampleEvent } from './webhook-event-content.js';
 import type { SecretBox } from './webhook-secret-box.js';
-import type { DeliveryTranscript, WebhookSender } from './webhook-sender.js';
+import type { WebhookSender } from './webhook-sender.js';
+import type { DeliveryTranscript } from './webhook-transcript.js';
 
 /** An endpoint on the wire (the password is never returned; basic_password_set tells whether one is stored). */
 export interface WebhookEndpointWire {

@@ -77,6 +77,16 @@ describe('papers: index 1 to 65535, sizes from 1, a unique name, a default flag'
     ]);
   });
 
+  it('a missing size or name is only required, once, and no other rule blames it', () => {
+    const { xsize: _x, name: _n, ...rest } = a4;
+    expect(problems([rest, { ...rest, index: 10, default: false }])).toEqual([
+      { field: 'custom[0].xsize', rule: 'required' },
+      { field: 'custom[0].name', rule: 'required' },
+      { field: 'custom[1].xsize', rule: 'required' },
+      { field: 'custom[1].name', rule: 'required' },
+    ]);
+  });
+
   it('names are unique by their lower-case form', () => {
     expect(problems([a4, { ...a4, name: 'a4', default: false }])).toEqual([
       { field: 'custom[1].name', rule: 'must be unique in custom' },

@@ -148,11 +148,21 @@ describe('trays: index 0 to 65535 (unique), a name, a default flag', () => {
     ]);
   });
 
-  it('a missing field is required (and fails its own rule); an extra one is unknown', () => {
+  it('a missing field is only required (one error, not also its own rule); an extra one is unknown', () => {
     expect(problems('trays', [{ index: 1, default: false, media: 'A4' }])).toEqual([
       { field: 'custom[0].media', rule: 'unknown field' },
       { field: 'custom[0].name', rule: 'required' },
-      { field: 'custom[0].name', rule: TEXT },
+    ]);
+    expect(problems('trays', [{}, {}])).toEqual([
+      { field: 'custom[0].index', rule: 'required' },
+      { field: 'custom[0].name', rule: 'required' },
+      { field: 'custom[0].default', rule: 'required' },
+      { field: 'custom[1].index', rule: 'required' },
+      { field: 'custom[1].name', rule: 'required' },
+      { field: 'custom[1].default', rule: 'required' },
+    ]);
+    expect(problems('resolutions', [{ default: true }])).toEqual([
+      { field: 'custom[0].value', rule: 'required' },
     ]);
   });
 });

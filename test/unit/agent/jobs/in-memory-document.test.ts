@@ -3,8 +3,7 @@
  * again from the cloud when a restart lost them, a document the cloud no longer has failing the
  * job, a spool file only when there is no room in memory or the backend needs one.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
@@ -12,89 +11,43 @@ import type { JobRunnerDeps } from '../../../../src/agent/jobs/job-runner-types.
 import { HttpError } from '../../../../src/client/http-base.js';
 import { systemClock } from '../../../../src/lib/clock.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
-import { silentLogger } from '../../../../src/log/logger.js';
-import type {
-  BackendJob,
-  BackendJobState,
-  PrinterBackend,
-  PrinterDescription,
-  SubmittedJob,
-} from '../../../../src/printing/printer-backend.js';
-import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/agent-db.js';
-import { JobLedger } from '../../../../src/store/job-ledger.js';
-import { type NewJobEvent, Outbox } from '../../../../src/store/outbox.js';
+import type { JobLedger } from '../../../../src/store/job-ledger.js';
 import { jobOffer } from '../../../support/job-offers.js';
+import { JobStepRig, RecordingPrinter } from '../../../support/job-step-rig.js';
 import { quietControl } from '../../../support/job-control.js';
 
 const DOCUMENT = Buffer.from('%PDF-1.4 one page');
 
-/** A printer fake (the hardware boundary): records what each submission carried. */
-class RecordingPrinter implements PrinterBackend {
-  readonly uri = 'fake://printer';
-  readonly reportsDocumentSent = true;
-  /** What each submission carried: the bytes given, and the spool file's bytes if one existed then. */
-  readonly sent: { bytes: Buffer | undefined; file: Buffer | undefined }[] = [];
-  constructor(readonly sendsDocumentBytes: boolean) {}
-  async describe(): Promise<PrinterDescription> {
-    throw new Error('not used');
-  }
-  async submit(job: BackendJob): Promise<SubmittedJob> {
-    const file = existsSync(job.documentPath) ? readFileSync(job.documentPath) : undefined;
-    this.sent.push({ bytes: job.documentBytes, file });
-    job.onDocumentFlushed?.();
-    job.onDocumentSent?.();
-    return { printerJobId: String(this.sent.length) };
-  }
-  async jobState(): Promise<BackendJobState> {
-    return { state: 'completed', reasons: [] };
-  }
-  async cancel(): Promise<void> {}
-  async close(): Promise<void> {}
-}
+/** What each submission carried: the bytes given, and the spool file's bytes if one existed then. */
+const carried = (printer: RecordingPrinter) =>
+  printer.submissions.map(({ bytes, file }) => ({ bytes, file }));
 
 describe('small documents with no spool file', () => {
+  let rig: JobStepRig;
   let dir: string;
-  let db: AgentDatabase;
   let ledger: JobLedger;
-  let outbox: Outbox;
   let downloads: number;
-  const jobs = {
-    retry_initial_ms: 5,
-    retry_max_ms: 20,
-    give_up_after_s: 60,
-    download_attempts: 3,
-    status_poll_ms: 10,
-  };
   const offer = (id: string) => jobOffer(id, { size: DOCUMENT.length });
 
   /** A runner whose download answers with `answer` (the document in memory by default). */
   const runnerWith = (answer: () => Promise<unknown>, extra: Partial<JobRunnerDeps> = {}) =>
-    new JobRunner({
-      ledger,
-      emit: (jobId: string, event: NewJobEvent) => outbox.add(jobId, event),
-      download: async () => {
-        downloads++;
-        return answer();
-      },
-      jobs,
-      spoolDir: dir,
-      clock: systemClock,
-      logger: silentLogger(),
-      ...extra,
-    });
+    new JobRunner(
+      rig.deps({
+        download: async () => {
+          downloads++;
+          return answer();
+        },
+        ...extra,
+      }),
+    );
   const inMemory = async () => Buffer.from(DOCUMENT);
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'in-memory-'));
-    db = openAgentDatabase(':memory:');
-    ledger = new JobLedger(db, systemClock);
-    outbox = new Outbox(db, systemClock, { initialMs: 10, maxMs: 100, factor: 2, jitter: 0 });
+    rig = new JobStepRig({ clock: systemClock });
+    ({ spoolDir: dir, ledger } = rig);
     downloads = 0;
   });
-  afterEach(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => rig.close());
 
   /** Downloads j1 with a first runner, which then dies with the job `spooled` (its memory lost). */
   const spooledByAnEarlierLife = async () => {
@@ -104,60 +57,60 @@ describe('small documents with no spool file', () => {
   };
 
   it('sends the document from memory and never writes a spool file', async () => {
-    const printer = new RecordingPrinter(true);
+    const printer = new RecordingPrinter({ sendsDocumentBytes: true });
     ledger.add(offer('j1'));
     await runnerWith(inMemory).run('j1', printer, quietControl());
     expect(ledger.get('j1')).toMatchObject({ state: 'completed', spoolPath: undefined });
-    expect(printer.sent).toEqual([{ bytes: DOCUMENT, file: undefined }]);
+    expect(carried(printer)).toEqual([{ bytes: DOCUMENT, file: undefined }]);
     expect(readdirSync(dir)).toEqual([]);
     expect(downloads).toBe(1);
   });
 
   it('after a restart lost the document from memory, fetches it again and sends it once', async () => {
     await spooledByAnEarlierLife();
-    const printer = new RecordingPrinter(true);
+    const printer = new RecordingPrinter({ sendsDocumentBytes: true });
     await runnerWith(inMemory).run('j1', printer, quietControl());
     expect(downloads).toBe(2);
-    expect(printer.sent).toEqual([{ bytes: DOCUMENT, file: undefined }]);
+    expect(carried(printer)).toEqual([{ bytes: DOCUMENT, file: undefined }]);
     expect(ledger.get('j1')?.state).toBe('completed');
     expect(readdirSync(dir)).toEqual([]);
   });
 
   it('fails the job with the reason when the cloud no longer has the document', async () => {
     await spooledByAnEarlierLife();
-    const printer = new RecordingPrinter(true);
+    const printer = new RecordingPrinter({ sendsDocumentBytes: true });
     const gone = async () => {
       throw new HttpError(410, 'GET /d/j1: 410 the document was deleted');
     };
     await runnerWith(gone).run('j1', printer, quietControl());
     const message = 'the cloud no longer has the document: GET /d/j1: 410 the document was deleted';
     expect(ledger.get('j1')).toMatchObject({ state: 'failed', lastError: message });
-    expect(outbox.pendingFor('j1').at(-1)?.event).toMatchObject({
+    expect(rig.outbox.pendingFor('j1').at(-1)?.event).toMatchObject({
       kind: 'failed',
       error_code: 3011,
       message,
     });
-    expect(printer.sent).toEqual([]);
+    expect(carried(printer)).toEqual([]);
   });
 
   it('a document served again with other bytes is tried again, then fails after download_attempts', async () => {
     await spooledByAnEarlierLife();
-    const printer = new RecordingPrinter(true);
+    const printer = new RecordingPrinter({ sendsDocumentBytes: true });
     const altered = async () => {
       throw new RetryableError('checksum_mismatch', 'job j1: document sha256 0a != 0b');
     };
     await runnerWith(altered).run('j1', printer, quietControl());
-    expect(downloads).toBe(1 + jobs.download_attempts);
+    expect(downloads).toBe(1 + rig.jobs.download_attempts);
     expect(ledger.get('j1')).toMatchObject({
       state: 'failed',
       lastError: 'could not fetch the document again after 3 attempts: job j1: document sha256 0a != 0b',
     });
-    expect(printer.sent).toEqual([]);
+    expect(carried(printer)).toEqual([]);
   });
 
   it('waits out an unreachable cloud without counting it, then sends the document fetched again', async () => {
     await spooledByAnEarlierLife();
-    const printer = new RecordingPrinter(true);
+    const printer = new RecordingPrinter({ sendsDocumentBytes: true });
     let refused = 5;
     const flaky = async () => {
       if (refused-- > 0) throw new RetryableError('network', 'GET /d/j1: ECONNREFUSED');
@@ -166,14 +119,14 @@ describe('small documents with no spool file', () => {
     await runnerWith(flaky).run('j1', printer, quietControl());
     expect(downloads).toBe(1 + 6);
     expect(ledger.get('j1')?.state).toBe('completed');
-    expect(printer.sent).toEqual([{ bytes: DOCUMENT, file: undefined }]);
+    expect(carried(printer)).toEqual([{ bytes: DOCUMENT, file: undefined }]);
   });
 
   it('writes the spool file for a backend that needs a file, before the submission', async () => {
-    const printer = new RecordingPrinter(false);
+    const printer = new RecordingPrinter({ sendsDocumentBytes: false });
     ledger.add(offer('j1'));
     await runnerWith(inMemory).run('j1', printer, quietControl());
-    expect(printer.sent[0]?.file).toEqual(DOCUMENT);
+    expect(carried(printer)[0]?.file).toEqual(DOCUMENT);
     expect(ledger.get('j1')).toMatchObject({ state: 'completed', spoolPath: join(dir, 'j1.pdf') });
     // Removed once the job ended.
     expect(readdirSync(dir)).toEqual([]);
@@ -181,37 +134,33 @@ describe('small documents with no spool file', () => {
   });
 
   it('writes the spool file when memory holds no more documents, and sends from it', async () => {
-    const printer = new RecordingPrinter(true);
+    const printer = new RecordingPrinter({ sendsDocumentBytes: true });
     ledger.add(offer('j1'));
     const runner = runnerWith(inMemory, { heldDocumentsBytes: DOCUMENT.length - 1 });
     const spooled = await runner.prepare('j1', quietControl());
     expect(spooled).toMatchObject({ state: 'spooled', spoolPath: join(dir, 'j1.pdf') });
     expect(readFileSync(join(dir, 'j1.pdf'))).toEqual(DOCUMENT);
     await runner.run('j1', printer, quietControl());
-    expect(printer.sent).toEqual([{ bytes: undefined, file: DOCUMENT }]);
+    expect(carried(printer)).toEqual([{ bytes: undefined, file: DOCUMENT }]);
   });
 
   it('a spooled document whose file went missing is fetched again instead of failing the job', async () => {
     ledger.add(offer('j1'));
     const onDisk = async (_offer: unknown, target: string) => writeFileSync(target, DOCUMENT);
-    const runner = new JobRunner({
-      ledger,
-      emit: (jobId: string, event: NewJobEvent) => outbox.add(jobId, event),
-      download: async (o, target) => {
-        downloads++;
-        return downloads === 1 ? onDisk(o, target) : Buffer.from(DOCUMENT);
-      },
-      jobs,
-      spoolDir: dir,
-      clock: systemClock,
-      logger: silentLogger(),
-    });
+    const runner = new JobRunner(
+      rig.deps({
+        download: async (o, target) => {
+          downloads++;
+          return downloads === 1 ? onDisk(o, target) : Buffer.from(DOCUMENT);
+        },
+      }),
+    );
     const spooled = await runner.prepare('j1', quietControl());
     rmSync(spooled.spoolPath as string);
-    const printer = new RecordingPrinter(true);
+    const printer = new RecordingPrinter({ sendsDocumentBytes: true });
     await runner.run('j1', printer, quietControl());
     expect(downloads).toBe(2);
-    expect(printer.sent).toEqual([{ bytes: DOCUMENT, file: undefined }]);
+    expect(carried(printer)).toEqual([{ bytes: DOCUMENT, file: undefined }]);
     expect(ledger.get('j1')?.state).toBe('completed');
   });
 });

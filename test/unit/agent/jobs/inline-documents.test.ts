@@ -3,12 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { ClaimRefusedError } from '../../../../src/agent/jobs/claiming-download.js';
 import {
   type ChannelClaims,
+  INLINE_HELD_MAX_BYTES,
   InlineDocuments,
   inlineOrFetch,
   offerWithDocument,
 } from '../../../../src/agent/jobs/inline-documents.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
-import { silentLogger } from '../../../../src/log/logger.js';
+import { createLogger, silentLogger } from '../../../../src/log/logger.js';
 import type { ChannelClaimResult, JobOffer } from '../../../../src/protocol/connector-channel.js';
 
 const bytes = Buffer.from('%PDF-1.4 inline\n');
@@ -97,5 +98,120 @@ describe('inline documents', () => {
     const w = world(ours);
     await w.run();
     expect(w.fetched).toEqual(['job-1']);
+  });
+});
+
+describe('inline documents: the rules of keeping and claiming', () => {
+  /** A logger whose lines the test reads. */
+  const captured = () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({
+      level: 'debug',
+      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    });
+    return { lines, logger };
+  };
+  const offerOf = (
+    id: string,
+    document: Buffer,
+    sha256 = createHash('sha256').update(document).digest('hex'),
+  ) => ({ job_id: id, document: { size: document.length, sha256 } }) as JobOffer;
+
+  it('logs a document that does not match its offer, with its size and the size offered', () => {
+    const { lines, logger } = captured();
+    expect(new InlineDocuments(logger).keep(offer, bytes.subarray(2))).toBe(false);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        job: 'job-1',
+        bytes: bytes.length - 2,
+        size: bytes.length,
+        msg: 'inline document does not match its offer (size or sha256); it will be downloaded',
+      }),
+    ]);
+  });
+
+  it('takes an offer sha256 in capitals', () => {
+    const inline = new InlineDocuments(silentLogger());
+    expect(inline.keep(offerOf('a', bytes, offer.document.sha256.toUpperCase()), bytes)).toBe(true);
+  });
+
+  it('holds documents up to its limit exactly, room made again by each document taken', () => {
+    const inline = new InlineDocuments(silentLogger(), 2 * bytes.length);
+    expect(inline.keep(offerOf('a', bytes), bytes)).toBe(true);
+    expect(inline.keep(offerOf('a', bytes), bytes)).toBe(false);
+    expect(inline.keep(offerOf('b', bytes), bytes)).toBe(true);
+    expect(inline.keep(offerOf('c', bytes), bytes)).toBe(false);
+    expect(inline.take('a')).toBe(bytes);
+    expect(inline.has('a')).toBe(false);
+    expect(inline.keep(offerOf('c', bytes), bytes)).toBe(true);
+    expect(inline.take('never')).toBeUndefined();
+    expect(inline.keep(offerOf('d', bytes), bytes)).toBe(false);
+  });
+
+  it('holds 32 MiB by default', () => {
+    expect(INLINE_HELD_MAX_BYTES).toBe(32 * 1024 * 1024);
+    const inline = new InlineDocuments(silentLogger());
+    const large = Buffer.alloc(INLINE_HELD_MAX_BYTES - 1);
+    expect(inline.keep(offerOf('large', large), large)).toBe(true);
+    const one = Buffer.from('x');
+    expect(inline.keep(offerOf('one', one), one)).toBe(true);
+    expect(inline.keep(offerOf('two', one), one)).toBe(false);
+  });
+
+  it('an offer the loop does not take leaves no document held; an offer without one keeps none', () => {
+    const inline = new InlineDocuments(silentLogger());
+    expect(offerWithDocument(() => false, inline, offer, bytes)).toBe(false);
+    expect(inline.has('job-1')).toBe(false);
+    expect(offerWithDocument(() => true, inline, offer, undefined)).toBe(true);
+    expect(inline.has('job-1')).toBe(false);
+    expect(offerWithDocument(() => true, inline, offer, bytes)).toBe(true);
+    expect(inline.has('job-1')).toBe(true);
+  });
+
+  it('names the refusal of a claim, with or without its error and message', async () => {
+    for (const [answer, reason] of [
+      [{ ...ours, status: 409, error: 'gone', message: 'the job ended' }, 'gone: the job ended'],
+      [{ ...ours, status: 409 }, 'conflict:'],
+    ] as const) {
+      const w = world(answer);
+      w.inline.keep(offer, bytes);
+      await expect(w.run()).rejects.toThrow(`job job-1 is not this connector's to print: ${reason}`);
+    }
+  });
+
+  it('claims the job by its id with the download signal; a claim unanswered is logged, one aborted is passed on', async () => {
+    const { lines, logger } = captured();
+    const inline = new InlineDocuments(logger);
+    const asked: [string, AbortSignal][] = [];
+    const failure = new RetryableError('network', 'closed');
+    const claims: ChannelClaims = {
+      available: () => true,
+      claim: async (jobId, signal) => {
+        asked.push([jobId, signal]);
+        throw failure;
+      },
+    };
+    const fetch = inlineOrFetch(inline, claims, async () => undefined, logger);
+    const signal = new AbortController().signal;
+    inline.keep(offer, bytes);
+    await fetch(offer, '/spool/job-1.pdf', signal);
+    expect(asked).toEqual([['job-1', signal]]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 'debug',
+        job: 'job-1',
+        msg: 'channel claim unanswered; downloading instead',
+      }),
+    ]);
+    inline.keep(offer, bytes);
+    await expect(fetch(offer, '/spool/job-1.pdf', AbortSignal.abort())).rejects.toBe(failure);
+  });
+
+  it('a document kept while the channel is down is dropped: the download takes over', async () => {
+    const w = world('down');
+    w.inline.keep(offer, bytes);
+    await w.run();
+    expect(w.inline.has('job-1')).toBe(false);
   });
 });

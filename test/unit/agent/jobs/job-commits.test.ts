@@ -1,16 +1,7 @@
-/**
- * The commits a job's path spares (docs/agent-jobs.md, "Commits per job"): leaving `offered`
- * shares the commit of the first download's outcome, and the printer job Create-Job made is
- * recorded with the flush (or with the move that follows a failure), not on its own.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
 import { systemClock } from '../../../../src/lib/clock.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
-import { silentLogger } from '../../../../src/log/logger.js';
 import type {
   BackendJob,
   BackendJobState,
@@ -18,11 +9,10 @@ import type {
   PrinterDescription,
   SubmittedJob,
 } from '../../../../src/printing/printer-backend.js';
-import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/agent-db.js';
-import { JobLedger, type LedgerJob } from '../../../../src/store/job-ledger.js';
-import { type NewJobEvent, Outbox } from '../../../../src/store/outbox.js';
+import type { JobLedger, LedgerJob } from '../../../../src/store/job-ledger.js';
 import { quietControl } from '../../../support/job-control.js';
 import { jobOffer } from '../../../support/job-offers.js';
+import { JobStepRig } from '../../../support/job-step-rig.js';
 
 const DOCUMENT = Buffer.from('%PDF-1.4 one page');
 
@@ -71,40 +61,17 @@ class CreateJobPrinter implements PrinterBackend {
 }
 
 describe('commits a job spares', () => {
-  let dir: string;
-  let db: AgentDatabase;
+  let rig: JobStepRig;
   let ledger: JobLedger;
-  let outbox: Outbox;
-  const jobs = {
-    retry_initial_ms: 5,
-    retry_max_ms: 20,
-    give_up_after_s: 60,
-    download_attempts: 3,
-    status_poll_ms: 10,
-  };
-  const runner = (download: () => Promise<unknown>) =>
-    new JobRunner({
-      ledger,
-      emit: (jobId: string, event: NewJobEvent) => outbox.add(jobId, event),
-      download,
-      jobs,
-      spoolDir: dir,
-      clock: systemClock,
-      logger: silentLogger(),
-    });
-  const kinds = (jobId: string) => outbox.pendingFor(jobId).map((e) => e.event.kind);
+  const runner = (download: () => Promise<unknown>) => new JobRunner(rig.deps({ download }));
+  const kinds = (jobId: string) => rig.kinds(jobId);
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'commits-'));
-    db = openAgentDatabase(':memory:');
-    ledger = new JobLedger(db, systemClock);
-    outbox = new Outbox(db, systemClock, { initialMs: 10, maxMs: 100, factor: 2, jitter: 0 });
+    rig = new JobStepRig({ clock: systemClock });
+    ledger = rig.ledger;
     ledger.add(jobOffer('j1', { size: DOCUMENT.length }));
   });
-  afterEach(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => rig.close());
 
   it('stays offered while the first download runs; leaves it with the download, its event in the same commit', async () => {
     let during: string | undefined;

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jobOffer } from '../../../support/job-offers.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,59 +15,41 @@ import { UNTRUSTED_HINT, untrustedCertificateError } from '../../../../src/clien
 import { systemClock } from '../../../../src/lib/clock.js';
 import { PermanentError, RetryableError } from '../../../../src/lib/errors.js';
 import { silentLogger } from '../../../../src/log/logger.js';
-import type {
-  BackendJob,
-  BackendJobState,
-  PrinterBackend,
-  PrinterDescription,
-  SubmittedJob,
-} from '../../../../src/printing/printer-backend.js';
+import type { BackendJob, BackendJobState, SubmittedJob } from '../../../../src/printing/printer-backend.js';
 import type { JobOffer } from '../../../../src/protocol/connector-channel.js';
-import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/agent-db.js';
-import { JobLedger } from '../../../../src/store/job-ledger.js';
-import { type NewJobEvent, Outbox } from '../../../../src/store/outbox.js';
+import type { AgentDatabase } from '../../../../src/store/agent-db.js';
+import type { JobLedger } from '../../../../src/store/job-ledger.js';
+import type { Outbox } from '../../../../src/store/outbox.js';
 import { quietControl } from '../../../support/job-control.js';
+import { JobStepRig, RecordingPrinter } from '../../../support/job-step-rig.js';
 
-/** A printer fake: the hardware boundary of these unit tests. */
-class FakePrinter implements PrinterBackend {
-  readonly uri = 'fake://printer';
+/** A printer fake (the hardware boundary): busy for the next `busyFor` tries, or refusing the format. */
+class FakePrinter extends RecordingPrinter {
   busyFor = 0;
   reject = false;
-  submitted: BackendJob[] = [];
-  states = new Map<string, BackendJobState>();
-  cancelled: string[] = [];
-  reportsDocumentSent = false;
+  constructor() {
+    super({
+      reportsDocumentSent: false,
+      endState: { state: 'completed', reasons: [], pagesCompleted: 2, pagesTotal: 2 },
+    });
+  }
   /** Behave like an IPP backend: report when the whole document went out. */
   reportDocumentSent(): void {
     this.reportsDocumentSent = true;
   }
-  async describe(): Promise<PrinterDescription> {
-    throw new Error('not used');
-  }
-  async submit(job: BackendJob): Promise<SubmittedJob> {
+  override async submit(job: BackendJob): Promise<SubmittedJob> {
     if (this.reject) throw new PermanentError('document_format_not_supported', 'format not supported');
     if (this.busyFor > 0) {
       this.busyFor--;
       throw new RetryableError('printer_busy', 'server-error-busy');
     }
-    this.submitted.push(job);
-    if (this.reportsDocumentSent) job.onDocumentSent?.();
-    const id = String(this.submitted.length);
-    this.states.set(id, { state: 'completed', reasons: [], pagesCompleted: 2, pagesTotal: 2 });
-    return { printerJobId: id };
+    return super.submit(job);
   }
-  async jobState(id: string): Promise<BackendJobState> {
-    return this.states.get(id) ?? { state: 'aborted', reasons: ['unknown'] };
+  /** Sets the state of printer job `id`. */
+  setState(id: string, state: BackendJobState): void {
+    const job = this.jobs.get(id);
+    if (job) job.state = state;
   }
-  async cancel(id: string): Promise<void> {
-    this.cancelled.push(id);
-    this.states.set(id, { state: 'cancelled', reasons: [] });
-  }
-  async findJobByName(name: string): Promise<SubmittedJob | undefined> {
-    const index = this.submitted.findLastIndex((j) => j.jobName === name);
-    return index < 0 ? undefined : { printerJobId: String(index + 1) };
-  }
-  async close(): Promise<void> {}
 }
 
 function offer(id: string): JobOffer {
@@ -76,55 +57,32 @@ function offer(id: string): JobOffer {
 }
 
 describe('JobRunner and JobLoop', () => {
+  let rig: JobStepRig;
   let dir: string;
   let db: AgentDatabase;
   let ledger: JobLedger;
   let outbox: Outbox;
   let printer: FakePrinter;
   let runner: JobRunner;
-  const jobs = {
-    retry_initial_ms: 10,
-    retry_max_ms: 40,
-    give_up_after_s: 60,
-    download_attempts: 5,
-    status_poll_ms: 50,
-  };
-  const kinds = (jobId: string) => outbox.pendingFor(jobId).map((e) => e.event.kind);
+  const kinds = (jobId: string) => rig.kinds(jobId);
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'runner-'));
-    db = openAgentDatabase(':memory:');
-    ledger = new JobLedger(db, systemClock);
-    outbox = new Outbox(db, systemClock, { initialMs: 10, maxMs: 100, factor: 2, jitter: 0 });
-    printer = new FakePrinter();
-    runner = new JobRunner({
-      ledger,
-      emit: (jobId: string, event: NewJobEvent) => outbox.add(jobId, event),
-      download: async (_offer, target) => writeFileSync(target, '%PDF-'),
-      jobs,
-      spoolDir: dir,
+    rig = new JobStepRig({
+      logLevel: 'silent',
       clock: systemClock,
-      logger: silentLogger(),
+      jobs: { retry_initial_ms: 10, retry_max_ms: 40, download_attempts: 5, status_poll_ms: 50 },
     });
+    ({ spoolDir: dir, db, ledger, outbox } = rig);
+    printer = new FakePrinter();
+    runner = new JobRunner(rig.deps({ download: async (_offer, target) => writeFileSync(target, '%PDF-') }));
   });
-  afterEach(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => rig.close());
 
   /** A job loop over a runner whose download is `download`, printing to the fake printer. */
   const loopWithDownload = (download: JobRunnerDeps['download']) =>
     new JobLoop({
       ledger,
-      runner: new JobRunner({
-        ledger,
-        emit: (jobId: string, event: NewJobEvent) => outbox.add(jobId, event),
-        download,
-        jobs,
-        spoolDir: dir,
-        clock: systemClock,
-        logger: silentLogger(),
-      }),
+      runner: new JobRunner(rig.deps({ download })),
       emit: (jobId, event) => outbox.add(jobId, event),
       backendFor: () => printer,
       spoolDir: dir,
@@ -232,21 +190,17 @@ describe('JobRunner and JobLoop', () => {
 
   it('drops a job whose claim the cloud refuses, with its events, and ignores a repeated offer', async () => {
     const downloads: string[] = [];
-    runner = new JobRunner({
-      ledger,
-      emit: (jobId, event) => outbox.add(jobId, event),
-      download: async (o, target) => {
-        downloads.push(o.job_id);
-        if (o.job_id === 'taken')
-          throw new ClaimRefusedError(o.job_id, 'job taken is held by another connector');
-        writeFileSync(target, '%PDF-');
-      },
-      discardEvents: (jobId) => outbox.discardJob(jobId),
-      jobs,
-      spoolDir: dir,
-      clock: systemClock,
-      logger: silentLogger(),
-    });
+    runner = new JobRunner(
+      rig.deps({
+        download: async (o, target) => {
+          downloads.push(o.job_id);
+          if (o.job_id === 'taken')
+            throw new ClaimRefusedError(o.job_id, 'job taken is held by another connector');
+          writeFileSync(target, '%PDF-');
+        },
+        discardEvents: (jobId) => outbox.discardJob(jobId),
+      }),
+    );
     const loop = loopFor();
     loop.start();
     expect(loop.offer(offer('taken'))).toBe(true);
@@ -282,15 +236,12 @@ describe('JobRunner and JobLoop', () => {
 
   it('a cancel while waiting to retry a busy printer ends the job without printing', async () => {
     printer.busyFor = 1000;
-    const slowRunner = new JobRunner({
-      ledger,
-      emit: (jobId, event) => outbox.add(jobId, event),
-      download: async (_offer, target) => writeFileSync(target, '%PDF-'),
-      jobs: { ...jobs, retry_initial_ms: 60_000, retry_max_ms: 60_000 },
-      spoolDir: dir,
-      clock: systemClock,
-      logger: silentLogger(),
-    });
+    const slowRunner = new JobRunner(
+      rig.deps({
+        download: async (_offer, target) => writeFileSync(target, '%PDF-'),
+        jobs: { ...rig.jobs, retry_initial_ms: 60_000, retry_max_ms: 60_000 },
+      }),
+    );
     runner = slowRunner;
     const loop = loopFor();
     loop.start();
@@ -310,7 +261,7 @@ describe('JobRunner and JobLoop', () => {
     const original = printer.submit.bind(printer);
     printer.submit = async (job) => {
       const result = await original(job);
-      printer.states.set(result.printerJobId, { state: 'processing', reasons: [] });
+      printer.setState(result.printerJobId, { state: 'processing', reasons: [] });
       loop.cancel('c2');
       return result;
     };

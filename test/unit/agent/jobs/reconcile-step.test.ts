@@ -3,25 +3,22 @@
  * (judgeDocument, pure), and recover()'s moves, printer requests and log lines, with a printer
  * fake whose job states the test scripts (the hardware boundary here).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JobOutcomes } from '../../../../src/agent/jobs/job-outcomes.js';
-import type { JobRunnerDeps } from '../../../../src/agent/jobs/job-runner-types.js';
 import { printerJobName } from '../../../../src/agent/jobs/job-runner-types.js';
 import { judgeDocument, ReconcileStep } from '../../../../src/agent/jobs/reconcile-step.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
-import { createLogger, type Logger } from '../../../../src/log/logger.js';
+import type { Logger } from '../../../../src/log/logger.js';
 import type {
   BackendJobState,
   PrinterBackend,
   SubmittedJob,
 } from '../../../../src/printing/printer-backend.js';
-import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/agent-db.js';
-import { JobLedger, type LedgerJob } from '../../../../src/store/job-ledger.js';
+import type { JobLedger, LedgerJob } from '../../../../src/store/job-ledger.js';
 import type { NewJobEvent } from '../../../../src/store/outbox.js';
 import { FakePrinter } from '../../../support/fake-printer.js';
+import { JobStepRig } from '../../../support/job-step-rig.js';
 import { jobOffer } from '../../../support/job-offers.js';
 import { type KnownOfDocument, leaveInterrupted } from '../../../support/interrupted-job.js';
 
@@ -102,8 +99,8 @@ class ScriptedPrinter extends FakePrinter {
 }
 
 describe('ReconcileStep.recover', () => {
+  let rig: JobStepRig;
   let dir: string;
-  let db: AgentDatabase;
   let clock: ManualClock;
   let ledger: JobLedger;
   let events: NewJobEvent[];
@@ -114,38 +111,14 @@ describe('ReconcileStep.recover', () => {
   const stop = new AbortController().signal;
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'reconcile-'));
-    db = openAgentDatabase(':memory:');
     clock = new ManualClock();
-    ledger = new JobLedger(db, clock);
-    events = [];
-    lines = [];
-    log = createLogger({
-      level: 'info',
-      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
-    });
-    const deps: JobRunnerDeps = {
-      ledger,
-      emit: (_id, event) => events.push(event),
-      download: async () => undefined,
-      jobs: {
-        retry_initial_ms: 5,
-        retry_max_ms: 10,
-        give_up_after_s: 60,
-        download_attempts: 3,
-        status_poll_ms: 1,
-      },
-      spoolDir: dir,
-      clock,
-      logger: log,
-    };
+    rig = new JobStepRig({ clock, jobs: { retry_max_ms: 10, status_poll_ms: 1 } });
+    ({ spoolDir: dir, ledger, events, lines, log } = rig);
+    const deps = rig.deps();
     step = new ReconcileStep(deps, new JobOutcomes(deps));
     printer = new ScriptedPrinter();
   });
-  afterEach(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => rig.close());
 
   /** A job left in `submitting`, its spool file of `bytes` there, an id and what the ledger knew. */
   function interrupted(
@@ -158,7 +131,7 @@ describe('ReconcileStep.recover', () => {
     return leaveInterrupted(ledger, dir, id, { printerJobId, document, bytes });
   }
 
-  const logged = (msg: string) => lines.filter((line) => line['msg'] === msg);
+  const logged = (msg: string) => rig.logged(msg);
 
   it('fails the job when no printer job id was recorded and the printer cannot be asked by name', async () => {
     const job = interrupted('j');

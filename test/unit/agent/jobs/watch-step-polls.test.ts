@@ -9,14 +9,13 @@ import { JobOutcomes } from '../../../../src/agent/jobs/job-outcomes.js';
 import type { JobRunnerDeps } from '../../../../src/agent/jobs/job-runner-types.js';
 import { printerJobName } from '../../../../src/agent/jobs/job-runner-types.js';
 import { WatchStep } from '../../../../src/agent/jobs/watch-step.js';
-import { ManualClock } from '../../../../src/lib/clock.js';
 import { PermanentError, RetryableError } from '../../../../src/lib/errors.js';
-import { createLogger, type Logger } from '../../../../src/log/logger.js';
+import type { Logger } from '../../../../src/log/logger.js';
 import type { BackendJobState, SubmittedJob } from '../../../../src/printing/printer-backend.js';
-import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/agent-db.js';
-import { JobLedger, type LedgerJob } from '../../../../src/store/job-ledger.js';
+import type { JobLedger, LedgerJob } from '../../../../src/store/job-ledger.js';
 import type { NewJobEvent } from '../../../../src/store/outbox.js';
 import { FakePrinter } from '../../../support/fake-printer.js';
+import { JobStepRig } from '../../../support/job-step-rig.js';
 import { jobOffer } from '../../../support/job-offers.js';
 import { quietControl } from '../../../support/job-control.js';
 
@@ -37,7 +36,7 @@ class ScriptedPrinter extends FakePrinter {
 }
 
 describe('WatchStep', () => {
-  let db: AgentDatabase;
+  let rig: JobStepRig;
   let ledger: JobLedger;
   let events: NewJobEvent[];
   let lines: Record<string, unknown>[];
@@ -47,36 +46,19 @@ describe('WatchStep', () => {
   let deps: JobRunnerDeps;
 
   beforeEach(() => {
-    db = openAgentDatabase(':memory:');
-    const clock = new ManualClock();
-    ledger = new JobLedger(db, clock);
-    events = [];
-    lines = [];
-    log = createLogger({
-      level: 'debug',
-      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
-    });
-    deps = {
-      ledger,
-      emit: (_id, event) => events.push(event),
-      download: async () => undefined,
-      jobs: {
-        retry_initial_ms: 5,
-        retry_max_ms: 10,
-        give_up_after_s: 60,
-        download_attempts: 3,
-        status_poll_ms: 1,
-      },
+    rig = new JobStepRig({
+      logLevel: 'debug',
       spoolDir: '/nowhere',
-      clock,
-      logger: log,
-    };
+      jobs: { retry_max_ms: 10, status_poll_ms: 1 },
+    });
+    ({ ledger, events, lines, log } = rig);
+    deps = rig.deps();
     step = new WatchStep(deps, new JobOutcomes(deps));
     printer = new ScriptedPrinter();
   });
   afterEach(() => {
     vi.useRealTimers();
-    db.close();
+    rig.close();
   });
 
   /** A job submitted to the printer as printer job 41. */
