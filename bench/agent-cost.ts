@@ -7,7 +7,8 @@
  *
  *   npm run bench:agent-cost    (BENCH_JOBS=200, BENCH_WARMUP_JOBS=200, BENCH_CONCURRENCY=16,
  *                                BENCH_BIG_MB=1024; 0 skips the large document)
- * Prints the agent's CPU per job, the connector requests per job by kind, the IPP requests and
+ * Prints the agent's CPU per job, the connector requests and channel requests (protocol 3's claims
+ * and event batches) per job by kind, the IPP requests and
  * new connections per job at the printer (from ippeveprinter's verbose log), the large document's
  * upload / agent / whole rates and the CPU seconds per GiB of agent and emulator in each leg, `agent_ratio <agent leg / direct ipptool rate>` and last
  * `ratio <whole path / direct ipptool rate>` of the large document.
@@ -109,7 +110,7 @@ async function main(): Promise<void> {
     );
     console.log(`agent   CPU ${(((after.cpu - before.cpu) / jobs) * 1000).toFixed(2)} ms/job`);
     console.log(
-      `cloud   connector requests per job ${total.toFixed(2)}: ${kinds.map((k) => `${k} ${perJob(k).toFixed(2)}`).join(', ')}`,
+      `cloud   connector requests and channel requests per job ${total.toFixed(2)}: ${kinds.map((k) => `${k} ${perJob(k).toFixed(2)}`).join(', ')}`,
     );
     const ippPerJob = (key: string) => ((after.ipp.get(key) ?? 0) - (before.ipp.get(key) ?? 0)) / jobs;
     const operations = [...after.ipp.keys()].filter((k) => k !== 'connection').sort();

@@ -20,7 +20,8 @@
  *   npm run bench:floor    (BENCH_JOBS=200, BENCH_WARMUP_JOBS=200, BENCH_CONCURRENCY=16;
  *                           BENCH_ENTRY=dist runs the agent from dist/)
  * The agent and the loop are measured after their warm-up jobs by /proc/<pid>/stat; the lines
- * also give the connector requests per job (emulator log) and the IPP requests per job
+ * also give the connector requests and the channel's claims and event batches per job (emulator
+ * log: `request completed` and `channel request answered` lines) and the IPP requests per job
  * (ippeveprinter's log). Between the agent's jobs and the loop's the bench waits out the
  * emulator's PrepareUpload rate window (600 a minute per user), so warm-up + measured jobs must
  * stay within 600. The load average is printed before and after: the figures of a loaded
@@ -166,7 +167,7 @@ async function main(): Promise<void> {
       const after = { cpu: cpuSecondsOf(pid), cloud: requests.snapshot(), ipp: ipp.snapshot() };
       return {
         ms: ((after.cpu - before.cpu) / jobs) * 1000,
-        rest: `${(jobs / seconds).toFixed(1)} jobs/s; connector requests per job ${perJobPhrase(before.cloud, after.cloud, jobs)}; IPP requests per job ${perJobPhrase(before.ipp, after.ipp, jobs, ['connection'])}`,
+        rest: `${(jobs / seconds).toFixed(1)} jobs/s; connector requests and channel requests per job ${perJobPhrase(before.cloud, after.cloud, jobs)}; IPP requests per job ${perJobPhrase(before.ipp, after.ipp, jobs, ['connection'])}`,
       };
     };
 

@@ -34,18 +34,27 @@ export function ippCounter() {
   return { onLogLine, snapshot: () => new Map(counts) };
 }
 
-/** Counts the emulator's `request completed` lines by kind, from its JSON log on stdout. */
+/**
+ * Counts the emulator's `request completed` lines by kind, from its JSON log on stdout, and its
+ * `channel request answered` lines (protocol 3's claims and event batches on the WebSocket) as
+ * `channel claim` and `channel events`.
+ */
 export function countRequests(stdout: NodeJS.ReadableStream) {
   const counts = new Map<string, number>();
+  const add = (kind: string) => counts.set(kind, (counts.get(kind) ?? 0) + 1);
   let rest = '';
   stdout.on('data', (chunk: Buffer) => {
     const lines = (rest + chunk.toString()).split('\n');
     rest = lines.pop() ?? '';
     for (const line of lines) {
+      if (line.includes('"channel request answered"')) {
+        add(`channel ${(JSON.parse(line) as { type: string }).type}`);
+        continue;
+      }
       if (!line.includes('"request completed"')) continue;
       const { method, path } = JSON.parse(line) as { method: string; path: string };
       const kind = requestKind(method, path);
-      if (kind) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+      if (kind) add(kind);
     }
   });
   return { snapshot: () => new Map(counts) };

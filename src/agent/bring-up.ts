@@ -77,7 +77,15 @@ export async function bringUp(ctx: AgentContext, r: StartingParts, signal?: Abor
     (items, s) => (r.feed as JobFeed).channelRequests.postEvents(items, s),
     (items, s) => channel.postEvents(items, s),
   );
-  r.sender = new OutboxSender(outbox, post, ctx.clock, logger);
+  r.sender = new OutboxSender(
+    outbox,
+    post,
+    ctx.clock,
+    logger,
+    undefined,
+    config.jobs.event_linger_ms,
+    config.jobs.final_event_linger_ms,
+  );
   r.sender.start();
   r.loop = jobLoop(ctx, r as Running, channel);
   r.loop.start();

@@ -165,6 +165,22 @@ export const AgentConfigSchema = T.Object(
           description:
             'Longest interval between checks of a submitted job at the printer (checks start faster).',
         }),
+        event_linger_ms: T.Optional(
+          T.Integer({
+            minimum: 0,
+            maximum: 10_000,
+            description:
+              'How long job events that are not final wait for company before their batch goes to the cloud (default 100).',
+          }),
+        ),
+        final_event_linger_ms: T.Optional(
+          T.Integer({
+            minimum: 0,
+            maximum: 1000,
+            description:
+              "How long a job's final event (completed, failed, cancelled) waits for other final events to share its batch (default 20); the app and the user see the job end that much later.",
+          }),
+        ),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -9,6 +9,7 @@ import { errorMessage } from '../../lib/errors.js';
 import {
   type AgentMessage,
   CHANNEL_EVENTS_PROTOCOL,
+  type ChannelClaimResult,
   type ChannelEventsResult,
   type ServerMessage,
 } from '../../protocol/connector-channel.js';
@@ -57,9 +58,12 @@ export async function handleAgentMessage(
   } else if (protocol < CHANNEL_EVENTS_PROTOCOL) {
     log.debug({ type: message.type }, `channel: ${message.type} needs protocol ${CHANNEL_EVENTS_PROTOCOL}`);
   } else if (message.type === 'claim') {
-    reply(claimResult(context, connector, message));
+    const answer = claimResult(context, connector, message);
+    reply(answer);
+    log.info({ type: 'claim', job: message.job_id, status: answer.status }, 'channel request answered');
   } else {
     reply(await eventsResult(context, connector, message));
+    log.info({ type: 'events', events: message.events.length }, 'channel request answered');
   }
 }
 
@@ -67,7 +71,7 @@ function claimResult(
   context: ChannelMessageServices,
   connector: ConnectorRecord,
   message: Extract<AgentMessage, { type: 'claim' }>,
-): ServerMessage {
+): ChannelClaimResult {
   const answer = { type: 'claim_result', claim_id: message.claim_id, job_id: message.job_id } as const;
   try {
     context.jobs.claim(connector, message.job_id);

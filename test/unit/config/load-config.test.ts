@@ -56,6 +56,16 @@ describe('parseAgentConfig: rules with file:line:col', () => {
       'agent.yaml:5:19: jobs.status_poll_ms: must be <= 60000',
     ],
     [
+      'maximum of the final event linger',
+      `${minimal}jobs:\n  final_event_linger_ms: 1001\n`,
+      'agent.yaml:5:26: jobs.final_event_linger_ms: must be <= 1000',
+    ],
+    [
+      'minimum of the event linger',
+      `${minimal}jobs:\n  event_linger_ms: -1\n`,
+      'agent.yaml:5:20: jobs.event_linger_ms: must be >= 0',
+    ],
+    [
       'integer',
       `${minimal}  request_timeout_s: 1.5\n`,
       'agent.yaml:4:22: cloud.request_timeout_s: must be integer',

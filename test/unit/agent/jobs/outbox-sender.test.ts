@@ -219,10 +219,10 @@ describe('OutboxSender', () => {
   });
 
   it('lets events that arrive moments apart after a wake-up share one request', async () => {
-    // Fake timers: the 2 ms gaps and the 30 ms linger are exact, however busy the machine is.
+    // Fake timers: the 2 ms gaps, the 30 ms linger and the 2 ms final linger are exact, however busy the machine is.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
-      const lingering = new OutboxSender(outbox, cloud.post, clock, silentLogger(), 5000, 30);
+      const lingering = new OutboxSender(outbox, cloud.post, clock, silentLogger(), 5000, 30, 2);
       lingering.start();
       await vi.advanceTimersByTimeAsync(5);
       for (const [job, kind] of [
