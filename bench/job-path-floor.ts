@@ -3,9 +3,11 @@
  * ippeveprinter and the same emulator, the CPU per one-page job of
  *   agent    the agent as it is (`printrelay agent`, ledger, outbox, spool file);
  *   loop     the same loop without durability, from the agent's own parts (support/
- *            floor-loop-child.ts): offer over the connector channel, claiming download into
- *            memory, the agent's IppBackend (Create-Job + Send-Document, Get-Job-Attributes on the
- *            agent's schedule), the events in batches; no SQLite, no outbox, no spool file;
+ *            floor-loop-child.ts), on connector protocol 3 as the agent: offer with its inline
+ *            document over the connector channel, a `claim` message (the claiming download when
+ *            a document is not inline), the agent's IppBackend (Create-Job + Send-Document,
+ *            Get-Job-Attributes on the agent's schedule), the events in batches on the channel;
+ *            no SQLite, no outbox, no spool file;
  *   printer  the loop's printer half alone (support/printer-floor-child.ts): the agent's
  *            IppBackend, the same requests at the printer, no cloud;
  *   bare     node + undici sending the same Print-Job, encoded once, to the printer

@@ -2,12 +2,16 @@
  * The job path without durability, for bench:floor: a node process with the agent's flags that
  * takes the stopped agent's identity (its data directory: connector serial, tokens) and prints the
  * offered jobs with the agent's own parts, but keeps nothing: no SQLite ledger, no outbox, no
- * spool file. Per offer: the `received` and `downloading` events, the claiming download into memory through the
- * agent's HttpClient (SHA-256 checked), then at the printer, one job at a time as
- * the agent does with a printer that takes one job at a time, the agent's IppBackend.submit
- * (Create-Job + Send-Document), `printing`, Get-Job-Attributes polled on the agent's schedule
- * until the job ends, `completed`. Events go in batches through ChannelClient.postEvents as the
- * agent's sender sends them: one batch in flight, events without a final one lingering 100 ms.
+ * spool file. It speaks connector protocol 3 as the agent does. Per offer: the `received` and
+ * `downloading` events; a document that came inline after its offer (size and SHA-256 checked)
+ * is claimed with a `claim` message on the channel and taken from memory on a 200, any other
+ * document (or answer) comes by the claiming download into memory through the agent's
+ * HttpClient (SHA-256 checked); then at the printer, one job at a time as the agent does with a
+ * printer that takes one job at a time, the agent's IppBackend.submit (Create-Job +
+ * Send-Document), `printing`, Get-Job-Attributes polled on the agent's schedule until the job
+ * ends, `completed`. Events go in batches as the agent's sender sends them (one batch in flight,
+ * events without a final one lingering 100 ms): on the channel (`events`) while it speaks 3,
+ * otherwise through ChannelClient.postEvents over REST.
  *
  *   floor-loop-child.ts <agent config> <agent data dir> <printer uri>
  * Prints `ready` once registered and listening; runs until killed.
@@ -110,7 +114,10 @@ async function send(): Promise<void> {
   sending = true;
   urgent = false;
   try {
-    const results = await channel.postEvents(pending.splice(0, MAX_EVENT_BATCH));
+    const items = pending.splice(0, MAX_EVENT_BATCH);
+    const results = feed.channelCarriesRequests
+      ? await feed.channelRequests.postEvents(items)
+      : await channel.postEvents(items);
     const refused = results.find((r) => r.status !== 204);
     if (refused) throw new Error(`event refused: ${JSON.stringify(refused)}`);
   } catch (error) {
@@ -119,6 +126,25 @@ async function send(): Promise<void> {
   }
   sending = false;
   if (pending.length > 0) schedule();
+}
+
+/** SHA-256 of the bytes matches the offer's (and the size). */
+function matches(offer: JobOffer, bytes: Buffer): boolean {
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  return bytes.length === offer.document.size && digest === offer.document.sha256.toLowerCase();
+}
+
+/**
+ * The document: an inline one (checked) once the channel's claim answers 200, as the agent's
+ * download step takes it; otherwise the claiming download.
+ */
+async function documentOf(offer: JobOffer, inline: Buffer | undefined): Promise<Buffer> {
+  if (inline && matches(offer, inline) && feed.channelCarriesRequests) {
+    const answer = await feed.channelRequests.claim(offer.job_id).catch(() => undefined);
+    if (answer?.status === 200) return inline;
+    if (answer?.status === 409) throw new Error(`job ${offer.job_id}: claim refused`);
+  }
+  return download(offer);
 }
 
 /** The claiming download, whole into memory, its SHA-256 checked. */
@@ -130,8 +156,7 @@ async function download(offer: JobOffer): Promise<Buffer> {
     headers: { 'x-host-id': channel.registeredConnectorId as string },
   });
   const bytes = Buffer.from(await res.body.arrayBuffer());
-  const digest = createHash('sha256').update(bytes).digest('hex');
-  if (digest !== offer.document.sha256.toLowerCase()) throw new Error(`job ${offer.job_id}: sha256 mismatch`);
+  if (!matches(offer, bytes)) throw new Error(`job ${offer.job_id}: sha256 mismatch`);
   return bytes;
 }
 
@@ -163,13 +188,13 @@ const seen = new Set<string>();
 /** The end of the printer's previous job: the next one is sent after it. */
 let printerFree: Promise<void> = Promise.resolve();
 
-function onOffer(offer: JobOffer): boolean {
+function onOffer(offer: JobOffer, inline?: Buffer): boolean {
   if (seen.has(offer.job_id)) return false;
   seen.add(offer.job_id);
   emit(offer.job_id, 'received');
   const job = (async () => {
     emit(offer.job_id, 'downloading');
-    const bytes = await download(offer);
+    const bytes = await documentOf(offer, inline);
     const previous = printerFree;
     const done = previous.then(() => print(offer, bytes));
     printerFree = done.catch(() => {});

@@ -70,7 +70,7 @@ export async function startIdlePrinters(
 }
 
 /** lpadmin now and then cannot connect while cupsd rewrites its state after many queues: try again. */
-async function withRetries(task: () => void, attempts = 5): Promise<void> {
+async function withRetries(task: () => void, attempts = 10): Promise<void> {
   for (let i = 1; ; i++) {
     try {
       task();
@@ -98,6 +98,18 @@ async function statusOf(port: number): Promise<{ printers: unknown[]; lastErrors
   }
 }
 
+/** What bench:idle-breakdown adds to an idle agent: node flags, and a look at it before it stops. */
+export interface IdleAgentExtras {
+  /** More node flags after the agent's (e.g. a `--require` probe). */
+  nodeFlags?: string[];
+  /** More environment for the agent. */
+  env?: Record<string, string>;
+  /** Another entry file than BENCH_ENTRY's (an A/B of another build of the agent). */
+  entry?: string;
+  /** Runs once the figures are read, before the agent stops. */
+  onSettled?: (pid: number) => Promise<void>;
+}
+
 /**
  * Starts an agent (working files under `work`) with the first `count` printers of `uris`, waits
  * until it serves them, lets it settle `settleS` seconds, reads its memory and stops it.
@@ -110,6 +122,7 @@ export async function idleAgent(
   count: number,
   settleS: number,
   onStarted: (pid: number) => void = () => {},
+  extras: IdleAgentExtras = {},
 ): Promise<IdleFigures> {
   const port = await freePort();
   const config = join(work, `agent-${count}.yaml`);
@@ -133,7 +146,8 @@ export async function idleAgent(
     ['agent', '--config', config, '--data-dir', join(work, `agent-${count}`)],
     null,
     undefined,
-    agentNodeFlags(),
+    [...agentNodeFlags(), ...(extras.nodeFlags ?? [])],
+    { ...(extras.env ? { env: extras.env } : {}), ...(extras.entry ? { entry: extras.entry } : {}) },
   );
   try {
     onStarted(agent.part.pid);
@@ -159,6 +173,7 @@ export async function idleAgent(
     samples.sort((a, b) => a - b);
     const heapUsed = await heapUsedOf(port);
     const pages = privateMemoryOf(agent.part.pid);
+    await extras.onSettled?.(agent.part.pid);
     return {
       rss: samples[2] ?? 0,
       heapUsed,

@@ -3,7 +3,7 @@
  * read on its own) and reads their resident memory from /proc: VmRSS now, VmHWM the peak.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENT_NODE_FLAGS } from '../../src/service/agent-node-flags.js';
 
@@ -16,7 +16,8 @@ export interface RunningPart {
 }
 
 /**
- * Starts `printrelay <args>` (logs at warn) with `nodeFlags` for node; resolves once its output
+ * Starts `printrelay <args>` (logs at warn) with `nodeFlags` for node, `options.env` added to
+ * this process's environment and `options.entry` instead of the usual entry file; resolves once its output
  * matches `ready`, with the pattern's first group (at once with '' when `ready` is null). The
  * caller stops the part.
  */
@@ -25,20 +26,22 @@ export async function startPart(
   ready: RegExp | null,
   timeoutMs = 60_000,
   nodeFlags: string[] = [],
+  options: { env?: Record<string, string>; entry?: string } = {},
 ): Promise<{ part: RunningPart; match: string }> {
   // BENCH_PROFILE_DIR=<dir> writes a V8 CPU profile of each part there when it exits.
   const profile = process.env.BENCH_PROFILE_DIR
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
     : [];
   // BENCH_ENTRY=dist runs the built JavaScript (npm run build), as an installed bundle does,
-  // instead of the sources through tsx.
+  // instead of the sources through tsx; `options.entry` another file (an A/B of another build).
   const entry =
-    process.env.BENCH_ENTRY === 'dist'
+    options.entry ??
+    (process.env.BENCH_ENTRY === 'dist'
       ? join(root, 'dist', 'cli', 'main.js')
-      : join(root, 'bin', 'printrelay.js');
+      : join(root, 'bin', 'printrelay.js'));
   const child = spawn(process.execPath, [...nodeFlags, ...profile, entry, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PRINTRELAY_LOG_LEVEL: 'warn' },
+    env: { ...process.env, PRINTRELAY_LOG_LEVEL: 'warn', ...options.env },
   });
   let output = '';
   const match = await new Promise<string>((resolve, reject) => {
@@ -203,8 +206,18 @@ export function mb(bytes: number): string {
 }
 
 /**
+ * The node flags of emulator processes in the benchmarks: none (node's defaults, as the
+ * emulator's systemd unit runs it), or BENCH_EMULATOR_NODE_FLAGS split on spaces, to compare a V8
+ * setting or trace the emulator's collections (`--trace-gc`, read with BENCH_EMULATOR_LOG).
+ */
+export function emulatorNodeFlags(env: Record<string, string | undefined> = process.env): string[] {
+  return (env.BENCH_EMULATOR_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+}
+
+/**
  * Starts `printrelay emulator` on a free port with an in-memory database and its files under
- * `dataDir` (plus `extraArgs`); resolves with the part and its base URL. The caller stops it.
+ * `dataDir` (plus `extraArgs`), with emulatorNodeFlags(); resolves with the part and its base
+ * URL. The caller stops it.
  */
 export async function startEmulatorPart(
   dataDir: string,
@@ -223,6 +236,12 @@ export async function startEmulatorPart(
       '--no-pretty',
     ],
     /listening on (\S+)/,
+    60_000,
+    emulatorNodeFlags(),
   );
+  // BENCH_EMULATOR_LOG=<file>: the emulator's standard output (its log, and what a flag such as
+  // --trace-gc in BENCH_EMULATOR_NODE_FLAGS prints) is copied there.
+  if (process.env.BENCH_EMULATOR_LOG)
+    part.child.stdout?.pipe(createWriteStream(process.env.BENCH_EMULATOR_LOG, { mode: 0o600 }));
   return { part, url: match.replace(/\/+$/, '') };
 }

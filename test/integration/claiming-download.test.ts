@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,17 +10,10 @@ import { ClaimRefusedError, claimingDownload } from '../../src/agent/jobs/claimi
 import { ChannelClient } from '../../src/client/channel-client.js';
 import { HttpClient, HttpError } from '../../src/client/http-base.js';
 import type { EmulatorContext } from '../../src/emulator/context.js';
-import { defaultTicket } from '../../src/protocol/print-ticket.js';
-import {
-  call,
-  createPrinter,
-  DEMO,
-  type Harness,
-  passwordToken,
-  registration,
-  startHarness,
-} from './emulator-harness.js';
+import { type ConnectorRig, startConnectorRig } from '../support/connector-rig.js';
+import { call, DEMO, type Harness, registration } from './emulator-harness.js';
 
+let rig: ConnectorRig;
 let h: Harness;
 let ctx: EmulatorContext;
 let token: string;
@@ -40,14 +32,9 @@ let claimAnswer: number | undefined;
 const content = Buffer.from(Array.from({ length: 3 * 1024 * 1024 + 17 }, (_, i) => (i * 7) % 251));
 
 beforeAll(async () => {
-  h = await startHarness();
-  ctx = h.emulator.app.emulator;
+  rig = await startConnectorRig({ serial: 'CD-1', name: 'Claiming', printer: 'Claiming printer' });
+  ({ h, ctx, token, connectorId, printerId } = rig);
   work = mkdtempSync(join(tmpdir(), 'claiming-download-'));
-  token = await passwordToken(h.baseUrl, 'printing printing.connectors');
-  connectorId = (
-    await call(h.baseUrl, 'POST', '/connector/v1/register', token, registration('CD-1', 'Claiming'))
-  ).body.id;
-  printerId = await createPrinter(h.baseUrl, token, connectorId, 'Claiming printer');
   protocolOne = createServer((req, res) => {
     const url = new URL(req.url ?? '/', h.baseUrl);
     url.searchParams.delete('claim');
@@ -88,31 +75,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((resolve) => protocolOne.close(resolve));
   await new Promise((resolve) => recording.close(resolve));
-  await h.close();
+  await rig.close();
   rmSync(work, { recursive: true, force: true });
 });
 
-let counter = 0;
-function newJob(): string {
-  const path = join(h.dataDir, `claiming-${++counter}.pdf`);
-  writeFileSync(path, content);
-  const user = ctx.store.users.findByEmail(DEMO.admin.email)!;
-  return ctx.jobs.create({
-    organizationId: user.organizationId,
-    userId: user.id,
-    printerId,
-    file: {
-      path,
-      size: content.length,
-      sha256: createHash('sha256').update(content).digest('hex'),
-      extension: 'pdf',
-      contentType: 'application/pdf',
-      name: 'doc.pdf',
-    },
-    ticket: defaultTicket,
-    deleteAfterPrint: false,
-  }).jobId;
-}
+const newJob = (): string => rig.newJob(content);
 
 async function withChannel<T>(baseUrl: string, use: (channel: ChannelClient) => Promise<T>): Promise<T> {
   const http = new HttpClient({

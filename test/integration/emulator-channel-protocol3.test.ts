@@ -4,23 +4,12 @@
  * the offer (only on protocol 3 and up to the configured size), claims and event batches on the
  * channel with the REST routes' rules and results.
  */
-import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { EmulatorContext } from '../../src/emulator/context.js';
 import type { AgentMessage, JobEvent, ServerMessage } from '../../src/protocol/connector-channel.js';
-import { defaultTicket } from '../../src/protocol/print-ticket.js';
-import {
-  call,
-  createPrinter,
-  DEMO,
-  type Harness,
-  passwordToken,
-  registration,
-  startHarness,
-} from './emulator-harness.js';
+import { type ConnectorRig, startConnectorRig } from '../support/connector-rig.js';
+import { call, type Harness, registration } from './emulator-harness.js';
 
 /** The emulator's inline limit in these tests: the small document fits, the large one does not. */
 const INLINE_LIMIT = 4096;
@@ -72,44 +61,20 @@ describe('connector protocol 3 at the emulator', () => {
   let connectorId: string;
   let printerId: string;
   let orgId: string;
-  let userId: string;
+  let rig: ConnectorRig;
   let counter = 0;
+  let newJob: ConnectorRig['newJob'];
 
   beforeAll(async () => {
-    h = await startHarness({ connectorChannel: { inlineDocumentBytes: INLINE_LIMIT } });
-    ctx = h.emulator.app.emulator;
-    token = await passwordToken(h.baseUrl, 'printing printing.connectors');
-    connectorId = (
-      await call(h.baseUrl, 'POST', '/connector/v1/register', token, registration('P3-1', 'Three'))
-    ).body.id;
-    printerId = await createPrinter(h.baseUrl, token, connectorId, 'Protocol 3 printer');
-    const user = ctx.store.users.findByEmail(DEMO.admin.email)!;
-    userId = user.id;
-    orgId = user.organizationId;
+    rig = await startConnectorRig(
+      { serial: 'P3-1', name: 'Three', printer: 'Protocol 3 printer' },
+      { connectorChannel: { inlineDocumentBytes: INLINE_LIMIT } },
+    );
+    ({ h, ctx, token, connectorId, printerId, orgId, newJob } = rig);
   });
   afterAll(async () => {
-    await h.close();
+    await rig.close();
   });
-
-  async function newJob(content: Buffer): Promise<string> {
-    const path = join(h.dataDir, `p3-${++counter}.pdf`);
-    await writeFile(path, content);
-    return ctx.jobs.create({
-      organizationId: orgId,
-      userId,
-      printerId,
-      file: {
-        path,
-        size: content.length,
-        sha256: createHash('sha256').update(content).digest('hex'),
-        extension: 'pdf',
-        contentType: 'application/pdf',
-        name: 'p3.pdf',
-      },
-      ticket: defaultTicket,
-      deleteAfterPrint: false,
-    }).jobId;
-  }
 
   const event = (kind: JobEvent['kind'], seq: number): JobEvent => ({
     event_id: `p3-ev-${++counter}`,
@@ -247,35 +212,16 @@ describe('connector protocol 3 at the emulator', () => {
 
 describe('an emulator of protocol 2 and an agent asking for 3', () => {
   it('answers hello with 2, sends no inline document and ignores channel claims and events', async () => {
-    const h = await startHarness({ connectorChannel: { maxProtocol: 2 } });
+    const rig = await startConnectorRig(
+      { serial: 'P2-1', name: 'Two', printer: 'Protocol 2 printer' },
+      { connectorChannel: { maxProtocol: 2 } },
+    );
+    const { ctx } = rig;
     try {
-      const ctx = h.emulator.app.emulator;
-      const token = await passwordToken(h.baseUrl, 'printing printing.connectors');
-      const connector = (
-        await call(h.baseUrl, 'POST', '/connector/v1/register', token, registration('P2-1', 'Two'))
-      ).body.id;
-      const printer = await createPrinter(h.baseUrl, token, connector, 'Protocol 2 printer');
-      const user = ctx.store.users.findByEmail(DEMO.admin.email)!;
-      const path = join(h.dataDir, 'p2.pdf');
-      await writeFile(path, small);
-      const channel = await openChannel(h, token, '?protocol=3');
+      const channel = await openChannel(rig.h, rig.token, '?protocol=3');
       await channel.waitFor(ofType('hello'));
       expect(channel.frames[0]?.message).toMatchObject({ protocol: 2 });
-      const { jobId } = ctx.jobs.create({
-        organizationId: user.organizationId,
-        userId: user.id,
-        printerId: printer,
-        file: {
-          path,
-          size: small.length,
-          sha256: createHash('sha256').update(small).digest('hex'),
-          extension: 'pdf',
-          contentType: 'application/pdf',
-          name: 'p2.pdf',
-        },
-        ticket: defaultTicket,
-        deleteAfterPrint: false,
-      });
+      const jobId = rig.newJob(small, { name: 'p2.pdf' });
       await channel.waitFor(ofType('job.offer'));
       channel.send({ type: 'claim', claim_id: 'x1', job_id: jobId });
       // The server handles a socket's frames in order and a claim at once: by the time it has
@@ -285,7 +231,7 @@ describe('an emulator of protocol 2 and an agent asking for 3', () => {
       expect(channel.frames.filter((f) => f.binary || f.message?.type === 'claim_result')).toEqual([]);
       expect(ctx.store.jobs.findById(jobId)).toMatchObject({ state: 'pending', claimedBy: null });
     } finally {
-      await h.close();
+      await rig.close();
     }
   });
 });

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
@@ -9,62 +7,35 @@ import { defaultTicket } from '../../src/protocol/print-ticket.js';
 import type { JobEvent, JobOffer, ServerMessage } from '../../src/protocol/connector-channel.js';
 import { CHANNEL_CLOSE } from '../../src/protocol/connector-channel.js';
 import type { EmulatorContext } from '../../src/emulator/context.js';
+import { type ConnectorRig, startConnectorRig } from '../support/connector-rig.js';
 import { describeEventBatches } from './emulator-event-batch-cases.js';
-import {
-  call,
-  createPrinter,
-  DEMO,
-  type Harness,
-  passwordToken,
-  registration,
-  startHarness,
-} from './emulator-harness.js';
+import { call, DEMO, type Harness, passwordToken, registration } from './emulator-harness.js';
 
+let rig: ConnectorRig;
 let h: Harness;
 let ctx: EmulatorContext;
 let token: string;
 let connectorId: string;
 let printerId: string;
 let orgId: string;
-let userId: string;
 const content = Buffer.from(Array.from({ length: 5000 }, (_, i) => i % 251));
 
 beforeAll(async () => {
-  h = await startHarness();
-  ctx = h.emulator.app.emulator;
-  token = await passwordToken(h.baseUrl, 'printing printing.connectors');
-  connectorId = (
-    await call(h.baseUrl, 'POST', '/connector/v1/register', token, registration('CH-1', 'Channel'))
-  ).body.id;
-  printerId = await createPrinter(h.baseUrl, token, connectorId, 'Channel printer');
-  const user = ctx.store.users.findByEmail(DEMO.admin.email)!;
-  userId = user.id;
-  orgId = user.organizationId;
+  rig = await startConnectorRig({ serial: 'CH-1', name: 'Channel', printer: 'Channel printer' });
+  ({ h, ctx, token, connectorId, printerId, orgId } = rig);
 });
 afterAll(async () => {
-  await h.close();
+  await rig.close();
 });
 
-let fileCounter = 0;
+/** A job of `content` on the connector's printer (or `printer`), two copies. */
 async function newJob(options: { deleteAfterPrint?: boolean; printer?: string } = {}): Promise<string> {
-  const path = join(h.dataDir, `doc-${++fileCounter}.pdf`);
-  await writeFile(path, content);
-  const sha256 = createHash('sha256').update(content).digest('hex');
-  return ctx.jobs.create({
-    organizationId: orgId,
-    userId,
-    printerId: options.printer ?? printerId,
-    file: {
-      path,
-      size: content.length,
-      sha256,
-      extension: 'pdf',
-      contentType: 'application/pdf',
-      name: 'report.pdf',
-    },
+  return rig.newJob(content, {
+    name: 'report.pdf',
     ticket: { ...defaultTicket, copies: 2 },
-    deleteAfterPrint: options.deleteAfterPrint ?? false,
-  }).jobId;
+    ...(options.printer ? { printerId: options.printer } : {}),
+    ...(options.deleteAfterPrint ? { deleteAfterPrint: true } : {}),
+  });
 }
 
 let seqCounter = 0;

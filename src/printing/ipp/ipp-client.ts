@@ -4,14 +4,13 @@
  * their file, or go from memory when the caller holds their bytes; every request has a timeout on top of the caller's signal; every failure is typed
  * (ipp-errors.ts). Connections to the printer are kept open between requests; close() ends them.
  */
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import type { Logger } from '../../log/logger.js';
 import type { PrinterAttributes } from '../printer-backend.js';
 import { encodeAttributes, encodeRequest, type IppAttribute, type IppMessage } from './ipp-codec.js';
 import { attr, groupRecord, groupRecords, operationPreamble } from './ipp-attributes.js';
 import { OPERATION, TAG } from './ipp-constants.js';
 import { errorForStatus } from './ipp-errors.js';
+import { IppConnectionPool } from './ipp-connection-pool.js';
 import { exchange, type IppTarget, parseIppTarget } from './ipp-transport.js';
 
 /** Options of an IppClient. */
@@ -91,12 +90,12 @@ export const IDLE_CONNECTION_MS = 4_000;
 
 /**
  * An IPP client bound to one printer URI. Connections to the printer are kept open between
- * requests (a keep-alive agent of its own, at most two sockets, idle ones closed after
+ * requests (a connection pool of its own, at most two connections, idle ones closed after
  * IDLE_CONNECTION_MS), which spares a TCP (and TLS) handshake per request; close() ends them.
  */
 export class IppClient {
   private readonly target: IppTarget;
-  private readonly agent: HttpAgent;
+  private readonly pool: IppConnectionPool;
   /** The operation attributes every request starts with (charset, language, printer-uri), encoded once. */
   private readonly operationStart: Buffer;
   private requestId = 0;
@@ -104,13 +103,12 @@ export class IppClient {
   constructor(private readonly options: IppClientOptions) {
     this.target = parseIppTarget(options.uri);
     this.operationStart = encodeAttributes(operationPreamble(this.target.printerUri));
-    const settings = { keepAlive: true, maxSockets: 2, maxFreeSockets: 2, timeout: IDLE_CONNECTION_MS };
-    this.agent = this.target.secure ? new HttpsAgent(settings) : new HttpAgent(settings);
+    this.pool = new IppConnectionPool(this.target, { maxConnections: 2, idleMs: IDLE_CONNECTION_MS });
   }
 
   /** Closes the kept-open connections; the client may still be used (it opens new ones). */
   close(): void {
-    this.agent.destroy();
+    this.pool.close();
   }
 
   /** The printer-uri this client sends (query parameters removed). */
@@ -291,9 +289,11 @@ export class IppClient {
       operation,
       job: extra.job,
     });
-    const timeout = extra.documentPath
-      ? (this.options.documentTimeoutMs ?? 600_000)
-      : (this.options.timeoutMs ?? 15_000);
+    // A request carrying a document, from its file or from memory, has the document timeout.
+    const timeout =
+      extra.documentPath || extra.documentBytes
+        ? (this.options.documentTimeoutMs ?? 600_000)
+        : (this.options.timeoutMs ?? 15_000);
     this.options.logger.debug({ operation: name, requestId: this.requestId }, 'ipp request');
     let flushed = false;
     const response = await exchange(this.target, header, {
@@ -306,7 +306,7 @@ export class IppClient {
       },
       signal: extra.signal,
       timeoutMs: timeout,
-      agent: this.agent,
+      pool: this.pool,
       repeatable: REPEATABLE.has(operationId),
     });
     const message = groupRecord(response, TAG.OPERATION)['status-message'];

@@ -3,8 +3,8 @@
  * one handle) or from memory (a small document the agent holds), written with its last bytes on
  * their own, and reported flushed once every byte is with the operating system. "Sent" is more than that: see docs/agent-jobs.md.
  */
-import type { ClientRequest } from 'node:http';
 import { type FileHandle, open } from 'node:fs/promises';
+import type { Socket } from 'node:net';
 import { PermanentError } from '../../lib/errors.js';
 import { FILE_CHUNK } from '../../lib/file-sink.js';
 
@@ -18,6 +18,8 @@ export interface DocumentSource {
   bytes?: Buffer;
   size: number;
   streaming: boolean;
+  /** Set once every byte of the request carrying it was written (its last write's callback came). */
+  written?: boolean;
 }
 
 /** A document held in memory. */
@@ -29,97 +31,99 @@ export function documentFromBytes(bytes: Buffer): DocumentSource {
 const TAIL_BYTES = 1024;
 
 /**
- * The largest document in memory sent in one write with its request head: half the 16 KiB send
- * buffer Linux starts a TCP connection with (tcp_wmem), so on a kept-open connection whose
+ * The largest document in memory copied into one buffer with its request head: half the 16 KiB
+ * send buffer Linux starts a TCP connection with (tcp_wmem), so on a kept-open connection whose
  * earlier exchanges are answered the kernel takes the whole write at once and the flush is
- * recorded in the same synchronous step. Larger documents go as body, then tail.
+ * recorded in the same synchronous step. A larger document in memory goes corked with the head
+ * (one system call, no copy), recorded at once when the kernel took all of it, else from the
+ * write's callback; a document from its file goes as body, then tail.
  */
 export const ONE_WRITE_MAX_BYTES = 8 * 1024;
 
 /**
- * Writes the request's IPP `header` and then the document to the request and calls `onFlushed`
- * once every byte of it is with the operating system (which delivers them even if this process
- * dies right after). A document in memory on a kept-open connection goes in one write with the
- * header (sendInOneWrite) when it is small (ONE_WRITE_MAX_BYTES). Otherwise the body goes chunk by chunk (pausing while the connection
- * is full) up to its last TAIL_BYTES; once the write callback says all of that left the process,
- * the tail goes out with `req.end()`, which uncorks the socket. When nothing is left in the
- * socket's own buffer nor in libuv's queue right after that call, the tail went to the kernel in
- * that synchronous step and is recorded at once; otherwise from the end callback (the request's
- * `finish`). A write still corked or queued in this process is never reported: a crash then would
- * cut the document. Resolves once the request finished.
+ * Writes one request carrying a document on the connection's socket: the HTTP `head`, the IPP
+ * `header`, then the document, and calls `onFlushed` once every byte of the document is with the
+ * operating system (which delivers them even if this process dies right after). Resolves once the
+ * whole request was written. A document in memory goes with the head in one system call
+ * (ONE_WRITE_MAX_BYTES). From its file, the body goes chunk by chunk (pausing while the
+ * connection is full) up to its last TAIL_BYTES; once the write callbacks say all of that left
+ * the process, the tail is written on its own. When nothing is left in the
+ * socket's own buffer nor in libuv's queue right after that last write call, the last bytes went
+ * to the kernel in that synchronous step and is recorded at once; otherwise from the write's callback. A
+ * write still queued in this process is never reported: a crash then would cut the document.
  */
-export async function streamDocument(
-  document: DocumentSource,
-  req: ClientRequest,
+export async function writeRequest(
+  socket: Socket,
+  head: Buffer,
   header: Buffer,
+  document: DocumentSource,
   onFlushed?: () => void,
-) {
-  const { file, bytes, size } = document;
-  if (bytes && size <= ONE_WRITE_MAX_BYTES && (await onKeptOpenConnection(req)))
-    return sendInOneWrite(req, header, bytes, onFlushed);
-  req.write(header);
-  const tailStart = Math.max(0, size - TAIL_BYTES);
-  const tail = bytes ? bytes.subarray(tailStart) : await readTail(file as FileHandle, tailStart, size);
+): Promise<void> {
+  const { closed, dispose } = closing(socket);
   try {
-    if (bytes) await writeBytes(bytes.subarray(0, tailStart), req);
-    else await writeBody(file as FileHandle, tailStart, req);
-  } catch (error) {
-    req.destroy(error as Error);
-    throw error;
+    await writeParts(socket, head, header, document, closed, onFlushed);
+  } finally {
+    dispose();
   }
-  if (req.destroyed) throw new Error('connection closed while sending the document');
-  await endRecorded(req, tail, onFlushed);
+}
+
+async function writeParts(
+  socket: Socket,
+  head: Buffer,
+  header: Buffer,
+  document: DocumentSource,
+  closed: Promise<never>,
+  onFlushed?: () => void,
+): Promise<void> {
+  const start = Buffer.concat([head, header], head.length + header.length);
+  const { file, bytes, size } = document;
+  // In memory: small, one buffer and one write; larger, the head and the document corked into one
+  // system call (no copy of the document).
+  if (bytes && size <= ONE_WRITE_MAX_BYTES)
+    return writeRecorded(socket, [Buffer.concat([start, bytes], start.length + size)], closed, onFlushed);
+  if (bytes) return writeRecorded(socket, [start, bytes], closed, onFlushed);
+  const tailStart = Math.max(0, size - TAIL_BYTES);
+  const tail = await readTail(file as FileHandle, tailStart, size);
+  await writeBytes(start, socket, closed);
+  await writeBody(file as FileHandle, tailStart, socket, closed);
+  if (socket.destroyed) throw new Error('connection closed while sending the document');
+  await writeRecorded(socket, [tail], closed, onFlushed);
 }
 
 /**
- * Ends the request with `last` and calls `onFlushed` once every byte is with the operating
- * system: in the same synchronous step when nothing was held back by the call, else from the
- * end callback. Resolves once the request finished.
+ * Writes `parts` (corked into one system call when there are several) and calls `onFlushed` once
+ * every byte is with the operating system: in the same synchronous step when nothing was held back
+ * by the call, else from the last write's callback. Resolves once that callback came; rejects when
+ * a write failed or the socket closed first.
  */
-async function endRecorded(req: ClientRequest, last: Buffer, onFlushed?: () => void): Promise<void> {
+async function writeRecorded(
+  socket: Socket,
+  parts: Buffer[],
+  closed: Promise<never>,
+  onFlushed?: () => void,
+): Promise<void> {
   let recorded = false;
   const record = () => {
     if (recorded) return;
     recorded = true;
     onFlushed?.();
   };
-  const finished = new Promise<void>((resolve) => {
-    req.end(last, () => {
-      if (!req.destroyed) record();
-      resolve();
+  const last = parts.length - 1;
+  if (last > 0) socket.cork();
+  for (let i = 0; i < last; i++) socket.write(parts[i] as Buffer);
+  const written = new Promise<void>((resolve, reject) => {
+    socket.write(parts[last] as Buffer, (error) => {
+      if (error) reject(error);
+      else {
+        record();
+        resolve();
+      }
     });
   });
-  if (!req.destroyed && nothingHeldBack(req)) record();
-  await finished;
-}
-
-/**
- * Resolves true once the request has its socket when that is a kept-open connection already
- * connected (a request's socket comes a tick after the request is made), false for a new
- * connection; rejects when the request closes first.
- */
-function onKeptOpenConnection(req: ClientRequest): Promise<boolean> {
-  const connected = () => req.reusedSocket && req.socket !== null && !req.socket.connecting;
-  if (req.socket) return Promise.resolve(connected());
-  return new Promise<boolean>((resolve, reject) => {
-    const onClose = () => reject(new Error('connection closed while sending the document'));
-    req.once('close', onClose);
-    req.once('socket', () => {
-      req.off('close', onClose);
-      resolve(connected());
-    });
-  });
-}
-
-/**
- * A small document in memory on a kept-open connection: the request's head, IPP header and the
- * whole document corked and sent with `req.end()` in one write (one system call instead of a
- * write for the head and body and another for the tail), recorded flushed by endRecorded.
- */
-async function sendInOneWrite(req: ClientRequest, header: Buffer, bytes: Buffer, onFlushed?: () => void) {
-  req.cork();
-  req.write(header);
-  await endRecorded(req, bytes, onFlushed);
+  if (last > 0) socket.uncork();
+  written.catch(() => undefined);
+  if (!socket.destroyed && nothingHeldBack(socket)) record();
+  await Promise.race([written, closed]);
 }
 
 /**
@@ -131,9 +135,13 @@ async function sendInOneWrite(req: ClientRequest, header: Buffer, bytes: Buffer,
  * document, memory outside the V8 heap whose collection made V8 run about 35 full collections of
  * the agent's heap per GiB (docs/performance.md). Rejects when a read fails or the request closes.
  */
-async function writeBody(file: FileHandle, end: number, req: ClientRequest): Promise<void> {
+async function writeBody(
+  file: FileHandle,
+  end: number,
+  socket: Socket,
+  closed: Promise<never>,
+): Promise<void> {
   if (end === 0) return;
-  const closed = closing(req);
   const length = Math.min(FILE_CHUNK, end);
   const buffers = [Buffer.allocUnsafe(length), Buffer.allocUnsafe(length)];
   const writing: (Promise<void> | undefined)[] = [undefined, undefined];
@@ -146,7 +154,7 @@ async function writeBody(file: FileHandle, end: number, req: ClientRequest): Pro
     position += bytesRead;
     const chunk = buffer.subarray(0, bytesRead);
     writing[turn] = new Promise<void>((resolve, reject) =>
-      req.write(chunk, (error) => (error ? reject(error) : resolve())),
+      socket.write(chunk, (error) => (error ? reject(error) : resolve())),
     );
     writing[turn]?.catch(() => undefined);
   }
@@ -154,39 +162,42 @@ async function writeBody(file: FileHandle, end: number, req: ClientRequest): Pro
 }
 
 /** In memory (a small document the agent holds): the body in one write; its callback says it left the process. */
-async function writeBytes(body: Buffer, req: ClientRequest): Promise<void> {
+async function writeBytes(body: Buffer, socket: Socket, closed: Promise<never>): Promise<void> {
   if (body.length === 0) return;
   const written = new Promise<void>((resolve, reject) =>
-    req.write(body, (error) => (error ? reject(error) : resolve())),
+    socket.write(body, (error) => (error ? reject(error) : resolve())),
   );
   written.catch(() => undefined);
-  await Promise.race([written, closing(req)]);
-}
-
-/** Rejects once the request closes (handled: it only ends a race). */
-function closing(req: ClientRequest): Promise<never> {
-  const closed = new Promise<never>((_resolve, reject) => {
-    const onClose = () => reject(new Error('connection closed while sending the document'));
-    if (req.destroyed) onClose();
-    else req.once('close', onClose);
-  });
-  closed.catch(() => undefined);
-  return closed;
+  await Promise.race([written, closed]);
 }
 
 /**
- * True when the request's socket holds no byte in this process: none buffered by the stream (a
- * corked or pending write) and none queued in libuv. Anything written so far is then with the OS.
+ * Rejects once the socket closes (handled: it only ends races); `dispose` removes its listener,
+ * so a kept-open connection does not gather one per request.
  */
-function nothingHeldBack(req: ClientRequest): boolean {
-  const socket = req.socket;
-  if (!socket || req.writableLength > 0 || socket.writableLength > 0) return false;
-  return writeQueueSize(req) === 0;
+function closing(socket: Socket): { closed: Promise<never>; dispose: () => void } {
+  let onClose: () => void = () => undefined;
+  const closed = new Promise<never>((_resolve, reject) => {
+    onClose = () => reject(new Error('connection closed while sending the document'));
+    if (socket.destroyed) onClose();
+    else socket.once('close', onClose);
+  });
+  closed.catch(() => undefined);
+  return { closed, dispose: () => socket.off('close', onClose) };
 }
 
-/** Bytes libuv still holds for the request's socket (0: everything written went to the OS). */
-function writeQueueSize(req: ClientRequest): number {
-  const handle = (req.socket as unknown as { _handle?: { writeQueueSize?: number } } | null)?._handle;
+/**
+ * True when the socket holds no byte in this process: none buffered by the stream (a
+ * corked or pending write) and none queued in libuv. Anything written so far is then with the OS.
+ */
+function nothingHeldBack(socket: Socket): boolean {
+  if (socket.writableLength > 0) return false;
+  return writeQueueSize(socket) === 0;
+}
+
+/** Bytes libuv still holds for the socket (0: everything written went to the OS). */
+function writeQueueSize(socket: Socket): number {
+  const handle = (socket as unknown as { _handle?: { writeQueueSize?: number } | null })._handle;
   return handle?.writeQueueSize ?? 1;
 }
 

@@ -1,81 +1,27 @@
 /**
- * One IPP request over HTTP(S): the encoded attribute groups, then the document streamed from
- * its file (ipp-document-sender.ts; never read whole), and the response decoded safely. TLS
- * policy for ipps:// comes from the URI (see parseIppTarget and docs/ipp.md). One timer per
- * request and the caller's AbortSignal end it early. With an `agent` (IppClient passes its
- * keep-alive agent) connections are reused between requests to the same printer, and a request
- * that may repeat is sent again when a reused connection turns out closed; without one each call
- * owns its socket and closes it.
+ * One IPP request over HTTP(S), written on the printer's socket by this module itself (no
+ * node:http: docs/ipp.md says why): the HTTP head, the encoded attribute groups and the document
+ * (ipp-document-sender.ts; a file is never read whole), then the answer read with as little work
+ * as it needs (ipp-response-reader.ts) and decoded safely. TLS policy for ipps:// comes from the
+ * URI (ipp-target.ts). One timer per request and the caller's AbortSignal end it early. With a
+ * `pool` (IppClient's) connections are kept open between requests to the same printer, and a
+ * request that may repeat is sent again when a reused connection turns out closed; without one
+ * each call owns its connection and closes it.
  */
-import { type Agent, type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import type { TLSSocket } from 'node:tls';
-import { PermanentError, ValidationError } from '../../lib/errors.js';
+import { PermanentError } from '../../lib/errors.js';
 import { decodeMessage, type IppMessage, IppIncompleteError } from './ipp-codec.js';
-import {
-  type DocumentSource,
-  documentFromBytes,
-  openDocument,
-  streamDocument,
-} from './ipp-document-sender.js';
+import { IppConnection } from './ipp-connection.js';
+import type { IppConnectionPool } from './ipp-connection-pool.js';
+import { type DocumentSource, documentFromBytes, openDocument, writeRequest } from './ipp-document-sender.js';
 import { errorForNetworkFailure, IppResponseError } from './ipp-errors.js';
+import { requestHead } from './ipp-request-head.js';
+import { type HttpAnswer, HttpAnswerError } from './ipp-response-reader.js';
+import type { IppTarget } from './ipp-target.js';
 
-/** Where and how to reach a printer, parsed from an ipp:// or ipps:// URI. */
-export interface IppTarget {
-  /** The printer-uri sent in requests (query parameters removed). */
-  printerUri: string;
-  secure: boolean;
-  host: string;
-  port: number;
-  path: string;
-  /** ipps only: verify the certificate chain and host name (default false: printers are self-signed). */
-  tlsVerify: boolean;
-  /** ipps only: the SHA-256 fingerprint the certificate must have (AA:BB:..., case-insensitive). */
-  tlsFingerprint?: string;
-}
-
-/**
- * Parses ipp://host[:port]/path[?tls-verify=true|false][&tls-fingerprint=AA:BB:...]. The default
- * port is 631. Throws ValidationError naming `uri` for anything else.
- */
-export function parseIppTarget(uri: string): IppTarget {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    throw new ValidationError('uri', 'must be an absolute ipp:// or ipps:// URI', 'uri: not an absolute URI');
-  }
-  if (url.protocol !== 'ipp:' && url.protocol !== 'ipps:') {
-    throw new ValidationError(
-      'uri',
-      'scheme must be ipp or ipps',
-      `uri: scheme ${url.protocol} is not ipp/ipps`,
-    );
-  }
-  const verify = url.searchParams.get('tls-verify');
-  if (verify !== null && verify !== 'true' && verify !== 'false') {
-    throw new ValidationError('uri', 'tls-verify must be true or false');
-  }
-  const fingerprint = url.searchParams.get('tls-fingerprint') ?? undefined;
-  if (fingerprint !== undefined && !/^([0-9a-f]{2}:){31}[0-9a-f]{2}$/i.test(fingerprint)) {
-    throw new ValidationError('uri', 'tls-fingerprint must be a SHA-256 fingerprint AA:BB:... (32 bytes)');
-  }
-  const path = url.pathname || '/';
-  const printerUri = `${url.protocol}//${url.host}${path}`;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  return {
-    printerUri,
-    secure: url.protocol === 'ipps:',
-    host,
-    port: url.port ? Number(url.port) : 631,
-    path,
-    tlsVerify: verify === 'true',
-    tlsFingerprint: fingerprint?.toUpperCase(),
-  };
-}
+export { type IppTarget, parseIppTarget } from './ipp-target.js';
 
 /** The largest response accepted (responses are attribute lists; a printer's is a few tens of kB). */
-const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** Options of one exchange. */
 export interface ExchangeOptions {
@@ -88,8 +34,8 @@ export interface ExchangeOptions {
   signal?: AbortSignal;
   /** Time the whole exchange may take; past it the request ends as timed out (printer_unreachable). */
   timeoutMs: number;
-  /** Keep-alive agent for this target (an https.Agent for ipps://); omitted: one connection per call. */
-  agent?: Agent;
+  /** The printer's kept-open connections (IppClient's); omitted: one connection for this call, closed after it. */
+  pool?: IppConnectionPool;
   /**
    * True for an operation that may be sent twice (Get-*, Validate-Job, Cancel-Job): one that
    * failed on a reused keep-alive connection before any byte of the answer arrived (the printer
@@ -118,7 +64,7 @@ export async function exchange(
       ? await openDocument(options.documentPath)
       : undefined;
   try {
-    // Each stale socket is destroyed when it fails, so the pool's free sockets run out quickly.
+    // Each stale connection is discarded when it fails, so the pool's idle ones run out quickly.
     for (let attempt = 1; ; attempt++) {
       try {
         return await exchangeOnce(target, header, options, document);
@@ -146,6 +92,9 @@ class StaleConnectionError extends Error {
   }
 }
 
+/** Why an exchange was ended from this side: its timer or the caller's signal. */
+type Ended = 'timeout' | 'aborted' | undefined;
+
 function exchangeOnce(
   target: IppTarget,
   header: Buffer,
@@ -153,20 +102,26 @@ function exchangeOnce(
   document: DocumentSource | undefined,
 ): Promise<IppMessage> {
   const where = `${target.host}:${target.port}`;
+  const pool = options.pool;
   return new Promise<IppMessage>((resolve, reject) => {
     let settled = false;
-    let responded = false;
-    /** Why the exchange was ended from this side: the timer or the caller's signal. */
-    let ended: 'timeout' | 'aborted' | undefined;
-    const length = header.length + (document?.size ?? 0);
-    const req = openRequest(target, length, options.agent);
+    let ended: Ended;
+    let connection: IppConnection | undefined;
+    let cancelWait: (() => void) | undefined;
+    const cut = (reason: unknown) => {
+      if (connection) connection.destroy(reason);
+      else {
+        cancelWait?.();
+        fail(mapError(reason, ended, options, where));
+      }
+    };
     const timer = setTimeout(() => {
       ended = 'timeout';
-      req.destroy(timedOut());
+      cut(timedOut());
     }, options.timeoutMs);
     const onAbort = () => {
       ended = 'aborted';
-      req.destroy(options.signal?.reason);
+      cut(options.signal?.reason);
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const settle = () => {
@@ -179,145 +134,119 @@ function exchangeOnce(
       settle();
       reject(error);
     };
-    /** socket.bytesRead when the request got its socket (a reused one has read earlier answers). */
-    let readBefore: number | undefined;
-    req.on('socket', (socket) => {
-      readBefore = socket.bytesRead;
-    });
-    const failRequest = (error: unknown) => {
-      const mapped = mapRequestError(error, ended, options, where);
-      const nothingRead = readBefore !== undefined && (req.socket?.bytesRead ?? readBefore) === readBefore;
-      fail(
-        ended === undefined && req.reusedSocket && nothingRead ? new StaleConnectionError(mapped) : mapped,
-      );
-    };
-    req.on('error', (error) => {
-      if (!responded) failRequest(error);
-    });
-    /** Settles once the document was written out or the request is gone (undefined: no document). */
-    let documentDone: Promise<void> | undefined;
-    req.on('response', (res) => {
-      responded = true;
-      readResponse(res, options.operation).then(
-        async (message) => {
-          // The answer to a document is reported once the request finished on this side too.
-          if (documentDone) await documentDone;
+    const begin = (given: IppConnection, reused: boolean) => {
+      connection = given;
+      run(target, header, options, document, given, !pool).then(
+        ({ message, reusable, keepAliveMs }) => {
+          if (pool) pool.release(given, reusable, keepAliveMs);
+          else given.destroy();
           if (settled) return;
           settle();
-          resolve(message);
+          if (message instanceof Error) reject(message);
+          else resolve(message);
         },
-        (error) => fail(ended ? mapRequestError(error, ended, options, where) : error),
+        ({ error, answerStarted }: RunFailure) => {
+          if (pool) pool.discard(given);
+          else given.destroy();
+          const mapped = mapError(error, ended, options, where);
+          const stale =
+            ended === undefined && reused && !answerStarted && !(error instanceof HttpAnswerError);
+          fail(stale ? new StaleConnectionError(mapped) : mapped);
+        },
       );
-    });
-    if (target.secure && target.tlsFingerprint) pinFingerprint(req, target.tlsFingerprint, fail);
-    if (!document) {
-      req.end(header);
-      return;
-    }
-    document.streaming = true;
-    // Closed once the sender is done or the request is gone (a destroyed request may leave the
-    // sender waiting for a callback that never comes).
-    let fileClosed = false;
-    const closeFile = () => {
-      if (fileClosed) return;
-      fileClosed = true;
-      document.file?.close().catch(() => undefined);
     };
-    req.once('close', closeFile);
-    const closed = new Promise<void>((resolve) => req.once('close', () => resolve()));
-    const streamed = streamDocument(document, req, header, options.onDocumentFlushed);
-    documentDone = Promise.race([streamed.catch(() => undefined), closed]);
-    streamed
-      .catch((error) => {
-        // The printer may answer (busy, format not supported) and close before taking the whole
-        // document; then the response wins and this write error is noise.
-        setImmediate(() => {
-          if (!responded) failRequest(error);
-        });
-      })
-      .finally(closeFile);
+    if (pool) cancelWait = pool.acquire(begin);
+    else begin(IppConnection.connect(target), false);
   });
+}
+
+/** A failed run: the error and whether any byte of the answer had come. */
+interface RunFailure {
+  error: unknown;
+  answerStarted: boolean;
+}
+
+/**
+ * Writes the request on the connection and reads its answer. Resolves with the decoded message
+ * (or the IppResponseError of an answer read whole that is not IPP: the connection is still fine)
+ * and whether the connection may carry another request; rejects with a RunFailure.
+ */
+async function run(
+  target: IppTarget,
+  header: Buffer,
+  options: ExchangeOptions,
+  document: DocumentSource | undefined,
+  connection: IppConnection,
+  close: boolean,
+): Promise<{ message: IppMessage | IppResponseError; reusable: boolean; keepAliveMs?: number }> {
+  const { reader, done } = connection.answer(MAX_RESPONSE_BYTES);
+  done.catch(() => undefined);
+  let written = false;
+  let answer: HttpAnswer;
+  try {
+    if (!connection.connected) await Promise.race([connection.ready, done]);
+    const head = requestHead(target, header.length + (document?.size ?? 0), close);
+    if (!document) {
+      // One write; if the kernel does not take it, the socket's error fails the answer.
+      connection.socket.write(Buffer.concat([head, header], head.length + header.length));
+      written = true;
+      answer = await done;
+    } else answer = await sendDocument(connection, head, header, document, options.onDocumentFlushed, done);
+    written ||= document?.written === true;
+  } catch (error) {
+    throw { error, answerStarted: reader.started } satisfies RunFailure;
+  }
+  const reusable = answer.keepAlive && written && !close;
+  return { message: decodeAnswer(answer, options.operation), reusable, keepAliveMs: answer.keepAliveMs };
+}
+
+/**
+ * Writes a request carrying a document and resolves with its answer once the request finished on
+ * this side too (a printer may answer early, busy or refusing the format, and close before taking
+ * the whole document). A document that cannot be read ends the connection (its answer would never
+ * come). The file is closed once the sender is done with it.
+ */
+async function sendDocument(
+  connection: IppConnection,
+  head: Buffer,
+  header: Buffer,
+  document: DocumentSource,
+  onFlushed: (() => void) | undefined,
+  done: Promise<HttpAnswer>,
+): Promise<HttpAnswer> {
+  document.streaming = true;
+  const request = writeRequest(connection.socket, head, header, document, onFlushed);
+  request.catch((error) => connection.destroy(error));
+  const sent = request.then(
+    () => {
+      document.written = true;
+    },
+    () => undefined,
+  );
+  if (document.file) sent.finally(() => document.file?.close().catch(() => undefined));
+  const answer = await done;
+  if (!document.written) await sent;
+  return answer;
+}
+
+function decodeAnswer(answer: HttpAnswer, operation: string): IppMessage | IppResponseError {
+  if (answer.status !== 200) return new IppResponseError(operation, `HTTP status ${answer.status}`);
+  try {
+    return decodeMessage(answer.body);
+  } catch (error) {
+    const problem = error instanceof IppIncompleteError ? 'truncated IPP message' : (error as Error).message;
+    return new IppResponseError(operation, problem, { cause: error });
+  }
 }
 
 function timedOut(): Error {
   return Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' });
 }
 
-function openRequest(target: IppTarget, length: number, agent?: Agent): ClientRequest {
-  const headers: Record<string, string> = {
-    'content-type': 'application/ipp',
-    'content-length': String(length),
-  };
-  if (!agent) headers.connection = 'close';
-  const common = {
-    host: target.host,
-    port: target.port,
-    path: target.path,
-    method: 'POST',
-    headers,
-    agent: agent ?? (false as const),
-  };
-  if (!target.secure) return httpRequest(common);
-  return httpsRequest({
-    ...common,
-    rejectUnauthorized: target.tlsVerify,
-    servername: serverName(target.host),
-  });
-}
-
-function serverName(host: string): string | undefined {
-  return /^[\d.]+$/.test(host) || host.includes(':') ? undefined : host;
-}
-
-function pinFingerprint(req: ClientRequest, expected: string, fail: (e: unknown) => void): void {
-  req.on('socket', (socket) => {
-    socket.once('secureConnect', () => {
-      const actual = (socket as TLSSocket).getPeerCertificate().fingerprint256?.toUpperCase();
-      if (actual !== expected) {
-        const error = new PermanentError(
-          'printer_tls_untrusted',
-          `certificate fingerprint ${actual ?? 'none'} does not match tls-fingerprint`,
-        );
-        fail(error);
-        req.destroy(error);
-      }
-    });
-  });
-}
-
-function mapRequestError(
-  error: unknown,
-  ended: 'timeout' | 'aborted' | undefined,
-  options: ExchangeOptions,
-  where: string,
-): unknown {
+function mapError(error: unknown, ended: Ended, options: ExchangeOptions, where: string): unknown {
   if (ended === 'timeout') return errorForNetworkFailure(timedOut(), options.operation, where);
   if (ended === 'aborted') return options.signal?.reason ?? error;
+  if (error instanceof HttpAnswerError) return new IppResponseError(options.operation, error.message);
   if (error instanceof PermanentError) return error;
   return errorForNetworkFailure(error, options.operation, where);
-}
-
-async function readResponse(res: IncomingMessage, operation: string): Promise<IppMessage> {
-  if (res.statusCode !== 200) {
-    res.resume();
-    throw new IppResponseError(operation, `HTTP status ${res.statusCode}`);
-  }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  try {
-    for await (const chunk of res) {
-      total += (chunk as Buffer).length;
-      if (total > MAX_RESPONSE_BYTES) throw new IppResponseError(operation, 'response larger than 8 MiB');
-      chunks.push(chunk as Buffer);
-    }
-  } catch (error) {
-    if (error instanceof IppResponseError) throw error;
-    throw new IppResponseError(operation, 'connection closed mid-response', { cause: error });
-  }
-  try {
-    return decodeMessage(Buffer.concat(chunks));
-  } catch (error) {
-    const problem = error instanceof IppIncompleteError ? 'truncated IPP message' : (error as Error).message;
-    throw new IppResponseError(operation, problem, { cause: error });
-  }
 }
