@@ -7,7 +7,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type JobLoopDeps, JobLoop } from '../../../../src/agent/jobs/job-loop.js';
 import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
 import type { JobRunnerDeps } from '../../../../src/agent/jobs/job-runner-types.js';
@@ -139,15 +139,35 @@ describe('JobLoop', () => {
     await jobs.stop();
   });
 
+  it('stop ends the watchdog feed', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      let fed = 0;
+      const jobs = loopWith({
+        notifier: { watchdogIntervalMs: 1000, watchdog: () => void fed++ } as JobLoopDeps['notifier'],
+      });
+      jobs.start();
+      vi.advanceTimersByTime(2000);
+      expect(fed).toBe(3);
+      await jobs.stop();
+      vi.advanceTimersByTime(5000);
+      expect(fed).toBe(3);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('ignores a cancel of a job that ended or that it never had', async () => {
     const jobs = loopWith();
     jobs.start();
     jobs.offer(jobOffer('j'));
     await ended(['j']);
-    jobs.cancel('j');
-    jobs.cancel('never');
+    jobs.offer({ ...jobOffer('f'), printer_id: 'p9' });
+    ledger.add(jobOffer('c'));
+    ledger.move('c', 'cancelled');
+    for (const id of ['j', 'f', 'c', 'never']) jobs.cancel(id);
     expect(rig.logged('cancel requested')).toEqual([]);
-    expect(ledger.get('j')?.state).toBe('completed');
+    expect(['j', 'f', 'c'].map((id) => ledger.get(id)?.state)).toEqual(['completed', 'failed', 'cancelled']);
   });
 
   it('logs a runner that throws and goes on with the other jobs', async () => {
