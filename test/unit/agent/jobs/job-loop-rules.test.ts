@@ -139,6 +139,33 @@ describe('JobLoop', () => {
     await jobs.stop();
   });
 
+  it('stop waits for the Print-Job in flight before it returns', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let submitting = false;
+    const take = printer.submit.bind(printer);
+    printer.submit = async (job) => {
+      submitting = true;
+      await gate;
+      return take(job);
+    };
+    const jobs = loopWith();
+    jobs.start();
+    jobs.offer(jobOffer('j'));
+    await until(() => submitting);
+    let stopped = false;
+    const stopping = jobs.stop().then(() => {
+      stopped = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(ledger.get('j')?.state).toBe('submitted');
+  });
+
   it('stop ends the watchdog feed', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
@@ -204,7 +231,8 @@ describe('JobLoop', () => {
     jobs.start();
     jobs.offer(jobOffer('j'));
     await firstFailure;
-    await until(() => ledger.get('j')?.state === 'downloading');
+    // Out of line: the backlog no longer counts it.
+    await until(() => ledger.get('j')?.state === 'downloading' && jobs.backlog() === 0);
     jobs.cancel('j');
     expect(rig.logged('cancel requested')).toEqual([expect.objectContaining({ job: 'j' })]);
     await ended(['j']);
