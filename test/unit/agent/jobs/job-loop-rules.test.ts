@@ -139,6 +139,22 @@ describe('JobLoop', () => {
     await jobs.stop();
   });
 
+  it('a job refused busy with no job of ours at the printer waits the short busy delay, not for a previous job', async () => {
+    let busy = 1;
+    const take = printer.submit.bind(printer);
+    printer.submit = async (job) => {
+      if (busy-- > 0) throw new RetryableError('printer_busy', 'server-error-busy');
+      return take(job);
+    };
+    const jobs = loopWith({
+      runner: new JobRunner(rig.deps({ download, jobs: { ...rig.jobs, retry_max_ms: 600_000 } })),
+    });
+    jobs.start();
+    jobs.offer(jobOffer('j'));
+    await ended(['j']);
+    expect(ledger.get('j')).toMatchObject({ state: 'completed', attempts: 2 });
+  });
+
   it('stop waits for the Print-Job in flight before it returns', async () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => {
