@@ -28,6 +28,9 @@ const FINAL_MOVES_WHY =
 const DOWNLOAD_WAIT_REPORT =
   'a download waits only on a network, spool_write or tls_untrusted error, and reportWaiting reports nothing for the other two (network has no waiting reason, tls_untrusted is not retryable)';
 
+const ABORT_REASON =
+  'the abort reason is never read: a wait it ends is caught and dropped, and a download it aborts ends in the cancelled or stopped branch of the runner, which logs no message';
+
 const PR = 'src/protocol/print-request.ts';
 const TC = 'src/protocol/tpfm-codes.ts';
 const TS = 'src/emulator/oauth/token-service.ts';
@@ -834,5 +837,19 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     mutator: 'ArrowFunction',
     replacement: '() => undefined',
     why: 'the default pause is read only through `!pause(job)`, and `!undefined` is true as `!false` is',
+  },
+  {
+    file: 'jobs/job-loop.ts',
+    original: "'job cancelled'",
+    mutator: 'StringLiteral',
+    replacement: '""',
+    why: ABORT_REASON,
+  },
+  {
+    file: 'jobs/job-loop.ts',
+    original: "'agent stopping'",
+    mutator: 'StringLiteral',
+    replacement: '""',
+    why: ABORT_REASON,
   },
 ];
