@@ -8,7 +8,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type JobLoopDeps, JobLoop } from '../../../../src/agent/jobs/job-loop.js';
+import { type JobLoopDeps, JobLoop, resumeOrder } from '../../../../src/agent/jobs/job-loop.js';
 import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
 import type { JobRunnerDeps } from '../../../../src/agent/jobs/job-runner-types.js';
 import { systemClock } from '../../../../src/lib/clock.js';
@@ -153,6 +153,27 @@ describe('JobLoop', () => {
     jobs.offer(jobOffer('j'));
     await ended(['j']);
     expect(ledger.get('j')).toMatchObject({ state: 'completed', attempts: 2 });
+  });
+
+  it('a cancel wakes a job waiting out a long backoff at an unreachable printer', async () => {
+    const take = printer.submit.bind(printer);
+    printer.submit = async () => {
+      throw new RetryableError('printer_unreachable', 'connect ECONNREFUSED', {
+        cause: Object.assign(new Error('ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      });
+    };
+    const jobs = loopWith({
+      runner: new JobRunner(
+        rig.deps({ download, jobs: { ...rig.jobs, retry_initial_ms: 600_000, retry_max_ms: 600_000 } }),
+      ),
+    });
+    jobs.start();
+    jobs.offer(jobOffer('j'));
+    await until(() => ledger.get('j')?.attempts === 1 && ledger.get('j')?.state === 'spooled');
+    jobs.cancel('j');
+    await ended(['j']);
+    expect(ledger.get('j')?.state).toBe('cancelled');
+    printer.submit = take;
   });
 
   it('stop waits for the Print-Job in flight before it returns', async () => {
@@ -307,5 +328,17 @@ describe('JobLoop', () => {
       expect(gate.most()).toBe(limit);
       expect(printer.submitted).toHaveLength(ids.length);
     });
+  });
+});
+
+describe('resumeOrder', () => {
+  it('puts interrupted submissions first, each group in arrival order, each job once', () => {
+    const jobs = [
+      { id: 'a', state: 'spooled' },
+      { id: 'b', state: 'submitting' },
+      { id: 'c', state: 'offered' },
+      { id: 'd', state: 'submitting' },
+    ];
+    expect(resumeOrder(jobs).map((job) => job.id)).toEqual(['b', 'd', 'a', 'c']);
   });
 });
