@@ -203,6 +203,32 @@ describe('JobLoop', () => {
     expect(ledger.get('j')?.state).toBe('submitted');
   });
 
+  it('a download stopped midway leaves no timer behind once stop() returns', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let downloading = false;
+      const jobs = loopWith({
+        runner: new JobRunner(
+          rig.deps({
+            download: (_offer, _target, signal) =>
+              new Promise((_resolve, reject) => {
+                downloading = true;
+                signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+              }),
+          }),
+        ),
+      });
+      jobs.start();
+      jobs.offer(jobOffer('j'));
+      await until(() => downloading);
+      await jobs.stop();
+      expect(ledger.get('j')?.state).toBe('offered');
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('stop ends the watchdog feed', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
