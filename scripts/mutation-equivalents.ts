@@ -28,6 +28,44 @@ const FINAL_MOVES_WHY =
 const DOWNLOAD_WAIT_REPORT =
   'a download waits only on a network, spool_write or tls_untrusted error, and reportWaiting reports nothing for the other two (network has no waiting reason, tls_untrusted is not retryable)';
 
+const ABORT_REASON =
+  'the abort reason is never read: a wait it ends is caught and dropped, and a download it aborts ends in the cancelled or stopped branch of the runner, which logs no message';
+
+const FORGET_WHY =
+  'forget() only frees memory: a job that ended is never queued again by this loop (a new offer of it is refused, the ledger holds it), so its waker and cancel mark are never read again';
+const FORGET_CONDITION = "state === 'completed' || state === 'failed' || state === 'cancelled'";
+/** The mutants of JobLoop.forget() (original, mutator, replacement). */
+const FORGET_MUTANTS: [string, string, string][] = [
+  [
+    "{\n    this.wakers.delete(jobId);\n    const state = this.deps.ledger.get(jobId)?.state;\n    if (state === 'completed' || state === 'failed' || state === 'cancelled') this.cancels.delete(jobId);\n  }",
+    'BlockStatement',
+    '{}',
+  ],
+  ['this.deps.ledger.get(jobId)?.state', 'OptionalChaining', 'this.deps.ledger.get(jobId).state'],
+  [FORGET_CONDITION, 'ConditionalExpression', 'true'],
+  [FORGET_CONDITION, 'ConditionalExpression', 'false'],
+  [
+    FORGET_CONDITION,
+    'LogicalOperator',
+    "(state === 'completed' || state === 'failed') && state === 'cancelled'",
+  ],
+  ["state === 'completed' || state === 'failed'", 'ConditionalExpression', 'false'],
+  [
+    "state === 'completed' || state === 'failed'",
+    'LogicalOperator',
+    "state === 'completed' && state === 'failed'",
+  ],
+  ["state === 'completed'", 'ConditionalExpression', 'false'],
+  ["state === 'completed'", 'EqualityOperator', "state !== 'completed'"],
+  ["'completed'", 'StringLiteral', '""'],
+  ["state === 'failed'", 'ConditionalExpression', 'false'],
+  ["state === 'failed'", 'EqualityOperator', "state !== 'failed'"],
+  ["'failed'", 'StringLiteral', '""'],
+  ["state === 'cancelled'", 'ConditionalExpression', 'false'],
+  ["state === 'cancelled'", 'EqualityOperator', "state !== 'cancelled'"],
+  ["'cancelled'", 'StringLiteral', '""'],
+];
+
 const PR = 'src/protocol/print-request.ts';
 const TC = 'src/protocol/tpfm-codes.ts';
 const TS = 'src/emulator/oauth/token-service.ts';
@@ -835,4 +873,85 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     replacement: '() => undefined',
     why: 'the default pause is read only through `!pause(job)`, and `!undefined` is true as `!false` is',
   },
+  {
+    file: 'jobs/job-loop.ts',
+    original: "'job cancelled'",
+    mutator: 'StringLiteral',
+    replacement: '""',
+    why: ABORT_REASON,
+  },
+  {
+    file: 'jobs/job-loop.ts',
+    original: "'agent stopping'",
+    mutator: 'StringLiteral',
+    replacement: '""',
+    why: ABORT_REASON,
+  },
+  {
+    file: 'jobs/job-loop.ts',
+    original: 'job?.state',
+    mutator: 'OptionalChaining',
+    replacement: 'job.state',
+    line: "const notFetched = job?.state === 'offered'",
+    why: 'the ledger never deletes a job, so a queued job is always found',
+  },
+  {
+    file: 'jobs/job-loop.ts',
+    original: 'Math.max(10, this.deps.runner.retryDelayMs(job))',
+    mutator: 'MethodExpression',
+    replacement: 'Math.min(10, this.deps.runner.retryDelayMs(job))',
+    why: 'a job queued again before its try is due finds prepare pausing at once and leaves the line again: only wake-ups are added',
+  },
+  {
+    file: 'jobs/job-loop.ts',
+    original: 'true',
+    mutator: 'BooleanLiteral',
+    replacement: 'false',
+    line: '    return true;',
+    why: 'the waiting job then passes through submit and watch, which take nothing from a job not fetched, and its timer queues it again all the same',
+  },
+  {
+    file: 'jobs/job-loop.ts',
+    original: 'waiting',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    line: 'if (waiting) clearTimeout(waiting.timer);',
+    why: 'clearTimeout(undefined) does nothing',
+  },
+  {
+    file: 'jobs/job-loop.ts',
+    original: 'waiting',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    line: 'if (waiting) clearTimeout(waiting.timer);',
+    why: 'a timer left after a cancel queues the cancelled job again, whose phases take nothing from an ended job',
+  },
+  {
+    file: 'jobs/job-loop.ts',
+    original: 'this.running',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    line: 'if (this.running) this.enqueue(printerId, jobId);',
+    why: 'stop() clears every retry timer, so after it requeue is never reached',
+  },
+  {
+    file: 'jobs/job-loop.ts',
+    original: 'this.cancels.has(jobId)',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    line: "if (this.cancels.has(jobId)) waker.abort(new Error('job cancelled'));",
+    why: 'every phase asks control.cancelled() before it waits, so a cancelled job queued again is cancelled before its waker could matter',
+  },
+  ...FORGET_MUTANTS.map(([original, mutator, replacement]) => ({
+    file: 'jobs/job-loop.ts',
+    original,
+    mutator,
+    replacement,
+    line: original.startsWith('{')
+      ? undefined
+      : original.startsWith('this.deps')
+        ? 'const state = this.deps.ledger.get(jobId)?.state;'
+        : "if (state === 'completed' || state === 'failed' || state === 'cancelled') this.cancels.delete(jobId);",
+    why: FORGET_WHY,
+  })),
 ];
