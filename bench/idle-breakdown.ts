@@ -35,7 +35,7 @@ async function emptyNodeByCause(): Promise<Map<string, MemoryShare>> {
     stdio: 'ignore',
   });
   try {
-    await sleep(500);
+    await sleep(2000); // on a loaded machine node may still be starting at 500 ms
     return memoryByCause(child.pid as number);
   } finally {
     child.kill('SIGKILL');
