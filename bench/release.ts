@@ -15,7 +15,9 @@
  *    BENCH_RELEASE_JOBS held jobs released by ONE swipe until the last document is printed,
  *    against as many /sfapi Print calls (all at once) until the last document is printed. Per
  *    round and path: jobs/s, the process's CPU per job (emulator, agent and app share it) and
- *    the HTTP requests per job by kind; then medians and spread, and the round's ratio.
+ *    the HTTP requests per job by kind; then medians and spread, the round's ratio, and the
+ *    ceiling the CPU puts on it (direct CPU per job / release CPU per job: a process short of
+ *    CPU cannot release faster than that against direct printing).
  * 3. With BENCH_PROFILE_DIR: one more round of each path under the V8 profiler, written as
  *    direct.cpuprofile and release.cpuprofile (read them with bench/profile-summary.ts).
  * 4. Unless BENCH_TRACE=0: fresh parts logging at info level into memory, one round of each path
@@ -221,6 +223,9 @@ async function measure(tap: RequestTap, rig: ReleaseRig): Promise<number[]> {
     );
     console.log(`${label} requests/job ${requestsPerJob(rs.at(-1)!.requests, releaseJobs)} (last round)`);
   }
+  // A process short of CPU runs at (its CPU share) / (CPU per job): that bounds the ratio.
+  const cpuBound = results.direct.map((d, r) => d.cpuMsPerJob / results.release[r]!.cpuMsPerJob);
+  console.log(spreadLine('CPU-bound ceiling of the ratio (direct / release CPU per job)', cpuBound, 2, ''));
   console.log(spreadLine('ratio release/direct', ratios, 2, ''));
   return ratios;
 }

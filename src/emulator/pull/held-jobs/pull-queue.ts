@@ -5,7 +5,7 @@
  * stop. Held documents are removed from disk when their held job is deleted.
  */
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import type { Clock } from '../../../lib/clock.js';
 import { errorMessage } from '../../../lib/errors.js';
 import type { Logger } from '../../../log/logger.js';
@@ -158,14 +158,22 @@ export class PullQueueService implements JobHolder {
     this.held.setReleased(job.id, jobId, job.organizationId, this.clock.now());
   }
 
-  /** Deletes a held job's document, then the job (an OS error leaves the job in place and is thrown). */
+  /**
+   * Deletes a held job's document (one unlink; a document gone already is no error), then the
+   * job. Any other OS error leaves the job in place and is thrown.
+   */
   async remove(job: HeldJobRecord): Promise<void> {
     try {
-      await rm(job.file.path, { force: true });
+      await unlink(job.file.path);
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.forget(job);
       this.logger.warn({ job: job.id, err: errorMessage(error) }, 'could not delete a held document');
       throw error;
     }
+    this.forget(job);
+  }
+
+  private forget(job: HeldJobRecord): void {
     this.held.delete(job.id);
     this.logger.info({ job: job.id }, 'held job deleted');
   }

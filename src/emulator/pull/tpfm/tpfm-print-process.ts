@@ -54,6 +54,8 @@ interface Running extends PrintProcess {
 export class TpfmPrintProcesses {
   private nextProcId = 1;
   private readonly running = new Map<number, Running>();
+  /** The running process of each held job being released (at most one each). */
+  private readonly byHeld = new Map<string, Running>();
 
   constructor(
     private readonly jobs: JobService,
@@ -67,7 +69,7 @@ export class TpfmPrintProcesses {
    */
   start(release: PrintRelease): PrintProcess {
     const { held, user, printer } = release;
-    const runningFor = [...this.running.values()].find((p) => p.heldId === held.id);
+    const runningFor = this.byHeld.get(held.id);
     if (runningFor) {
       throw new TpfmFailure(5, `job ${held.id} is being printed by PrintJob ${runningFor.procId}`);
     }
@@ -97,6 +99,7 @@ export class TpfmPrintProcesses {
     };
     proc.unwatch = this.jobs.watch(jobId, (job) => this.onJob(proc, job, release));
     this.running.set(proc.procId, proc);
+    this.byHeld.set(held.id, proc);
     this.logger.info(
       { job: jobId, held: held.id, procId: proc.procId, printer: printer.name },
       'release started',
@@ -124,6 +127,7 @@ export class TpfmPrintProcesses {
       });
     }
     this.running.clear();
+    this.byHeld.clear();
   }
 
   private onJob(proc: Running, job: JobRecord, release: PrintRelease): void {
@@ -137,6 +141,7 @@ export class TpfmPrintProcesses {
     if (job.state !== 'completed' && job.state !== 'failed' && job.state !== 'cancelled') return;
     proc.unwatch();
     this.running.delete(proc.procId);
+    this.byHeld.delete(proc.heldId);
     void this.finish(proc, job, release);
   }
 

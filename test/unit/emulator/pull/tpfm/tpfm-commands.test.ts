@@ -5,7 +5,7 @@
  * parameter, its body and its extra headers. The wire (headers, 401, query names) is pinned by
  * tpfm-wire.test.ts and the integration tests.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -342,6 +342,23 @@ describe('DeleteJob and the Job parameter', () => {
     expect(await deleteJob(s, call('DeleteJob', { Job: job.fileName }))).toEqual({ body: '' });
     expect(names(getJobList(s, call('GetJobList')).body)).toEqual(['Second']);
     expect(s.queue.find(alice.id, first)).toBeUndefined();
+  });
+
+  it('removes a held job whose document is gone already; an OS error keeps the job and is thrown', async () => {
+    const gone = s.queue.find(alice.id, hold('Gone'))!;
+    unlinkSync(gone.file.path);
+    await s.queue.remove(gone);
+    expect(s.queue.find(alice.id, gone.id)).toBeUndefined();
+    const stuck = s.queue.find(alice.id, hold('Stuck'))!;
+    unlinkSync(stuck.file.path);
+    mkdirSync(stuck.file.path);
+    try {
+      await expect(s.queue.remove(stuck)).rejects.toMatchObject({ code: expect.stringMatching(/^E/) });
+      expect(s.queue.find(alice.id, stuck.id)?.id).toBe(stuck.id);
+    } finally {
+      rmdirSync(stuck.file.path);
+      writeFileSync(stuck.file.path, PDF);
+    }
   });
 
   it.each<Record<string, string>>([{}, { Job: '  ' }])('answers code 5 without a Job (%j)', async (query) => {
