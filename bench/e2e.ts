@@ -175,6 +175,7 @@ async function main(): Promise<void> {
         sfapi: app.sfapi,
         printerId,
         printerUri: printer.uri,
+        printerSpoolDir: printer.spoolDir,
         agentPid: agent.part.pid,
         emulatorPid: emulator.part.pid,
         core: pin?.agentCore,

@@ -828,4 +828,11 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     line: "if (error instanceof RetryableError && error.code === 'spool_write')",
     why: DOWNLOAD_WAIT_REPORT,
   },
+  {
+    file: 'jobs/job-runner.ts',
+    original: '() => false',
+    mutator: 'ArrowFunction',
+    replacement: '() => undefined',
+    why: 'the default pause is read only through `!pause(job)`, and `!undefined` is true as `!false` is',
+  },
 ];

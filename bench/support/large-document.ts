@@ -3,7 +3,8 @@
  * (app -> emulator -> agent -> printer), with the peak RSS growth of agent and emulator, against
  * the same file sent straight to the same printer by ipptool (on the agent's core when pinned).
  */
-import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SfapiClient } from '../../src/client/sfapi-client.js';
 import { printAndWait } from '../../test/support/whole-loop.js';
@@ -27,6 +28,8 @@ export interface LargeRun {
   sfapi: SfapiClient;
   printerId: string;
   printerUri: string;
+  /** Where the printer keeps what it prints (ippeveprinter -k): the agent's copy is compared with `cmp`. */
+  printerSpoolDir: string;
   agentPid: number;
   emulatorPid: number;
   /** ipptool's core in the direct run (the agent's core when pinned). */
@@ -60,6 +63,7 @@ export async function largeDocumentRun(run: LargeRun): Promise<number> {
     const seconds = (performance.now() - t0) / 1000;
     const agentPages = sampler.stop();
     if (status.jobstatus !== 0) throw new Error(`the large job ended with ${status.jobstatus}`);
+    const kept = sameAtPrinter(run.printerSpoolDir, big);
     const after = { agent: memoryOf(run.agentPid).peak, emulator: memoryOf(run.emulatorPid).peak };
     const ours = rate(size, seconds);
     const directRate = rate(size, direct.seconds);
@@ -69,14 +73,34 @@ export async function largeDocumentRun(run: LargeRun): Promise<number> {
     console.log(
       `large   peak RSS growth${reset ? '' : ' (peak not resettable: lifetime peak)'}: agent ${mb(after.agent - before.agent)} (peak ${mb(after.agent)}), emulator ${mb(after.emulator - before.emulator)} (peak ${mb(after.emulator)}); agent peak private ${mb(agentPages.private)}, peak PSS ${mb(agentPages.pss)}`,
     );
+    console.log(`large   bytes at the printer: ${kept} is the document (cmp)`);
     const floor = await largeFloor(run.work, big, run.printerUri, run.core);
     const legRate = (leg: { seconds: number; cpuSeconds: number }) =>
       `${leg.seconds.toFixed(1)} s (${rate(size, leg.seconds).toFixed(0)} MB/s, CPU ${leg.cpuSeconds.toFixed(2)} s)`;
     console.log(
       `large   floor, bare node${run.core === undefined ? '' : ` on core ${run.core}`}: IPP send ${legRate(floor.send)}; one hop (HTTP + SHA-256 + file) ${legRate(floor.hop)}; hop + send ${floor.sequential.toFixed(1)} s = large_ratio ceiling ${(direct.seconds / floor.sequential).toFixed(3)}`,
     );
+    console.log(
+      `large   floor of the upload leg, bare node + busboy: ${legRate(floor.upload)}; upload + hop + send ${floor.whole.toFixed(1)} s (${rate(size, floor.whole).toFixed(0)} MB/s) = large_ratio ceiling ${(direct.seconds / floor.whole).toFixed(3)}; the three overlapped >= ${floor.overlapped.toFixed(1)} s (${rate(size, floor.overlapped).toFixed(0)} MB/s) = ceiling ${(direct.seconds / floor.overlapped).toFixed(3)}`,
+    );
     return ours / directRate;
   } finally {
     rmSync(big, { force: true });
   }
+}
+
+/**
+ * The newest file the printer kept (the agent's large job is the last one it printed, after the
+ * direct run), compared with the document by `cmp`; throws unless it is the same, byte for byte
+ * and in length. Its name.
+ */
+function sameAtPrinter(spoolDir: string, document: string): string {
+  const kept = readdirSync(spoolDir)
+    .map((name) => ({ name, mtimeMs: statSync(join(spoolDir, name)).mtimeMs }))
+    .sort((a, b) => b.mtimeMs - a.mtimeMs)[0];
+  if (!kept) throw new Error(`the printer kept no file in ${spoolDir}`);
+  const cmp = spawnSync('cmp', [document, join(spoolDir, kept.name)], { encoding: 'utf8' });
+  if (cmp.status !== 0)
+    throw new Error(`the printer's ${kept.name} is not the document: ${cmp.stdout}${cmp.stderr}`);
+  return kept.name;
 }

@@ -3,7 +3,7 @@
  * read on its own) and reads their resident memory from /proc: VmRSS now, VmHWM the peak.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENT_NODE_FLAGS } from '../../src/service/agent-node-flags.js';
 
@@ -206,8 +206,18 @@ export function mb(bytes: number): string {
 }
 
 /**
+ * The node flags of emulator processes in the benchmarks: none (node's defaults, as the
+ * emulator's systemd unit runs it), or BENCH_EMULATOR_NODE_FLAGS split on spaces, to compare a V8
+ * setting or trace the emulator's collections (`--trace-gc`, read with BENCH_EMULATOR_LOG).
+ */
+export function emulatorNodeFlags(env: Record<string, string | undefined> = process.env): string[] {
+  return (env.BENCH_EMULATOR_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+}
+
+/**
  * Starts `printrelay emulator` on a free port with an in-memory database and its files under
- * `dataDir` (plus `extraArgs`); resolves with the part and its base URL. The caller stops it.
+ * `dataDir` (plus `extraArgs`), with emulatorNodeFlags(); resolves with the part and its base
+ * URL. The caller stops it.
  */
 export async function startEmulatorPart(
   dataDir: string,
@@ -226,6 +236,12 @@ export async function startEmulatorPart(
       '--no-pretty',
     ],
     /listening on (\S+)/,
+    60_000,
+    emulatorNodeFlags(),
   );
+  // BENCH_EMULATOR_LOG=<file>: the emulator's standard output (its log, and what a flag such as
+  // --trace-gc in BENCH_EMULATOR_NODE_FLAGS prints) is copied there.
+  if (process.env.BENCH_EMULATOR_LOG)
+    part.child.stdout?.pipe(createWriteStream(process.env.BENCH_EMULATOR_LOG, { mode: 0o600 }));
   return { part, url: match.replace(/\/+$/, '') };
 }

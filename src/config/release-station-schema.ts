@@ -39,6 +39,13 @@ export const ReleaseStationSchema = T.Object(
         description: 'Card-number conversion chain; default: the reader profile chain.',
       }),
     ),
+    parallel_releases: T.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: 16,
+      description:
+        'PrintJobs running at once when releasing all or chosen jobs, each sent once the one before it has started (list order kept); 1: one after another. while-present releases one at a time.',
+    }),
     idle_timeout_s: T.Integer({ minimum: 5, maximum: 3600, default: 60, description: 'Idle session end.' }),
     lang: T.String({ default: 'en', pattern: '^[a-z]{2}$', description: 'X-Lang-ID for error texts.' }),
     copy_jobs: T.Optional(CopyJobsSchema),

@@ -12,6 +12,9 @@ import { type BackoffPolicy, backoffDelay } from '../lib/backoff.js';
 import type { Clock } from '../lib/clock.js';
 import { type JobEvent, MAX_EVENT_BATCH } from '../protocol/connector-channel.js';
 import type { AgentDatabase } from './agent-db.js';
+import { type OutboxRow, type PendingEvent, selectDueBatch, toPending } from './outbox-batches.js';
+
+export type { PendingEvent };
 
 /** Kinds of outbox rows. */
 export type OutboxKind = 'job-event' | 'local-job';
@@ -49,27 +52,6 @@ export interface OutboxRecordRow {
 
 /** The fields of an event its producer chooses; id, seq and time are added by the outbox. */
 export type NewJobEvent = Omit<JobEvent, 'event_id' | 'seq' | 'at'>;
-
-/** An event waiting for delivery. */
-export interface PendingEvent {
-  id: number;
-  jobId: string;
-  event: JobEvent;
-  attempts: number;
-  nextAttemptAt: number;
-}
-
-interface OutboxRow {
-  id: number;
-  job_id: string;
-  seq: number;
-  event_id: string;
-  body_json: string;
-  attempts: number;
-  next_attempt_at: number;
-  created_at: number;
-  last_error: string | null;
-}
 
 const JOB_EVENT: OutboxKind = 'job-event';
 
@@ -217,28 +199,24 @@ export class Outbox {
     maxEvents = MAX_EVENT_BATCH,
     exclude: Iterable<string> = [],
   ): PendingEvent[] {
-    const rows = this.db
-      .prepare(
-        `WITH heads AS (
-           SELECT o.job_id, o.id AS head_id FROM outbox o
-           WHERE o.kind = 'job-event' AND o.seq = (SELECT MIN(seq) FROM outbox WHERE job_id = o.job_id)
-             AND o.next_attempt_at <= ? AND o.job_id NOT IN (SELECT value FROM json_each(?))
-           ORDER BY o.id LIMIT ?
-         )
-         SELECT o.*, COUNT(*) OVER (PARTITION BY o.job_id) AS pending
-         FROM outbox o JOIN heads h ON h.job_id = o.job_id
-         ORDER BY h.head_id, o.seq LIMIT ?`,
-      )
-      .all(this.clock.now(), JSON.stringify([...exclude]), maxJobs, maxEvents) as (OutboxRow & {
-      pending: number;
-    })[];
-    const batch: PendingEvent[] = [];
-    for (const row of rows) {
-      const startsJob = batch.at(-1)?.jobId !== row.job_id;
-      if (startsJob && batch.length > 0 && batch.length + row.pending > maxEvents) break;
-      batch.push(toPending(row));
+    return selectDueBatch(this.db, this.clock.now(), maxJobs, maxEvents, [...exclude]).batch;
+  }
+
+  /**
+   * Up to `count` batches of dueBatch(), no job in two of them. The query runs again only while
+   * the batch before left due events out (it reached a cap), so the usual round costs one query.
+   */
+  dueBatches(count: number, maxJobs = MAX_EVENT_BATCH, maxEvents = MAX_EVENT_BATCH): PendingEvent[][] {
+    const batches: PendingEvent[][] = [];
+    const taken: string[] = [];
+    while (batches.length < count) {
+      const { batch, complete } = selectDueBatch(this.db, this.clock.now(), maxJobs, maxEvents, taken);
+      if (batch.length === 0) break;
+      batches.push(batch);
+      if (complete) break;
+      for (const item of batch) taken.push(item.jobId);
     }
-    return batch;
+    return batches;
   }
 
   /** Epoch ms of the earliest next attempt among heads of `kind`, or undefined when none. */
@@ -257,12 +235,37 @@ export class Outbox {
     this.db.prepare('DELETE FROM outbox WHERE id = ?').run(id);
   }
 
-  /** The cloud acknowledged all these events: remove them in one transaction. */
+  /** The cloud acknowledged all these rows: remove them with one statement (one commit). */
   deliveredMany(ids: readonly number[]): void {
     if (ids.length === 0) return;
+    this.db
+      .prepare('DELETE FROM outbox WHERE id IN (SELECT value FROM json_each(?))')
+      .run(JSON.stringify(ids));
+  }
+
+  /**
+   * Records the answer to one batch in one transaction (one commit): the acknowledged rows
+   * leave, each refused row counts a failed attempt with its reason, and every job in
+   * `discardJobs` loses its undelivered events (discardJob). Returns how many rows each job
+   * of `discardJobs` lost.
+   */
+  settleBatch(answer: {
+    delivered: readonly number[];
+    failed: readonly { id: number; error: string }[];
+    discardJobs: readonly string[];
+  }): Map<string, number> {
+    const dropped = new Map<string, number>();
+    const { delivered, failed, discardJobs } = answer;
+    if (failed.length === 0 && discardJobs.length === 0) {
+      this.deliveredMany(delivered);
+      return dropped;
+    }
     this.db.transaction(() => {
-      for (const id of ids) this.delivered(id);
+      this.deliveredMany(delivered);
+      for (const row of failed) this.failed(row.id, row.error);
+      for (const jobId of discardJobs) dropped.set(jobId, this.discardJob(jobId));
     })();
+    return dropped;
   }
 
   /** Delivery of all these events failed alike: failed() for each, in one transaction. */
@@ -307,14 +310,4 @@ export class Outbox {
       .all(jobId) as OutboxRow[];
     return rows.map(toPending);
   }
-}
-
-function toPending(row: OutboxRow): PendingEvent {
-  return {
-    id: row.id,
-    jobId: row.job_id,
-    event: JSON.parse(row.body_json) as JobEvent,
-    attempts: row.attempts,
-    nextAttemptAt: row.next_attempt_at,
-  };
 }

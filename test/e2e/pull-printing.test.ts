@@ -10,7 +10,7 @@
 import { demoAgentConfig } from '../support/demo-session.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -39,6 +39,13 @@ import {
 } from './pull-printing-support.js';
 
 const havePeers = peersAvailable('ippeveprinter', 'socat');
+
+/** The job number ippeveprinter puts first in a spool file's name (`<job-id>-<name>.<ext>`). */
+function printerJobNumber(path: string): number {
+  const match = /^(\d+)-/.exec(basename(path));
+  if (!match) throw new Error(`${path} is not named <job-id>-<name> by ippeveprinter`);
+  return Number(match[1]);
+}
 const UNKNOWN_CARD = '7F3E19A0C2';
 
 describe.runIf(havePeers)('pull printing: card swipe at a serial reader releases held jobs', () => {
@@ -183,8 +190,10 @@ describe.runIf(havePeers)('pull printing: card swipe at a serial reader releases
     expect(summary.printed).toHaveLength(2);
     expect(summary.failed).toEqual([]);
     expect(shown).toEqual(expect.arrayContaining(['Printed first.pdf', 'Printed second.pdf']));
-    await waitForDocument(spool, (bytes) => bytes.equals(first.bytes));
-    await waitForDocument(spool, (bytes) => bytes.equals(second.bytes));
+    const firstPrinted = await waitForDocument(spool, (bytes) => bytes.equals(first.bytes));
+    const secondPrinted = await waitForDocument(spool, (bytes) => bytes.equals(second.bytes));
+    // Released side by side, started in list order: ippeveprinter numbers them in that order.
+    expect(printerJobNumber(firstPrinted)).toBeLessThan(printerJobNumber(secondPrinted));
     // Released with Delete=1: the queue is empty now.
     const device = new TpfmClient({
       baseUrl: url,

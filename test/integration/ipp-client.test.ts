@@ -2,8 +2,10 @@
  * IppBackend / IppClient against a real IPP Everywhere printer (ippeveprinter from CUPS), and
  * the failure mapping against a closed port and tiny misbehaving TCP servers.
  */
+import { once } from 'node:events';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
@@ -148,6 +150,28 @@ describe.runIf(hasPeer)('IppBackend against ippeveprinter', () => {
     await expect(strict.describe()).rejects.toMatchObject({ code: 'printer_tls_untrusted' });
     const pinned = new IppBackend(`${secure}?tls-fingerprint=${'00:'.repeat(31)}00`, { logger });
     await expect(pinned.describe()).rejects.toMatchObject({ code: 'printer_tls_untrusted' });
+  });
+
+  it("prints over ipps:// pinned to the printer certificate's own fingerprint", async () => {
+    const secure = new URL(uri().replace(/^ipp:/, 'ipps:'));
+    const socket = tlsConnect({
+      host: secure.hostname,
+      port: Number(secure.port),
+      rejectUnauthorized: false,
+    });
+    await once(socket, 'secureConnect');
+    const fingerprint = socket.getPeerCertificate().fingerprint256;
+    socket.destroy();
+    const backend = new IppBackend(`${secure.href}?tls-fingerprint=${fingerprint}`, { logger });
+    const job = await backend.submit({
+      documentPath: pdf,
+      documentFormat: 'application/pdf',
+      jobName: 'pinned',
+      userName: 'u',
+      ticket: { copies: 1 },
+    });
+    expect((await waitFinal(backend, job.printerJobId)).state).toBe('completed');
+    await backend.close();
   });
 });
 

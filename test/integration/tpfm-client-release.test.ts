@@ -30,7 +30,7 @@ const jobs = [1, 2].map((n) => ({
 /** A pull service: job list, PrintJob with chunked progress and trailers, CancelPrintJob. */
 class PullService {
   requests: string[] = [];
-  private held: ServerResponse | undefined;
+  private held: ServerResponse[] = [];
   server: Server = createServer((req, res) => this.handle(req, res));
 
   constructor(private readonly holdPrints: boolean) {}
@@ -49,10 +49,10 @@ class PullService {
     } else if (cmd === 'PrintJob') {
       res.writeHead(200, { 'X-FMP-ProcId': '5', 'X-FMP-ProgressType': 'Pages', Trailer: 'X-FMP-Return' });
       res.write(formatProgressChunk({ kind: 'pages', page: 1, total: 2 }));
-      if (this.holdPrints) this.held = res;
+      if (this.holdPrints) this.held.push(res);
       else this.finish(res, 0);
     } else if (cmd === 'CancelPrintJob') {
-      if (this.held) this.finish(this.held, 10);
+      for (const held of this.held.splice(0)) this.finish(held, 10);
       res.end();
     } else {
       res.end();
@@ -64,6 +64,11 @@ class PullService {
     res.write(formatResultLine(code));
     res.addTrailers({ 'X-FMP-Return': String(code) });
     res.end();
+  }
+
+  /** Ends every held print with success. */
+  finishHeld(): void {
+    for (const held of this.held.splice(0)) this.finish(held, 0);
   }
 
   async listen(): Promise<string> {
@@ -106,6 +111,7 @@ async function station(mode: ReleaseMode, service: PullService) {
       transforms: ['hex2dec'],
       idle_timeout_s: 60,
       lang: 'en',
+      parallel_releases: 16,
     },
     { logger, redactor, clock: systemClock, ui, profiles: await loadReaderProfiles() },
   );
@@ -137,6 +143,22 @@ describe('release station with the real TpfmClient over HTTP', () => {
     expect(log).not.toContain(CARD);
     expect(log).not.toContain('04A1B2C3');
     expect(log).not.toContain(PASSWORD);
+  });
+
+  it('mode all sends the next PrintJob while the one before still streams, and reports in list order', async () => {
+    const service = new PullService(true);
+    const { uri, ended } = await station('all', service);
+    await sendSwipe(uri, '04A1B2C3');
+    // Both prints run at once, each on its own connection, the first one answered first.
+    await expect
+      .poll(() => service.requests)
+      .toEqual([
+        `GetJobList ${CARD}:${PASSWORD}`,
+        `PrintJob ${CARD}:${PASSWORD} job1.spl`,
+        `PrintJob ${CARD}:${PASSWORD} job2.spl`,
+      ]);
+    service.finishHeld();
+    expect(await ended).toMatchObject({ reason: 'done', printed: ['job1.spl', 'job2.spl'], failed: [] });
   });
 
   it('cancels the running print by ProcId when the card is removed', async () => {

@@ -7,7 +7,7 @@
  * submitted). A job whose download failed leaves the line while it waits for its next try and
  * joins it again at the end, so one document that cannot be fetched never holds up the printer's
  * later jobs (it fails for good after `jobs.download_attempts`). On start, unfinished ledger jobs
- * are resumed: repairs first (submissions a crash interrupted, which may hold their printer), then
+ * are resumed (after the spool files of ended jobs are swept): repairs first (submissions a crash interrupted, which may hold their printer), then
  * the rest, each group in arrival order. stop() waits for running jobs: a Print-Job in flight finishes, then every job
  * stops in a resumable state.
  */
@@ -21,6 +21,7 @@ import type { JobLedger } from '../../store/job-ledger.js';
 import type { NewJobEvent } from '../../store/outbox.js';
 import { type ServiceNotifier, startHeartbeat } from '../../service/service-notifier.js';
 import type { JobControl, JobRunner } from './job-runner.js';
+import { sweepSpool } from './spool-sweep.js';
 
 /** What a JobLoop needs; all owned by the caller. */
 export interface JobLoopDeps {
@@ -75,16 +76,21 @@ export class JobLoop {
 
   constructor(private readonly deps: JobLoopDeps) {}
 
-  /** Creates the spool directory and resumes every unfinished ledger job. */
+  /**
+   * Creates the spool directory, removes the files of jobs that ended before a crash could remove
+   * them (spool-sweep.ts), and resumes every unfinished ledger job.
+   */
   start(): void {
     mkdirSync(this.deps.spoolDir, { recursive: true });
+    const unfinished = this.deps.ledger.unfinished();
+    sweepSpool(this.deps.spoolDir, unfinished, this.deps.logger);
     this.stopController = new AbortController();
     // Every job in flight waits on this signal (downloads, retries, watching), so hundreds of
     // listeners are normal here, not a leak.
     setMaxListeners(0, this.stopController.signal);
     this.running = true;
     if (this.deps.notifier) this.stopHeartbeat = startHeartbeat(this.deps.notifier);
-    for (const job of resumeOrder(this.deps.ledger.unfinished())) {
+    for (const job of resumeOrder(unfinished)) {
       this.deps.logger.info({ job: job.jobId, state: job.state }, 'resuming job');
       this.enqueue(job.printerId, job.jobId);
     }

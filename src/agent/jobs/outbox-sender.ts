@@ -117,18 +117,10 @@ export class OutboxSender {
 
   /** Up to MAX_IN_FLIGHT batches of due events, no job in two of them. */
   private nextBatches(): PendingEvent[][] {
-    const batches: PendingEvent[][] = [];
-    const taken = new Set<string>();
     // Most rounds end on an empty outbox: a cheap look at the earliest head spares the batch query.
     const next = this.outbox.nextDueAt();
-    if (next === undefined || next > this.clock.now()) return batches;
-    while (batches.length < MAX_IN_FLIGHT) {
-      const batch = this.outbox.dueBatch(undefined, undefined, taken);
-      if (batch.length === 0) break;
-      for (const item of batch) taken.add(item.jobId);
-      batches.push(batch);
-    }
-    return batches;
+    if (next === undefined || next > this.clock.now()) return [];
+    return this.outbox.dueBatches(MAX_IN_FLIGHT);
   }
 
   /** Posts one batch and records each outcome; returns how many events were acknowledged. */
@@ -155,12 +147,14 @@ export class OutboxSender {
   }
 
   /**
-   * Applies the cloud's per-event answers: 2xx leaves the outbox; `skipped` after a refused
-   * event of the same job stays as it is (no attempt counted, it goes with its job's next try);
-   * anything else is a failed attempt with backoff.
+   * Applies the cloud's per-event answers in one commit: 2xx leaves the outbox; `skipped` after
+   * a refused event of the same job stays as it is (no attempt counted, it goes with its job's
+   * next try); a job gone for this connector loses its undelivered events; anything else is a
+   * failed attempt with backoff.
    */
   private record(batch: PendingEvent[], results: JobEventItemResult[]): number {
     const acknowledged: number[] = [];
+    const failed: { id: number; error: string }[] = [];
     const refusedJobs = new Set<string>();
     const goneJobs = new Map<string, string>();
     batch.forEach((item, i) => {
@@ -172,15 +166,12 @@ export class OutboxSender {
       // A skip without a refused predecessor in this batch would never clear: count it as a failure.
       if (result.error === EVENT_SKIPPED && refusedJobs.has(item.jobId)) return;
       refusedJobs.add(item.jobId);
+      const reason = `${result.status} ${result.error ?? 'error'}: ${result.message ?? ''}`.trim();
       if (JOB_GONE_STATUSES.has(result.status)) {
-        goneJobs.set(
-          item.jobId,
-          `${result.status} ${result.error ?? 'error'}: ${result.message ?? ''}`.trim(),
-        );
+        goneJobs.set(item.jobId, reason);
         return;
       }
-      const reason = `${result.status} ${result.error ?? 'error'}: ${result.message ?? ''}`.trim();
-      this.outbox.failed(item.id, reason);
+      failed.push({ id: item.id, error: reason });
       this.logger.warn(
         {
           job: item.jobId,
@@ -192,11 +183,14 @@ export class OutboxSender {
         'event refused',
       );
     });
-    this.outbox.deliveredMany(acknowledged);
+    const dropped = this.outbox.settleBatch({
+      delivered: acknowledged,
+      failed,
+      discardJobs: [...goneJobs.keys()],
+    });
     for (const [jobId, reason] of goneJobs) {
-      const dropped = this.outbox.discardJob(jobId);
       this.logger.warn(
-        { job: jobId, droppedEvents: dropped, reason },
+        { job: jobId, droppedEvents: dropped.get(jobId) ?? 0, reason },
         'the cloud no longer knows this job for this connector; its undelivered events are dropped',
       );
     }

@@ -1,8 +1,14 @@
 /**
  * One /TPFM/ session of a release station for one card: lists the card's jobs at the printer and
  * releases them according to the mode, ending on completion, card removal, idle timeout or stop.
- * Owned by ReleaseStation; run() always resolves with a summary (errors are shown and logged).
+ * Jobs are released in list order, several at once (settings.parallelReleases; one at a time in
+ * while-present mode): each PrintJob is sent once the one before it was answered, i.e. its
+ * printing started or failed to start, so the service starts them in list order, and their
+ * progress streams are read side by side. The summary and the swipe report list the jobs in list
+ * order whatever order they ended in. Owned by ReleaseStation; run() always resolves with a
+ * summary (errors are shown and logged).
  */
+import { setMaxListeners } from 'node:events';
 import type { Clock } from '../../lib/clock.js';
 import { errorMessage } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
@@ -13,6 +19,7 @@ import { tpfmErrorText, TpfmReturnCode } from '../../protocol/tpfm-codes.js';
 import { jobTitle, type TpfmJob } from '../../protocol/tpfm-job-list.js';
 import type { ReleaseStationSettings } from './release-settings.js';
 import type { ReleaseUi } from './release-ui.js';
+import { releaseInOrder } from './ordered-releases.js';
 
 /** A running print as the station needs it (TpfmClient's PrintRun fits). */
 export interface PrintRunLike extends AsyncIterable<TpfmProgressEvent> {
@@ -27,6 +34,13 @@ export interface ReleaseClient {
   printJob(user: string, options: PrintJobOptions): Promise<PrintRunLike>;
   cancelPrintJob(user: string, procId: number): Promise<void>;
   deleteJob(user: string, job: string): Promise<void>;
+}
+
+/** How one released job ended, recorded in list order once the lot has ended. */
+interface Outcome {
+  list: 'printed' | 'failed' | 'cancelled';
+  fileName: string;
+  line: string;
 }
 
 /** Why a session ended. */
@@ -142,10 +156,30 @@ export class ReleaseSession {
       if (list.visible) jobs = await this.choose(list.jobs);
       else ui.message('info', 'Job selection is not offered for this printer; releasing all jobs');
     }
-    for (const job of jobs) {
-      if (this.controller.signal.aborted) break;
-      await this.print(job);
+    const window = settings.mode === 'while-present' ? 1 : Math.max(1, settings.parallelReleases ?? 1);
+    // Each running print listens on the session's signal, and so does its request.
+    setMaxListeners(10 + 2 * window, this.controller.signal);
+    await this.releaseAll(jobs, window);
+  }
+
+  /**
+   * Releases `jobs` in order with at most `window` PrintJobs running (ordered-releases.ts); the
+   * outcomes go to the summary and report in list order; a job that failed outright is thrown.
+   */
+  private async releaseAll(jobs: TpfmJob[], window: number): Promise<void> {
+    const stopped = () => this.controller.signal.aborted;
+    const { results, failure } = await releaseInOrder(
+      jobs,
+      window,
+      (job, answered) => this.print(job, answered),
+      stopped,
+    );
+    for (const outcome of results) {
+      if (!outcome) continue;
+      this.summary[outcome.list].push(outcome.fileName);
+      this.report.push(outcome.line);
     }
+    if (failure) throw failure.error;
   }
 
   private async choose(jobs: TpfmJob[]): Promise<TpfmJob[]> {
@@ -160,19 +194,26 @@ export class ReleaseSession {
     return choice.print;
   }
 
-  /** Releases one job; copy accounting hears of it from start to end, with its printed pages. */
-  private async print(job: TpfmJob): Promise<void> {
+  /**
+   * Releases one job; `answered` is called once its PrintJob was answered. Copy accounting hears
+   * of it from start to end, with its printed pages.
+   */
+  private async print(job: TpfmJob, answered: () => void): Promise<Outcome> {
     const { copies } = this.deps;
     copies?.releaseStarted();
     const printed = { pages: 0 };
     try {
-      await this.printTracked(job, printed);
+      return await this.printTracked(job, printed, answered);
     } finally {
       copies?.releaseEnded(printed.pages);
     }
   }
 
-  private async printTracked(job: TpfmJob, printed: { pages: number }): Promise<void> {
+  private async printTracked(
+    job: TpfmJob,
+    printed: { pages: number },
+    answered: () => void,
+  ): Promise<Outcome> {
     const { client, settings, ui, card } = this.deps;
     const signal = this.controller.signal;
     ui.message('info', `Releasing ${jobTitle(job)}`);
@@ -182,6 +223,7 @@ export class ReleaseSession {
       progress: true,
       signal,
     });
+    answered();
     this.touch();
     let cancelling: Promise<void> | undefined;
     const onAbort = () => {
@@ -195,11 +237,10 @@ export class ReleaseSession {
         if (event.kind === 'pages') printed.pages = Math.max(printed.pages, event.page);
         ui.progress(job, event);
       }
-      this.record(job, await run.result(), printed.pages);
+      return this.record(job, await run.result(), printed.pages);
     } catch (error) {
       if (!signal.aborted) throw error;
-      this.summary.cancelled.push(job.fileName);
-      this.report.push(`cancelled ${describeJob(job)}`);
+      return { list: 'cancelled', fileName: job.fileName, line: `cancelled ${describeJob(job)}` };
     } finally {
       signal.removeEventListener('abort', onAbort);
       // The session is over only once the service has been told to cancel.
@@ -221,22 +262,21 @@ export class ReleaseSession {
     }
   }
 
-  private record(job: TpfmJob, result: TpfmPrintResult, pages: number): void {
+  /** Tells the user how a job ended; returns the outcome for the summary. */
+  private record(job: TpfmJob, result: TpfmPrintResult, pages: number): Outcome {
     const { ui, settings } = this.deps;
+    const { fileName } = job;
     if (result.code === TpfmReturnCode.Success) {
-      this.summary.printed.push(job.fileName);
       ui.message('info', `Printed ${jobTitle(job)}`);
-      this.report.push(`released ${describeJob(job)}: ${pages} page(s)`);
-    } else if (result.code === TpfmReturnCode.Cancelled) {
-      this.summary.cancelled.push(job.fileName);
-      ui.message('info', `Cancelled ${jobTitle(job)}`);
-      this.report.push(`cancelled ${describeJob(job)}`);
-    } else {
-      this.summary.failed.push(job.fileName);
-      const text = result.errText || tpfmErrorText(result.code, settings.lang);
-      ui.message('error', `${jobTitle(job)} failed: ${text}`);
-      this.report.push(`failed ${describeJob(job)}: ${text}`);
+      return { list: 'printed', fileName, line: `released ${describeJob(job)}: ${pages} page(s)` };
     }
+    if (result.code === TpfmReturnCode.Cancelled) {
+      ui.message('info', `Cancelled ${jobTitle(job)}`);
+      return { list: 'cancelled', fileName, line: `cancelled ${describeJob(job)}` };
+    }
+    const text = result.errText || tpfmErrorText(result.code, settings.lang);
+    ui.message('error', `${jobTitle(job)} failed: ${text}`);
+    return { list: 'failed', fileName, line: `failed ${describeJob(job)}: ${text}` };
   }
 }
 

@@ -15,4 +15,9 @@ export interface ReleaseStationSettings {
   idleCheckMs?: number;
   /** X-Lang-ID used for fallback error texts. */
   lang?: string;
+  /**
+   * PrintJobs running at once when releasing all or chosen jobs (default 1: one after another);
+   * while-present mode always releases one at a time.
+   */
+  parallelReleases?: number;
 }

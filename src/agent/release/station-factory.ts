@@ -76,6 +76,7 @@ export function createReleaseStation(config: ReleaseStationConfig, deps: Station
       transforms: config.transforms ?? profile?.transforms ?? [],
       idleTimeoutMs: config.idle_timeout_s * 1000,
       lang: config.lang,
+      parallelReleases: config.parallel_releases,
     },
     reader,
     client: new CardRegistrationClient(client, config.printer),

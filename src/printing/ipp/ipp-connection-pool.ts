@@ -10,15 +10,23 @@ import type { IppTarget } from './ipp-target.js';
 /** A connection given to one exchange; `reused` when it carried earlier ones. */
 export type ConnectionReady = (connection: IppConnection, reused: boolean) => void;
 
-interface Idle {
+/**
+ * A connection's bookkeeping in the pool, made once per connection: its idle timer (refreshed on
+ * each release, not made anew; it does nothing while the connection is busy) and its idle deadline.
+ */
+interface Entry {
   connection: IppConnection;
-  timer: NodeJS.Timeout;
-  onClose: () => void;
+  timer: NodeJS.Timeout | undefined;
+  /** The delay the timer was made with (a printer's Keep-Alive may shorten it later). */
+  timerMs: number;
+  /** When an idle connection is given up (ms since the epoch); undefined while busy. */
+  idleUntil: number | undefined;
 }
 
 export class IppConnectionPool {
-  private readonly idle: Idle[] = [];
-  private readonly all = new Set<IppConnection>();
+  /** Idle connections, the most recently used last. */
+  private readonly idle: Entry[] = [];
+  private readonly all = new Map<IppConnection, Entry>();
   private readonly waiting: ConnectionReady[] = [];
 
   constructor(
@@ -35,8 +43,7 @@ export class IppConnectionPool {
   acquire(ready: ConnectionReady): () => void {
     const kept = this.idle.pop();
     if (kept) {
-      clearTimeout(kept.timer);
-      kept.connection.socket.off('close', kept.onClose);
+      kept.idleUntil = undefined;
       ready(kept.connection, true);
       return noop;
     }
@@ -56,7 +63,8 @@ export class IppConnectionPool {
    * keep-alive and the request was written whole before it) keeps it open for the next one.
    */
   release(connection: IppConnection, reusable: boolean, keepAliveMs?: number): void {
-    if (!reusable || connection.closed) {
+    const entry = this.all.get(connection);
+    if (!reusable || connection.closed || !entry) {
       this.discard(connection);
       return;
     }
@@ -70,43 +78,62 @@ export class IppConnectionPool {
       this.discard(connection);
       return;
     }
-    const entry: Idle = {
-      connection,
-      timer: setTimeout(() => this.drop(entry), idleMs).unref(),
-      onClose: () => this.drop(entry),
-    };
-    connection.socket.once('close', entry.onClose);
+    entry.idleUntil = Date.now() + idleMs;
+    if (entry.timer && entry.timerMs === idleMs) entry.timer.refresh();
+    else {
+      clearTimeout(entry.timer);
+      entry.timerMs = idleMs;
+      entry.timer = setTimeout(() => this.expire(entry), idleMs).unref();
+    }
     this.idle.push(entry);
   }
 
   /** Ends a connection that cannot carry another request; a waiting exchange gets a new one. */
   discard(connection: IppConnection): void {
     connection.destroy();
-    this.all.delete(connection);
+    this.forget(connection);
     const next = this.waiting.shift();
     if (next) next(this.open(), false);
   }
 
   /** Ends every connection, idle or in use (an exchange on one fails as a network failure). */
   close(): void {
-    for (const entry of this.idle.splice(0)) clearTimeout(entry.timer);
-    for (const connection of this.all) connection.destroy();
+    for (const entry of this.all.values()) {
+      clearTimeout(entry.timer);
+      entry.connection.destroy();
+    }
+    this.idle.length = 0;
     this.all.clear();
   }
 
   private open(): IppConnection {
     const connection = IppConnection.connect(this.target);
-    this.all.add(connection);
-    connection.socket.once('close', () => this.all.delete(connection));
+    this.all.set(connection, { connection, timer: undefined, timerMs: 0, idleUntil: undefined });
+    // A connection the printer closed leaves the pool at once, idle or not.
+    connection.socket.once('close', () => this.forget(connection));
     return connection;
   }
 
-  private drop(entry: Idle): void {
+  /** The idle timer fired: gives the connection up if it is still idle and its time is over. */
+  private expire(entry: Entry): void {
+    if (entry.idleUntil === undefined) return;
+    const left = entry.idleUntil - Date.now();
+    if (left > 0) {
+      entry.timerMs = left;
+      entry.timer = setTimeout(() => this.expire(entry), left).unref();
+      return;
+    }
+    entry.connection.destroy();
+    this.forget(entry.connection);
+  }
+
+  private forget(connection: IppConnection): void {
+    const entry = this.all.get(connection);
+    if (!entry) return;
     clearTimeout(entry.timer);
+    this.all.delete(connection);
     const at = this.idle.indexOf(entry);
     if (at >= 0) this.idle.splice(at, 1);
-    this.all.delete(entry.connection);
-    entry.connection.destroy();
   }
 }
 

@@ -28,6 +28,8 @@ export class IppConnection {
   readonly ready: Promise<void>;
   /** Answers read completely on this connection (more than 0: a kept-open connection reused). */
   served = 0;
+  /** True once `ready` resolved. */
+  connected = false;
   /** True once the socket closed or ended: it carries no more requests. */
   closed = false;
   private pending: PendingAnswer | undefined;
@@ -46,7 +48,10 @@ export class IppConnection {
         if (refused) {
           socket.destroy(refused);
           reject(refused);
-        } else resolve();
+        } else {
+          this.connected = true;
+          resolve();
+        }
       });
     });
     this.ready.catch(() => undefined);

@@ -18,6 +18,8 @@ export interface DocumentSource {
   bytes?: Buffer;
   size: number;
   streaming: boolean;
+  /** Set once every byte of the request carrying it was written (its last write's callback came). */
+  written?: boolean;
 }
 
 /** A document held in memory. */
@@ -29,30 +31,32 @@ export function documentFromBytes(bytes: Buffer): DocumentSource {
 const TAIL_BYTES = 1024;
 
 /**
- * The largest document in memory sent in one write with its request head: half the 16 KiB send
- * buffer Linux starts a TCP connection with (tcp_wmem), so on a kept-open connection whose
+ * The largest document in memory copied into one buffer with its request head: half the 16 KiB
+ * send buffer Linux starts a TCP connection with (tcp_wmem), so on a kept-open connection whose
  * earlier exchanges are answered the kernel takes the whole write at once and the flush is
- * recorded in the same synchronous step. Larger documents go as body, then tail.
+ * recorded in the same synchronous step. A larger document in memory goes corked with the head
+ * (one system call, no copy), recorded at once when the kernel took all of it, else from the
+ * write's callback; a document from its file goes as body, then tail.
  */
 export const ONE_WRITE_MAX_BYTES = 8 * 1024;
 
 /**
- * Writes one request on the connection's socket: the HTTP `head`, the IPP `header`, then the
- * document if there is one, and calls `onFlushed` once every byte of the document is with the
+ * Writes one request carrying a document on the connection's socket: the HTTP `head`, the IPP
+ * `header`, then the document, and calls `onFlushed` once every byte of the document is with the
  * operating system (which delivers them even if this process dies right after). Resolves once the
- * whole request was written. Without a document, or with a document in memory of at most
- * ONE_WRITE_MAX_BYTES, the request goes in one write. Otherwise the body goes chunk by chunk
- * (pausing while the connection is full) up to its last TAIL_BYTES; once the write callbacks say
- * all of that left the process, the tail is written on its own. When nothing is left in the
- * socket's own buffer nor in libuv's queue right after that last write call, the tail went to the
- * kernel in that synchronous step and is recorded at once; otherwise from the write's callback. A
+ * whole request was written. A document in memory goes with the head in one system call
+ * (ONE_WRITE_MAX_BYTES). From its file, the body goes chunk by chunk (pausing while the
+ * connection is full) up to its last TAIL_BYTES; once the write callbacks say all of that left
+ * the process, the tail is written on its own. When nothing is left in the
+ * socket's own buffer nor in libuv's queue right after that last write call, the last bytes went
+ * to the kernel in that synchronous step and is recorded at once; otherwise from the write's callback. A
  * write still queued in this process is never reported: a crash then would cut the document.
  */
 export async function writeRequest(
   socket: Socket,
   head: Buffer,
   header: Buffer,
-  document: DocumentSource | undefined,
+  document: DocumentSource,
   onFlushed?: () => void,
 ): Promise<void> {
   const { closed, dispose } = closing(socket);
@@ -67,40 +71,34 @@ async function writeParts(
   socket: Socket,
   head: Buffer,
   header: Buffer,
-  document: DocumentSource | undefined,
+  document: DocumentSource,
   closed: Promise<never>,
   onFlushed?: () => void,
 ): Promise<void> {
   const start = Buffer.concat([head, header], head.length + header.length);
-  if (!document) return writeRecorded(socket, start, closed);
   const { file, bytes, size } = document;
+  // In memory: small, one buffer and one write; larger, the head and the document corked into one
+  // system call (no copy of the document).
   if (bytes && size <= ONE_WRITE_MAX_BYTES)
-    return writeRecorded(socket, Buffer.concat([start, bytes], start.length + size), closed, onFlushed);
+    return writeRecorded(socket, [Buffer.concat([start, bytes], start.length + size)], closed, onFlushed);
+  if (bytes) return writeRecorded(socket, [start, bytes], closed, onFlushed);
   const tailStart = Math.max(0, size - TAIL_BYTES);
-  const tail = bytes ? bytes.subarray(tailStart) : await readTail(file as FileHandle, tailStart, size);
-  if (bytes) {
-    // head and body in one system call: corked, both written, uncorked
-    socket.cork();
-    socket.write(start);
-    const body = writeBytes(bytes.subarray(0, tailStart), socket, closed);
-    socket.uncork();
-    await body;
-  } else {
-    await writeBytes(start, socket, closed);
-    await writeBody(file as FileHandle, tailStart, socket, closed);
-  }
+  const tail = await readTail(file as FileHandle, tailStart, size);
+  await writeBytes(start, socket, closed);
+  await writeBody(file as FileHandle, tailStart, socket, closed);
   if (socket.destroyed) throw new Error('connection closed while sending the document');
-  await writeRecorded(socket, tail, closed, onFlushed);
+  await writeRecorded(socket, [tail], closed, onFlushed);
 }
 
 /**
- * Writes `last` and calls `onFlushed` once every byte is with the operating system: in the same
- * synchronous step when nothing was held back by the call, else from the write's callback.
- * Resolves once the write's callback came; rejects when it failed or the socket closed first.
+ * Writes `parts` (corked into one system call when there are several) and calls `onFlushed` once
+ * every byte is with the operating system: in the same synchronous step when nothing was held back
+ * by the call, else from the last write's callback. Resolves once that callback came; rejects when
+ * a write failed or the socket closed first.
  */
 async function writeRecorded(
   socket: Socket,
-  last: Buffer,
+  parts: Buffer[],
   closed: Promise<never>,
   onFlushed?: () => void,
 ): Promise<void> {
@@ -110,8 +108,11 @@ async function writeRecorded(
     recorded = true;
     onFlushed?.();
   };
+  const last = parts.length - 1;
+  if (last > 0) socket.cork();
+  for (let i = 0; i < last; i++) socket.write(parts[i] as Buffer);
   const written = new Promise<void>((resolve, reject) => {
-    socket.write(last, (error) => {
+    socket.write(parts[last] as Buffer, (error) => {
       if (error) reject(error);
       else {
         record();
@@ -119,6 +120,7 @@ async function writeRecorded(
       }
     });
   });
+  if (last > 0) socket.uncork();
   written.catch(() => undefined);
   if (!socket.destroyed && nothingHeldBack(socket)) record();
   await Promise.race([written, closed]);

@@ -184,28 +184,49 @@ async function run(
   let written = false;
   let answer: HttpAnswer;
   try {
-    await Promise.race([connection.ready, done]);
+    if (!connection.connected) await Promise.race([connection.ready, done]);
     const head = requestHead(target, header.length + (document?.size ?? 0), close);
-    if (document) document.streaming = true;
-    const request = writeRequest(connection.socket, head, header, document, options.onDocumentFlushed);
-    // A document that cannot be read ends the connection (its answer would never come).
-    request.catch((error) => connection.destroy(error));
-    const sent = request.then(
-      () => {
-        written = true;
-      },
-      () => undefined,
-    );
-    if (document?.file) sent.finally(() => document.file?.close().catch(() => undefined));
-    answer = await done;
-    // The answer to a document is reported once the request finished on this side too (a printer
-    // may answer early, busy or refusing the format, and close before taking the whole document).
-    if (document && !written) await sent;
+    if (!document) {
+      // One write; if the kernel does not take it, the socket's error fails the answer.
+      connection.socket.write(Buffer.concat([head, header], head.length + header.length));
+      written = true;
+      answer = await done;
+    } else answer = await sendDocument(connection, head, header, document, options.onDocumentFlushed, done);
+    written ||= document?.written === true;
   } catch (error) {
     throw { error, answerStarted: reader.started } satisfies RunFailure;
   }
   const reusable = answer.keepAlive && written && !close;
   return { message: decodeAnswer(answer, options.operation), reusable, keepAliveMs: answer.keepAliveMs };
+}
+
+/**
+ * Writes a request carrying a document and resolves with its answer once the request finished on
+ * this side too (a printer may answer early, busy or refusing the format, and close before taking
+ * the whole document). A document that cannot be read ends the connection (its answer would never
+ * come). The file is closed once the sender is done with it.
+ */
+async function sendDocument(
+  connection: IppConnection,
+  head: Buffer,
+  header: Buffer,
+  document: DocumentSource,
+  onFlushed: (() => void) | undefined,
+  done: Promise<HttpAnswer>,
+): Promise<HttpAnswer> {
+  document.streaming = true;
+  const request = writeRequest(connection.socket, head, header, document, onFlushed);
+  request.catch((error) => connection.destroy(error));
+  const sent = request.then(
+    () => {
+      document.written = true;
+    },
+    () => undefined,
+  );
+  if (document.file) sent.finally(() => document.file?.close().catch(() => undefined));
+  const answer = await done;
+  if (!document.written) await sent;
+  return answer;
 }
 
 function decodeAnswer(answer: HttpAnswer, operation: string): IppMessage | IppResponseError {

@@ -74,3 +74,46 @@ describe('Outbox edges', () => {
     expect(outbox.discardJob('a')).toBe(0);
   });
 });
+
+describe('Outbox.dueBatches', () => {
+  let db: AgentDatabase;
+  let outbox: Outbox;
+  let batchQueries: number;
+  beforeEach(() => {
+    db = openAgentDatabase(':memory:');
+    outbox = new Outbox(db, new ManualClock(), { initialMs: 100, maxMs: 1000, factor: 2, jitter: 0 });
+    batchQueries = 0;
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      if (sql.includes('WITH heads')) batchQueries++;
+      return prepare(sql);
+    }) as AgentDatabase['prepare'];
+  });
+  afterEach(() => db.close());
+
+  const jobsOf = (batches: ReturnType<Outbox['dueBatches']>) =>
+    batches.map((b) => [...new Set(b.map((r) => r.jobId))]);
+
+  it('asks once when the first batch holds everything due', () => {
+    outbox.add('a', { kind: 'received' });
+    outbox.add('b', { kind: 'received' });
+    outbox.add('a', { kind: 'printing' });
+    expect(jobsOf(outbox.dueBatches(2))).toEqual([['a', 'b']]);
+    expect(batchQueries).toBe(1);
+  });
+
+  it('asks again, without the jobs taken, when a batch reached its event cap or its job cap', () => {
+    for (let i = 0; i < 60; i++) outbox.add('a', { kind: 'progress', pages_printed: i });
+    for (let i = 0; i < 50; i++) outbox.add('b', { kind: 'progress', pages_printed: i });
+    outbox.add('c', { kind: 'received' });
+    expect(jobsOf(outbox.dueBatches(2))).toEqual([['a'], ['b', 'c']]);
+    expect(batchQueries).toBe(2);
+    batchQueries = 0;
+    expect(jobsOf(outbox.dueBatches(3, 1))).toEqual([['a'], ['b'], ['c']]);
+    expect(batchQueries).toBe(3);
+    batchQueries = 0;
+    // Three jobs at the job cap 3: more may be due, the second query finds nothing.
+    expect(jobsOf(outbox.dueBatches(2, 3, 200))).toEqual([['a', 'b', 'c']]);
+    expect(batchQueries).toBe(2);
+  });
+});

@@ -131,6 +131,12 @@ describe('inline documents: the rules of keeping and claiming', () => {
     ]);
   });
 
+  it('refuses a document of the right sha256 when the offer names another size', () => {
+    const inline = new InlineDocuments(silentLogger());
+    const wrongSize = { ...offer, document: { ...offer.document, size: bytes.length + 1 } } as JobOffer;
+    expect(inline.keep(wrongSize, bytes)).toBe(false);
+  });
+
   it('takes an offer sha256 in capitals', () => {
     const inline = new InlineDocuments(silentLogger());
     expect(inline.keep(offerOf('a', bytes, offer.document.sha256.toUpperCase()), bytes)).toBe(true);
@@ -176,7 +182,9 @@ describe('inline documents: the rules of keeping and claiming', () => {
     ] as const) {
       const w = world(answer);
       w.inline.keep(offer, bytes);
-      await expect(w.run()).rejects.toThrow(`job job-1 is not this connector's to print: ${reason}`);
+      await expect(w.run()).rejects.toMatchObject({
+        message: `job job-1 is not this connector's to print: ${reason}`,
+      });
     }
   });
 

@@ -12,6 +12,7 @@ import { type JobLoopDeps, JobLoop } from '../../../../src/agent/jobs/job-loop.j
 import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
 import type { JobRunnerDeps } from '../../../../src/agent/jobs/job-runner-types.js';
 import { systemClock } from '../../../../src/lib/clock.js';
+import { RetryableError } from '../../../../src/lib/errors.js';
 import type { JobLedger } from '../../../../src/store/job-ledger.js';
 import { jobOffer } from '../../../support/job-offers.js';
 import { JobStepRig, RecordingPrinter } from '../../../support/job-step-rig.js';
@@ -51,12 +52,14 @@ describe('JobLoop', () => {
   };
   /** Resolves once every job of `ids` ended (the ledger's word), checking after each event. */
   const ended = (ids: string[]) =>
+    until(() =>
+      ids.every((id) => ['completed', 'failed', 'cancelled'].includes(ledger.get(id)?.state ?? '')),
+    );
+
+  /** Resolves once `holds` is true, checking after each turn of the event loop. */
+  const until = (holds: () => boolean) =>
     new Promise<void>((resolve) => {
-      const check = () => {
-        if (ids.every((id) => ['completed', 'failed', 'cancelled'].includes(ledger.get(id)?.state ?? '')))
-          resolve();
-        else setImmediate(check);
-      };
+      const check = () => (holds() ? resolve() : setImmediate(check));
       check();
     });
 
@@ -153,9 +156,41 @@ describe('JobLoop', () => {
     jobs.offer(jobOffer('bad'));
     jobs.offer(jobOffer('good'));
     await ended(['good']);
-    expect(rig.logged('job runner failed')).toEqual([
-      expect.objectContaining({ level: 'error', job: 'bad', error: 'prepare bad broke' }),
-    ]);
+    // The broken job, never fetched, joins the line again and breaks again: logged each time.
+    const failures = rig.logged('job runner failed');
+    expect(failures.length).toBeGreaterThan(0);
+    for (const line of failures)
+      expect(line).toMatchObject({ level: 'error', job: 'bad', error: 'prepare bad broke' });
+  });
+
+  it('a cancel ends a job waiting out of line for its next download at once, with its event', async () => {
+    let tries = 0;
+    let failed: () => void = () => {};
+    const firstFailure = new Promise<void>((resolve) => {
+      failed = resolve;
+    });
+    const jobs = loopWith({
+      runner: new JobRunner(
+        rig.deps({
+          jobs: { ...rig.jobs, retry_initial_ms: 60_000, retry_max_ms: 60_000 },
+          download: async () => {
+            tries++;
+            failed();
+            throw new RetryableError('network', 'ECONNREFUSED');
+          },
+        }),
+      ),
+    });
+    jobs.start();
+    jobs.offer(jobOffer('j'));
+    await firstFailure;
+    await until(() => ledger.get('j')?.state === 'downloading');
+    jobs.cancel('j');
+    expect(rig.logged('cancel requested')).toEqual([expect.objectContaining({ job: 'j' })]);
+    await ended(['j']);
+    expect(ledger.get('j')?.state).toBe('cancelled');
+    expect(rig.kinds('j').at(-1)).toBe('cancelled');
+    expect(tries).toBe(1);
   });
 
   describe('downloads ahead', () => {

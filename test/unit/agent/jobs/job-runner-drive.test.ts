@@ -144,8 +144,8 @@ describe('JobRunner', () => {
     // Never found at the printer: submitted again, once.
     expect(printer.submitted).toHaveLength(1);
     expect(rig.logged('temporary failure; retrying')).toEqual([
-      expect.objectContaining({ level: 'warn', error: 'connect ECONNREFUSED' }),
-      expect.objectContaining({ level: 'warn', error: 'connect ECONNREFUSED' }),
+      expect.objectContaining({ level: 'warn', job: 'j', error: 'connect ECONNREFUSED' }),
+      expect.objectContaining({ level: 'warn', job: 'j', error: 'connect ECONNREFUSED' }),
     ]);
     expect(rig.events.filter((event) => event.kind === 'waiting')).toEqual([
       { kind: 'waiting', message: expect.stringContaining('printer offline') },
@@ -188,6 +188,36 @@ describe('JobRunner', () => {
     });
     expect(await jobs.prepare('j', { ...quietControl(), cancelled: () => cancelled })).toMatchObject({
       state: 'cancelled',
+    });
+  });
+
+  it('a job the printer refused for good fails, its spool file removed', async () => {
+    added();
+    const jobs = runner();
+    await jobs.prepare('j', quietControl());
+    printer.submit = async () => {
+      throw new PermanentError('document_format_not_supported', 'format not supported');
+    };
+    expect(await jobs.submit('j', printer, quietControl())).toMatchObject({
+      state: 'failed',
+      lastError: 'format not supported',
+    });
+    expect(existsSync(join(rig.spoolDir, 'j.pdf'))).toBe(false);
+  });
+
+  it('a submitted job cancelled whose Cancel-Job the printer refuses for good fails with the reason', async () => {
+    added();
+    printer.endState = { state: 'processing', reasons: [] };
+    const jobs = runner();
+    await jobs.prepare('j', quietControl());
+    await jobs.submit('j', printer, quietControl());
+    let refusals = 1;
+    printer.cancel = async () => {
+      if (refusals-- > 0) throw new Error('Cancel-Job: client-error-not-possible');
+    };
+    expect(await jobs.watch('j', printer, cancelledControl())).toMatchObject({
+      state: 'failed',
+      lastError: 'Cancel-Job: client-error-not-possible',
     });
   });
 

@@ -63,6 +63,11 @@ class FakeRun implements PrintRunLike {
     this.aborted = true;
     this.wake?.();
   }
+  /** Lets a held print run to its end. */
+  finish(): void {
+    this.allowed = this.pages;
+    this.wake?.();
+  }
 }
 
 class FakeClient implements ReleaseClient {
@@ -71,7 +76,7 @@ class FakeClient implements ReleaseClient {
   users = new Set<string>();
   constructor(
     private readonly list: TpfmJobList,
-    private readonly opts: { hold?: boolean; failJob?: string } = {},
+    private readonly opts: { hold?: boolean; failJob?: string; throwJob?: string } = {},
   ) {}
   async getJobList(user: string, options?: JobListOptions): Promise<TpfmJobList> {
     this.users.add(user);
@@ -81,6 +86,7 @@ class FakeClient implements ReleaseClient {
   async printJob(user: string, options: PrintJobOptions): Promise<PrintRunLike> {
     this.users.add(user);
     this.calls.push(`print ${options.job}`);
+    if (options.job === this.opts.throwJob) throw new Error('connection refused');
     const run = new FakeRun(
       100 + this.runs.length,
       2,
@@ -149,6 +155,7 @@ async function setup(
   ui = new FakeUi(),
   clock = new ManualClock(),
   copies?: StationCopies,
+  parallelReleases?: number,
 ) {
   const redactor = new Redactor();
   const logger = createLogger({
@@ -165,6 +172,7 @@ async function setup(
       transforms: ['hex2dec'],
       idleTimeoutMs: 30_000,
       idleCheckMs: 5,
+      ...(parallelReleases === undefined ? {} : { parallelReleases }),
     },
     reader,
     client,
@@ -304,6 +312,102 @@ describe('ReleaseStation', () => {
     await sendSwipe(uri, RAW_CARD);
     expect(await end).toMatchObject({ reason: 'no-jobs' });
     expect(ui.messages.at(-1)).toBe('info: No jobs waiting');
+  });
+});
+
+describe('releasing several jobs at once (parallelReleases)', () => {
+  it('sends each PrintJob once the one before was answered, keeps at most the window running, and reports in list order', async () => {
+    const client = new FakeClient({ jobs: [job(1), job(2), job(3), job(4)], visible: false }, { hold: true });
+    const { uri, nextEnd } = await setup('all', client, new FakeUi(), new ManualClock(), undefined, 2);
+    const end = nextEnd();
+    await sendSwipe(uri, RAW_CARD);
+    // Two prints run, neither has ended: the third waits for a free place.
+    await expect.poll(() => client.calls).toEqual(['list P1', 'print job1.spl', 'print job2.spl']);
+    client.runs[1]!.finish();
+    await expect.poll(() => client.calls.at(-1)).toBe('print job3.spl');
+    client.runs[2]!.finish();
+    await expect.poll(() => client.calls.at(-1)).toBe('print job4.spl');
+    client.runs[3]!.finish();
+    client.runs[0]!.finish();
+    const summary = await end;
+    expect(summary).toEqual({
+      reason: 'done',
+      printed: ['job1.spl', 'job2.spl', 'job3.spl', 'job4.spl'],
+      deleted: [],
+      failed: [],
+      cancelled: [],
+    });
+    expect(client.calls).toHaveLength(5);
+  });
+
+  it('reports in list order although the later jobs ended first', async () => {
+    const client = new FakeClient({ jobs: [job(1), job(2), job(3)], visible: false }, { hold: true });
+    const { uri } = await setup('all', client, new FakeUi(), new ManualClock(), undefined, 3);
+    const report = swipeAndWait(uri, RAW_CARD, 10_000);
+    await expect.poll(() => client.runs.length).toBe(3);
+    for (const run of [...client.runs].reverse()) run.finish();
+    expect(await report).toEqual([
+      'released "Doc 1" (job J1): 2 page(s)',
+      'released "Doc 2" (job J2): 2 page(s)',
+      'released "Doc 3" (job J3): 2 page(s)',
+    ]);
+  });
+
+  it('while-present releases one at a time whatever the window', async () => {
+    const client = new FakeClient({ jobs: [job(1), job(2)], visible: false }, { hold: true });
+    const { uri, nextEnd } = await setup(
+      'while-present',
+      client,
+      new FakeUi(),
+      new ManualClock(),
+      undefined,
+      8,
+    );
+    const end = nextEnd();
+    await sendSwipe(uri, RAW_CARD);
+    await expect.poll(() => client.calls).toEqual(['list P1', 'print job1.spl']);
+    client.runs[0]!.finish();
+    await expect.poll(() => client.calls.at(-1)).toBe('print job2.spl');
+    client.runs[1]!.finish();
+    expect(await end).toMatchObject({ reason: 'done', printed: ['job1.spl', 'job2.spl'] });
+  });
+
+  it('a PrintJob that fails outright stops further releases; the running ones end first', async () => {
+    const client = new FakeClient(
+      { jobs: [job(1), job(2), job(3)], visible: false },
+      { hold: true, throwJob: 'job2.spl' },
+    );
+    const { uri } = await setup('all', client, new FakeUi(), new ManualClock(), undefined, 3);
+    const report = swipeAndWait(uri, RAW_CARD, 10_000);
+    await expect.poll(() => client.calls).toEqual(['list P1', 'print job1.spl', 'print job2.spl']);
+    client.runs[0]!.finish();
+    expect(await report).toEqual([
+      'released "Doc 1" (job J1): 2 page(s)',
+      'error, nothing released: connection refused',
+    ]);
+    expect(client.calls).toEqual(['list P1', 'print job1.spl', 'print job2.spl']);
+  });
+
+  it('a session ending cancels every running print by its ProcId', async () => {
+    const client = new FakeClient({ jobs: [job(1), job(2), job(3)], visible: false }, { hold: true });
+    const { station, uri, nextEnd } = await setup(
+      'all',
+      client,
+      new FakeUi(),
+      new ManualClock(),
+      undefined,
+      3,
+    );
+    const end = nextEnd();
+    await sendSwipe(uri, RAW_CARD);
+    await expect.poll(() => client.runs.length).toBe(3);
+    await station.stop();
+    expect(await end).toMatchObject({
+      reason: 'stopped',
+      cancelled: ['job1.spl', 'job2.spl', 'job3.spl'],
+    });
+    expect(client.calls.slice(4).sort()).toEqual(['cancel 100', 'cancel 101', 'cancel 102']);
+    expect(client.runs.every((run) => run.aborted)).toBe(true);
   });
 });
 
