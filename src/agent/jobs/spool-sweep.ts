@@ -18,8 +18,16 @@ export interface SpoolSweep {
   failed: string[];
 }
 
-/** Removes the files of `spoolDir` that none of `unfinished` may read; logs what it removed. */
-export function sweepSpool(spoolDir: string, unfinished: readonly LedgerJob[], logger: Logger): SpoolSweep {
+/**
+ * Removes the files of `spoolDir` that none of `unfinished` may read; logs what it removed and
+ * each file it could not remove (`remove` is the file removal; tests give one that fails).
+ */
+export function sweepSpool(
+  spoolDir: string,
+  unfinished: readonly LedgerJob[],
+  logger: Logger,
+  remove: (path: string) => void = rmSync,
+): SpoolSweep {
   const kept = new Set<string>();
   for (const job of unfinished) {
     kept.add(basename(spoolTarget(spoolDir, job)));
@@ -29,7 +37,7 @@ export function sweepSpool(spoolDir: string, unfinished: readonly LedgerJob[], l
   for (const entry of readdirSync(spoolDir, { withFileTypes: true })) {
     if (!entry.isFile() || kept.has(entry.name)) continue;
     try {
-      rmSync(join(spoolDir, entry.name), { force: true });
+      remove(join(spoolDir, entry.name));
       sweep.removed.push(entry.name);
     } catch (error) {
       sweep.failed.push(entry.name);

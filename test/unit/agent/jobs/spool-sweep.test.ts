@@ -21,7 +21,8 @@ describe('sweepSpool', () => {
   const crashedState = () => {
     const { ledger } = rig;
     for (const id of ['offered', 'spooled', 'ended']) ledger.add(jobOffer(id));
-    const spooled = join(rig.spoolDir, 'spooled.pdf');
+    // Recorded under a name other than its download's (as an earlier version named them).
+    const spooled = join(rig.spoolDir, 'spooled-1.pdf');
     ledger.move('spooled', 'downloading');
     ledger.move('spooled', 'spooled', { spoolPath: spooled });
     ledger.move('ended', 'downloading');
@@ -44,10 +45,27 @@ describe('sweepSpool', () => {
     const sweep = sweepSpool(rig.spoolDir, rig.ledger.unfinished(), rig.log);
     expect(sweep).toEqual({ removed: expect.arrayContaining(['ended.pdf', 'stray.tmp']), failed: [] });
     expect(sweep.removed).toHaveLength(2);
-    expect(readdirSync(rig.spoolDir).sort()).toEqual(['a-folder', 'offered.pdf', 'spooled.pdf']);
+    expect(readdirSync(rig.spoolDir).sort()).toEqual(['a-folder', 'offered.pdf', 'spooled-1.pdf']);
     expect(existsSync(partial) && existsSync(spooled)).toBe(true);
     expect(rig.logged('removed spool files of jobs that had ended before a crash')).toEqual([
       expect.objectContaining({ level: 'info', files: 2 }),
+    ]);
+  });
+
+  it('names each file it could not remove in a warning and goes on with the rest', () => {
+    crashedState();
+    const tried: string[] = [];
+    const sweep = sweepSpool(rig.spoolDir, rig.ledger.unfinished(), rig.log, (path) => {
+      tried.push(path);
+      if (path.endsWith('ended.pdf')) throw new Error('EBUSY: resource busy or locked');
+    });
+    expect(tried).toHaveLength(2);
+    expect(sweep).toEqual({ removed: ['stray.tmp'], failed: ['ended.pdf'] });
+    expect(rig.logged('could not remove a stale spool file')).toEqual([
+      expect.objectContaining({ level: 'warn', file: 'ended.pdf', error: 'EBUSY: resource busy or locked' }),
+    ]);
+    expect(rig.logged('removed spool files of jobs that had ended before a crash')).toEqual([
+      expect.objectContaining({ files: 1 }),
     ]);
   });
 
