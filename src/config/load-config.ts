@@ -2,17 +2,17 @@
  * Loading the two configuration files: YAML parsed with positions, environment overrides
  * (agent only), secret references, then schema validation with defaults. Every problem is
  * collected and thrown at once in a ConfigError listing `file:line:col: field: rule`.
- * Synchronous; nothing stays open.
+ * Synchronous; nothing stays open. The agent's file is read here; the emulator seed's in
+ * emulator-seed-config.ts, so that the agent never loads the seed's generated validator
+ * (docs/performance.md, *Round 4: the idle agent*); check-config.ts checks either.
  */
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument, type YAMLError } from 'yaml';
 import { agentRuleIssues } from './agent-rules.js';
 import type { AgentConfig } from './agent-schema.js';
 import { ConfigError, type ConfigIssue, fieldName } from './config-error.js';
-import type { EmulatorSeed } from './emulator-seed-schema.js';
 import { type AppliedOverride, applyEnvOverrides, type OverrideSchema } from './env-overrides.js';
 import * as agentValidator from './generated/agent-config-validator.js';
-import * as emulatorValidator from './generated/emulator-seed-validator.js';
 import { type GeneratedValidator, type SchemaIssue, SchemaValidator } from './schema-validator.js';
 import { resolveSecretRefs } from './secret-refs.js';
 import { YamlLocator } from './yaml-locator.js';
@@ -29,7 +29,8 @@ export interface LoadOptions {
   env?: Record<string, string | undefined>;
 }
 
-interface Kind {
+/** How one kind of file is checked beyond YAML: its validator, overrides and rules. */
+export interface ConfigKindRules {
   /** The plain schema, when environment overrides apply (they convert values to its types). */
   envOverrides?: OverrideSchema;
   validator: SchemaValidator;
@@ -37,49 +38,21 @@ interface Kind {
   rules?: (data: unknown) => SchemaIssue[];
 }
 
-const kinds: Record<ConfigKind, Kind> = {
-  agent: {
-    envOverrides: agentValidator.schema,
-    validator: new SchemaValidator(agentValidator.validate as GeneratedValidator),
-    rules: (data) => agentRuleIssues(data as AgentConfig),
-  },
-  emulator: { validator: new SchemaValidator(emulatorValidator.validate as GeneratedValidator) },
+/** agent.yaml: the generated validator, environment overrides and the rules across fields. */
+export const AGENT_CONFIG_RULES: ConfigKindRules = {
+  envOverrides: agentValidator.schema,
+  validator: new SchemaValidator(agentValidator.validate as GeneratedValidator),
+  rules: (data) => agentRuleIssues(data as AgentConfig),
 };
 
 /** Parses and validates agent.yaml text; throws ConfigError with every issue. */
 export function parseAgentConfig(text: string, fileName: string, options: LoadOptions = {}): AgentConfig {
-  return parseConfig(kinds.agent, text, fileName, options) as AgentConfig;
-}
-
-/** Parses and validates an emulator seed; throws ConfigError with every issue. */
-export function parseEmulatorSeed(text: string, fileName: string, options: LoadOptions = {}): EmulatorSeed {
-  return parseConfig(kinds.emulator, text, fileName, options) as EmulatorSeed;
+  return parseConfigText(AGENT_CONFIG_RULES, text, fileName, options) as AgentConfig;
 }
 
 /** Reads and validates an agent configuration file (see parseAgentConfig). */
 export function loadAgentConfig(path: string, options: LoadOptions = {}): AgentConfig {
-  return parseAgentConfig(readSource(path), path, options);
-}
-
-/** Reads and validates an emulator seed file (see parseEmulatorSeed). */
-export function loadEmulatorSeed(path: string, options: LoadOptions = {}): EmulatorSeed {
-  return parseEmulatorSeed(readSource(path), path, options);
-}
-
-/** Validates either kind; returns the issues instead of throwing (for `config validate`). */
-export function checkConfig(
-  kind: ConfigKind,
-  text: string,
-  fileName: string,
-  options: LoadOptions = {},
-): ConfigIssue[] {
-  try {
-    parseConfig(kinds[kind], text, fileName, options);
-    return [];
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
+  return parseAgentConfig(readConfigSource(path), path, options);
 }
 
 /** The YAML syntax errors of a text, each at its real line and column; empty when it parses. */
@@ -112,7 +85,8 @@ export function guessConfigKind(text: string): ConfigKind | undefined {
   return undefined;
 }
 
-function readSource(path: string): string {
+/** The text of a configuration file; a ConfigError naming the file when it cannot be read. */
+export function readConfigSource(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
@@ -123,7 +97,16 @@ function readSource(path: string): string {
   }
 }
 
-function parseConfig(kind: Kind, text: string, fileName: string, options: LoadOptions): unknown {
+/**
+ * Parses `text` as YAML and checks it by `kind` (overrides, secret references, schema, rules);
+ * the data with defaults, or a ConfigError with every issue.
+ */
+export function parseConfigText(
+  kind: ConfigKindRules,
+  text: string,
+  fileName: string,
+  options: LoadOptions = {},
+): unknown {
   const env = options.env ?? process.env;
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });

@@ -128,6 +128,11 @@ describe.skipIf(!enabled)('the agent loads only what its configuration uses', ()
     expect(NOT_FOR_A_PLAIN_AGENT.filter((name) => loaded.has(name))).toEqual([]);
   });
 
+  it("validates its file with the agent's generated validator and never loads the emulator seed's", () => {
+    expect(loaded.has('src/config/generated/agent-config-validator.ts')).toBe(true);
+    expect(loaded.has('src/config/generated/emulator-seed-validator.ts')).toBe(false);
+  });
+
   it('loads of undici only Pool, Agent and the request API (src/client/undici-core.ts), never its entry with fetch, WebSocket and caches', () => {
     const undiciFiles = [...loaded].filter((n) => n.startsWith('undici/'));
     expect(undiciFiles).toContain('undici/lib/dispatcher/pool.js');

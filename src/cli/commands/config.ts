@@ -7,13 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import {
-  type ConfigKind,
-  checkConfig,
-  formatIssue,
-  guessConfigKind,
-  yamlSyntaxIssues,
-} from '../../config/load-config.js';
+import { checkConfig } from '../../config/check-config.js';
+import { type ConfigKind, formatIssue, guessConfigKind, yamlSyntaxIssues } from '../../config/load-config.js';
 import type { ConfigIssue } from '../../config/config-error.js';
 import { CliError } from '../cli-runtime.js';
 

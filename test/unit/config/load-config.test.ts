@@ -2,15 +2,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { checkConfig } from '../../../src/config/check-config.js';
+import { loadEmulatorSeed, parseEmulatorSeed } from '../../../src/config/emulator-seed-config.js';
 import {
   ConfigError,
-  checkConfig,
   defaultEmulatorSeed,
   guessConfigKind,
   loadAgentConfig,
-  loadEmulatorSeed,
   parseAgentConfig,
-  parseEmulatorSeed,
 } from '../../../src/config/load-config.js';
 
 const minimal = 'cloud:\n  url: http://127.0.0.1:8080\n  client_id: demo-app\n';
