@@ -70,6 +70,8 @@ export class JobLoop {
   private readonly wakers = new Map<string, AbortController>();
   /** Jobs waiting for their next download try: the timer that queues them again. */
   private readonly retries = new Map<string, { timer: NodeJS.Timeout; printerId: string }>();
+  /** Jobs whose runner threw (a bug or a broken store, not the job's own failure): times in a row. */
+  private readonly broken = new Map<string, number>();
   private stopController = new AbortController();
   private running = false;
   private stopHeartbeat = () => {};
@@ -148,6 +150,7 @@ export class JobLoop {
     this.stopController.abort(new Error('agent stopping'));
     for (const { timer } of this.retries.values()) clearTimeout(timer);
     this.retries.clear();
+    this.broken.clear();
     await Promise.all([...this.pipelines.values()].flatMap((p) => [p.submitChain, ...p.active]));
     this.pipelines.clear();
     this.stopHeartbeat();
@@ -172,9 +175,10 @@ export class JobLoop {
     };
     const log = this.deps.logger.child({ job: jobId });
     pipeline.queued++;
-    const prepared = pipeline.downloads.run(() =>
-      this.guard(log, () => this.deps.runner.prepare(jobId, control)),
-    );
+    const prepared = pipeline.downloads.run(async () => {
+      if (await this.guard(log, () => this.deps.runner.prepare(jobId, control))) this.broken.delete(jobId);
+      else this.broken.set(jobId, (this.broken.get(jobId) ?? 0) + 1);
+    });
     pipeline.submitChain = pipeline.submitChain.then(async () => {
       await prepared;
       if (this.waitOutOfLine(printerId, jobId)) {
@@ -203,7 +207,7 @@ export class JobLoop {
     this.wakers.delete(jobId);
     const timer = setTimeout(
       () => this.requeue(jobId, printerId),
-      Math.max(10, this.deps.runner.retryDelayMs(job)),
+      Math.max(brokenRunDelayMs(this.broken.get(jobId) ?? 0), this.deps.runner.retryDelayMs(job)),
     );
     this.retries.set(jobId, { timer, printerId });
     return true;
@@ -241,16 +245,22 @@ export class JobLoop {
 
   private forget(jobId: string): void {
     this.wakers.delete(jobId);
+    this.broken.delete(jobId);
     const state = this.deps.ledger.get(jobId)?.state;
     if (state === 'completed' || state === 'failed' || state === 'cancelled') this.cancels.delete(jobId);
   }
 
-  /** Runs one phase; a failure is logged, never thrown into the pipeline (one job never stops the loop). */
-  private async guard(log: Logger, phase: () => Promise<unknown>): Promise<void> {
+  /**
+   * Runs one phase; a failure is logged, never thrown into the pipeline (one job never stops the
+   * loop). True when the phase ended without throwing.
+   */
+  private async guard(log: Logger, phase: () => Promise<unknown>): Promise<boolean> {
     try {
       await phase();
+      return true;
     } catch (error) {
       log.error({ error: errorMessage(error) }, 'job runner failed');
+      return false;
     }
   }
 
@@ -261,6 +271,20 @@ export class JobLoop {
       this.deps.emit(jobId, { kind: 'failed', error_code: 3011, message });
     });
   }
+}
+
+/** Longest wait before a job whose runner keeps throwing joins its line again. */
+export const BROKEN_RUN_MAX_DELAY_MS = 60_000;
+
+/**
+ * How long a job not yet fetched waits out of line before it joins its line again, after its
+ * runner threw `times` times in a row: 10 ms when it did not, then 10, 20, 40 ms and so on up to
+ * BROKEN_RUN_MAX_DELAY_MS, so a runner that keeps throwing (a broken store, a bug) neither spins
+ * nor fills the log.
+ */
+export function brokenRunDelayMs(times: number): number {
+  if (times <= 1) return 10;
+  return Math.min(10 * 2 ** (times - 1), BROKEN_RUN_MAX_DELAY_MS);
 }
 
 /**

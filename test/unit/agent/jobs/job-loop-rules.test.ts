@@ -8,7 +8,13 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type JobLoopDeps, JobLoop, resumeOrder } from '../../../../src/agent/jobs/job-loop.js';
+import {
+  BROKEN_RUN_MAX_DELAY_MS,
+  brokenRunDelayMs,
+  type JobLoopDeps,
+  JobLoop,
+  resumeOrder,
+} from '../../../../src/agent/jobs/job-loop.js';
 import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
 import type { JobRunnerDeps } from '../../../../src/agent/jobs/job-runner-types.js';
 import { systemClock } from '../../../../src/lib/clock.js';
@@ -271,6 +277,38 @@ describe('JobLoop', () => {
     const failures = rig.logged('job runner failed');
     for (const line of failures)
       expect(line).toMatchObject({ level: 'error', job: 'bad', error: 'prepare bad broke' });
+  });
+
+  it('a runner that keeps throwing is tried again after 10, 20, 40 ms and so on, not every 10 ms', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const jobs = loopWith({ runner: new BrokenRunner(rig.deps({ download }), ['bad']) });
+      jobs.start();
+      jobs.offer(jobOffer('bad'));
+      // Tries at 0, 10, 30, 70, 150, 310, 630 and 1,270 ms; the ninth at 2,550 ms.
+      await vi.advanceTimersByTimeAsync(1_270);
+      expect(rig.logged('job runner failed')).toHaveLength(8);
+      await vi.advanceTimersByTimeAsync(1_279);
+      expect(rig.logged('job runner failed')).toHaveLength(8);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(rig.logged('job runner failed')).toHaveLength(9);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('brokenRunDelayMs doubles from 10 ms up to a minute', () => {
+    expect([0, 1, 2, 3, 4, 13, 14, 40].map(brokenRunDelayMs)).toEqual([
+      10,
+      10,
+      20,
+      40,
+      80,
+      40_960,
+      BROKEN_RUN_MAX_DELAY_MS,
+      BROKEN_RUN_MAX_DELAY_MS,
+    ]);
+    expect(BROKEN_RUN_MAX_DELAY_MS).toBe(60_000);
   });
 
   it('a cancel ends a job waiting out of line for its next download at once, with its event', async () => {
