@@ -83,7 +83,8 @@ export class OutboxSender {
     this.notified = true;
     if (options.urgent) this.urgent = true;
     this.wake?.();
-    // A job's final event is what the user and the app wait for: it does not linger.
+    // A job's final event is what the user and the app wait for: the long linger ends, and the
+    // round waits only finalLingerMs for other jobs' final events.
     if (options.urgent) this.endLinger?.();
   }
 
