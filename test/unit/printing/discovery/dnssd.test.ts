@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import dnsPacket from 'dns-packet';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../../../src/log/logger.js';
 import { DnsSdDiscoverer, type MdnsSocket } from '../../../../src/printing/discovery/dnssd-discovery.js';
 import {
@@ -154,6 +154,24 @@ class FakeLan extends EventEmitter implements MdnsSocket {
   }
 }
 
+/**
+ * Runs a discovery whose browse window closes only once the fake LAN's answers (each delivered on
+ * setImmediate) and the follow-up queries they cause have all happened: the window's timeout is
+ * a fake one, moved on by hand. With a real one a stalled test process (a busy machine) could
+ * see the window close before an answer that was already due.
+ */
+async function discoverSettled(discoverer: DnsSdDiscoverer, browseMs: number) {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  try {
+    const pending = discoverer.discover();
+    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+    await vi.advanceTimersByTimeAsync(browseMs);
+    return await pending;
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 describe('DnsSdDiscoverer', () => {
   const all = printerRecords().map((r) => ({ ...r, ttl: 120, class: 'IN' }));
 
@@ -169,7 +187,7 @@ describe('DnsSdDiscoverer', () => {
       useAddresses: false,
       createSocket: () => lan,
     });
-    const result = await discoverer.discover();
+    const result = await discoverSettled(discoverer, 50);
     expect(result.ok).toBe(true);
     expect(result.ok && result.printers.map((p) => [p.name, p.uri])).toEqual([
       ['Brother HL.L2350DW', 'ipp://brn3c2af4.local:631/ipp/print'],
@@ -192,7 +210,7 @@ describe('DnsSdDiscoverer', () => {
     const lan = new FakeLan(() => []);
     const discoverer = new DnsSdDiscoverer({ logger: silentLogger(), browseMs: 20, createSocket: () => lan });
     setImmediate(() => lan.emit('error', new Error('bind EADDRINUSE 0.0.0.0:5353')));
-    expect(await discoverer.discover()).toEqual({
+    expect(await discoverSettled(discoverer, 20)).toEqual({
       source: 'dnssd',
       ok: false,
       error: 'bind EADDRINUSE 0.0.0.0:5353',
