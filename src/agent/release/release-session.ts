@@ -126,7 +126,8 @@ export class ReleaseSession {
         logger.warn({ reason: message }, 'release session failed');
         const code = (error as { code?: string }).code;
         ui.message('error', code === 'tpfm_unauthorized' ? 'Card not accepted' : message);
-        this.report.push(swipeFailure(code, message));
+        const released = this.report.some((line) => line.startsWith('released '));
+        this.report.push(swipeFailure(code, message, released));
       }
     } finally {
       clearInterval(ticker);
@@ -285,10 +286,13 @@ function describeJob(job: TpfmJob): string {
   return `"${jobTitle(job)}" (job ${job.jobId})`;
 }
 
-/** The swipe report line of a session that failed. Pure. */
-function swipeFailure(code: string | undefined, message: string): string {
+/**
+ * The swipe report line of a session that failed; `released`: jobs were released before the
+ * failure (their lines come first), so the line speaks of the rest. Pure.
+ */
+function swipeFailure(code: string | undefined, message: string, released = false): string {
   if (code === 'tpfm_unauthorized')
     return 'card not accepted: the service refused this card; nothing released';
   if (code === 'card_not_registered') return `card unknown, nothing released: ${message}`;
-  return `error, nothing released: ${message}`;
+  return released ? `error, the rest not released: ${message}` : `error, nothing released: ${message}`;
 }

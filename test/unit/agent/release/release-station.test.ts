@@ -383,9 +383,21 @@ describe('releasing several jobs at once (parallelReleases)', () => {
     client.runs[0]!.finish();
     expect(await report).toEqual([
       'released "Doc 1" (job J1): 2 page(s)',
-      'error, nothing released: connection refused',
+      'error, the rest not released: connection refused',
     ]);
     expect(client.calls).toEqual(['list P1', 'print job1.spl', 'print job2.spl']);
+  });
+
+  it('a first PrintJob that fails outright reports that nothing was released', async () => {
+    const client = new FakeClient(
+      { jobs: [job(1), job(2)], visible: false },
+      { hold: true, throwJob: 'job1.spl' },
+    );
+    const { uri } = await setup('all', client, new FakeUi(), new ManualClock(), undefined, 3);
+    expect(await swipeAndWait(uri, RAW_CARD, 10_000)).toEqual([
+      'error, nothing released: connection refused',
+    ]);
+    expect(client.calls).toEqual(['list P1', 'print job1.spl']);
   });
 
   it('a session ending cancels every running print by its ProcId', async () => {
