@@ -19,7 +19,7 @@ import { CupsBackend } from '../../src/printing/cups/cups-backend.js';
 import { CupsDiscoverer } from '../../src/printing/cups/cups-printers.js';
 import { type BackendJobState, isFinalJobState } from '../../src/printing/printer-backend.js';
 import { ippToPrinterProperties } from '../../src/printing/translate/capabilities/ipp-to-properties.js';
-import { type PrivateCupsd, startCupsd } from '../support/cupsd.js';
+import { addEverywhereQueue, type PrivateCupsd, startCupsd } from '../support/cupsd.js';
 import { type RunningIppEvePrinter, startIppEvePrinter } from '../support/ippeveprinter.js';
 import { freePort, peersAvailable, which } from '../support/peers.js';
 
@@ -53,29 +53,7 @@ describe.runIf(available)('cups:// backend with a private cupsd and ippeveprinte
     printer = await startIppEvePrinter({ name: 'CUPS Target' });
     cupsd = await startCupsd();
     const server = `127.0.0.1:${cupsd.port}`;
-    // -m everywhere queries the printer with the device URI, which must not carry the ipp
-    // backend's options yet; they are set in a second step (speed: no waiting per job).
-    execFileSync(which('lpadmin') ?? 'lpadmin', [
-      '-h',
-      server,
-      '-p',
-      QUEUE,
-      '-E',
-      '-v',
-      printer.uri,
-      '-m',
-      'everywhere',
-      '-L',
-      'Lab bench',
-    ]);
-    execFileSync(which('lpadmin') ?? 'lpadmin', [
-      '-h',
-      server,
-      '-p',
-      QUEUE,
-      '-v',
-      `${printer.uri}?waitjob=false&waitprinter=false`,
-    ]);
+    addEverywhereQueue(cupsd, QUEUE, printer.uri, 'Lab bench');
     uri = `cups://${QUEUE}?server=${server}`;
   });
 

@@ -4,7 +4,7 @@
  * printer with `lpadmin -m everywhere`. stop() ends the process by its id and removes the dir.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,7 +89,9 @@ export async function startCupsd(): Promise<PrivateCupsd> {
 
 /**
  * Adds queue `name` for the IPP printer at `printerUri` (`-m everywhere` asks the printer for its
- * capabilities), then sets the ipp backend's no-wait options on the device URI (faster jobs).
+ * capabilities), waits until cupsd has written the queue's PPD (it does so a moment after lpadmin
+ * returns; until then the queue is a raw one, "Local Raw Printer", and a device URI changed before
+ * it leaves it raw), then sets the ipp backend's no-wait options on the device URI (faster jobs).
  */
 export function addEverywhereQueue(
   cupsd: PrivateCupsd,
@@ -100,6 +102,7 @@ export function addEverywhereQueue(
   const lpadmin = which('lpadmin') ?? 'lpadmin';
   const args = ['-h', cupsd.server, '-p', name, '-E', '-v', printerUri, '-m', 'everywhere'];
   execFileSync(lpadmin, location ? [...args, '-L', location] : args);
+  waitForFileSync(join(cupsd.dir, 'ppd', `${name}.ppd`), PPD_WAIT_MS, `the PPD of CUPS queue ${name}`);
   execFileSync(lpadmin, [
     '-h',
     cupsd.server,
@@ -108,4 +111,18 @@ export function addEverywhereQueue(
     '-v',
     `${printerUri}?waitjob=false&waitprinter=false`,
   ]);
+}
+
+/** How long cupsd may take to write an IPP Everywhere PPD on a busy machine. */
+const PPD_WAIT_MS = 60_000;
+
+/** Waits (blocking, in 20 ms steps) until `path` exists and is not empty; throws naming `what`. */
+function waitForFileSync(path: string, timeoutMs: number, what: string): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + timeoutMs;
+  while (!(existsSync(path) && statSync(path).size > 0)) {
+    if (Date.now() > deadline)
+      throw new Error(`${what} did not appear at ${path} within ${timeoutMs / 1000} s`);
+    Atomics.wait(pause, 0, 0, 20);
+  }
 }
