@@ -32,12 +32,12 @@ const ABORT_REASON =
   'the abort reason is never read: a wait it ends is caught and dropped, and a download it aborts ends in the cancelled or stopped branch of the runner, which logs no message';
 
 const FORGET_WHY =
-  'forget() only frees memory: a job that ended is never queued again by this loop (a new offer of it is refused, the ledger holds it), so its waker and cancel mark are never read again';
+  'forget() only frees memory: a job that ended is never queued again by this loop (a new offer of it is refused, the ledger holds it), so its waker, cancel mark and count of runner failures are never read again';
 const FORGET_CONDITION = "state === 'completed' || state === 'failed' || state === 'cancelled'";
 /** The mutants of JobLoop.forget() (original, mutator, replacement). */
 const FORGET_MUTANTS: [string, string, string][] = [
   [
-    "{\n    this.wakers.delete(jobId);\n    const state = this.deps.ledger.get(jobId)?.state;\n    if (state === 'completed' || state === 'failed' || state === 'cancelled') this.cancels.delete(jobId);\n  }",
+    "{\n    this.wakers.delete(jobId);\n    this.broken.delete(jobId);\n    const state = this.deps.ledger.get(jobId)?.state;\n    if (state === 'completed' || state === 'failed' || state === 'cancelled') this.cancels.delete(jobId);\n  }",
     'BlockStatement',
     '{}',
   ],

@@ -283,8 +283,7 @@ export const BROKEN_RUN_MAX_DELAY_MS = 60_000;
  * nor fills the log.
  */
 export function brokenRunDelayMs(times: number): number {
-  if (times <= 1) return 10;
-  return Math.min(10 * 2 ** (times - 1), BROKEN_RUN_MAX_DELAY_MS);
+  return Math.min(10 * 2 ** Math.max(0, times - 1), BROKEN_RUN_MAX_DELAY_MS);
 }
 
 /**

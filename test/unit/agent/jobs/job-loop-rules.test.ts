@@ -88,6 +88,8 @@ describe('JobLoop', () => {
     expect(jobs.offer(jobOffer('j'))).toBe(true);
     expect(jobs.offer(jobOffer('j'))).toBe(false);
     await ended(['j']);
+    // Once its watch is over the job no longer counts in the backlog.
+    await expect.poll(() => jobs.backlog()).toBe(0);
     expect(rig.kinds('j')).toEqual(['received', 'downloading', 'printing', 'completed']);
     expect(rig.logged('job received')).toEqual([expect.objectContaining({ job: 'j', printer: 'p1' })]);
     await jobs.stop();
