@@ -16,6 +16,7 @@ const core = [
   // The agent's store: the job ledger and the outbox.
   'src/store/job-ledger.ts',
   'src/store/outbox.ts',
+  'src/store/outbox-batches.ts',
   // The job path's steps, wherever under src/agent they live (the folder may move).
   'src/agent/**/{download-step,document-check,submit-step,ticket-overrides,reconcile-step,watch-step,held-documents,job-runner,job-loop,job-outcomes,claiming-download,waiting-report,outbox-sender,inline-documents,spool-sweep}.ts',
   // The pure protocol modules.
