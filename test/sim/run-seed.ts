@@ -98,6 +98,8 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
     const channel = new SimChannel(cloud, network, world, faults, scenario);
     const printers = scenario.printers.map((plan) => new SimPrinter(plan, world, SIM_START));
     const ledger = new JobLedger(db, systemClock);
+    cloud.ledgerHolds = (jobId) => ledger.get(jobId) !== undefined;
+    for (const printer of printers) printer.onJobCreated = (name) => cloud.printerHeard(name);
     const attemptOf = (jobName: string) => ledger.get(jobName.replace(/^printrelay-/, ''))?.attempts ?? 0;
     const simBackends = printers.map((p) => new SimBackend(p, world, spool, faults, scenario, attemptOf));
     const backends = new Map<string, PrinterBackend>(
@@ -126,6 +128,7 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
         rng: agentRng,
         smallDocumentBytes: scenario.smallDocumentBytes,
         heldDocumentsBytes: scenario.heldDocumentsBytes,
+        assumeClaims: variant.claimRule === 'assumed',
       });
       for (const open of cloud.openOffers()) offer(open.job_id);
     };
