@@ -112,7 +112,12 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
         const life = agent;
         // On protocol 3 a small document comes with the offer (its frame sometimes lost or altered).
         const document = channel.inlineDocument(jobId);
-        offerWithDocument((o) => life.loop.offer(o), life.inline, cloud.job(jobId).offer, document);
+        offerWithDocument(
+          (o, held) => life.loop.offer(o, held),
+          life.inline,
+          cloud.job(jobId).offer,
+          document,
+        );
       }
     };
     const boot = () => {

@@ -122,6 +122,7 @@ export function startAgent(wiring: AgentWiring): AgentLife {
     },
     heldDocumentsBytes: wiring.heldDocumentsBytes,
     discardEvents: (jobId) => outbox.discardJob(jobId),
+    inline,
     jobs: SIM_JOBS,
     spoolDir,
     clock,
