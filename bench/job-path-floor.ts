@@ -29,14 +29,16 @@
  * bare-print-job (the agent's own code and bare Node alternated).
  *
  *   npm run bench:floor    (BENCH_JOBS=200, BENCH_WARMUP_JOBS=200, BENCH_CONCURRENCY=16;
- *                           BENCH_ENTRY=dist runs the agent from dist/)
- * The agent and the loop are measured after their warm-up jobs by /proc/<pid>/stat; the lines
+ *                           BENCH_ENTRY=dist runs the agent from dist/; BENCH_PROFILE_DIR=<dir>
+ *                           writes a V8 CPU profile of every node process there, the pid of
+ *                           each line printed to find its file)
+ * The lines with the cloud are measured after their warm-up jobs by /proc/<pid>/stat; the lines
  * also give the connector requests and the channel's claims and event batches per job (emulator
  * log: `request completed` and `channel request answered` lines) and the IPP requests per job
- * (ippeveprinter's log). Between the agent's jobs and the loop's the bench waits out the
- * emulator's PrepareUpload rate window (600 a minute per user), so warm-up + measured jobs must
- * stay within 600 (a minute's wait before each of them after the agent's). The load average is printed before and after: the figures of a loaded
- * machine compare within one run only. Last: `durability_share` ((agent - loop) / agent) and
+ * (ippeveprinter's log). Between two lines with the cloud the bench waits out the emulator's
+ * PrepareUpload rate window (600 a minute per user) when their jobs would not fit in it, so
+ * warm-up + measured jobs must stay within 600. The load average is printed before and after:
+ * the figures of a loaded machine compare within one run only. Last: `durability_share` ((agent - loop) / agent) and
  * `ratio` (ipptool's CPU per job over the agent's).
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -151,6 +153,8 @@ async function main(): Promise<void> {
       },
     );
     stops.unshift(() => agent.part.stop());
+    if (process.env.BENCH_PROFILE_DIR)
+      console.log(`agent runs as pid ${agent.part.pid} (its profile's name)`);
     const app = await signIn(emulator.url);
     stops.unshift(() => app.close());
     const printerId = await waitForPrinter(app.sfapi, printerName);
@@ -192,6 +196,7 @@ async function main(): Promise<void> {
     ) => {
       const child = nodeChild(script, args, core);
       stops.unshift(() => stopChild(child));
+      if (process.env.BENCH_PROFILE_DIR) console.log(`${name} runs as pid ${child.pid} (its profile's name)`);
       await outputOf(child, /ready/);
       // The uploads of the line before leave the emulator's rate window before this line's begin
       // (when two lines' uploads would not fit in it).

@@ -7,10 +7,17 @@ import { join } from 'node:path';
 import { onCore } from './pinning.js';
 import { agentNodeFlags } from './processes.js';
 
-/** A node process with the agent's flags running `script args` through tsx (on `core` when given). */
+/**
+ * A node process with the agent's flags running `script args` through tsx (on `core` when given);
+ * with BENCH_PROFILE_DIR=<dir> it writes a V8 CPU profile there when it exits, as the agent does.
+ */
 export function nodeChild(script: string, args: string[], core: number | undefined): ChildProcess {
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+    : [];
   const [command, argv] = onCore(core, process.execPath, [
     ...agentNodeFlags(),
+    ...profile,
     '--import',
     'tsx',
     join(import.meta.dirname, script),
