@@ -10,12 +10,14 @@
  * After one warm-up round per path, BENCH_ROUNDS rounds of each, the order alternating. A
  * round's window runs from the Print calls (or the swipe) until the last document is printed,
  * the station's session ended (release) and 300 ms more for the final events. Per part and path:
- * the CPU per job read from /proc over the windows, and from the profile the busy and idle
+ * the CPU per job read from /proc over the windows (and the bench's own, which holds the printer
+ * and, on the direct path, the app's Print calls), and from the profile the busy and idle
  * microseconds per job inside the windows (idle: `(idle)`, `(program)`, `[node:inspector]`),
- * busy by area (bench/support/profile-areas.ts) and the top functions. Profiles stay in the dir.
+ * busy by area (bench/support/profile-areas.ts) and the top functions. The profiles stay in the
+ * dir (one folder per part), with the windows per path in windows.json.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sendSwipe } from '../src/cardreader/socket/socket-reader.js';
@@ -124,9 +126,9 @@ async function main(): Promise<void> {
       return () => app.sfapi.print({ fileid, type: 'pdf', alias: 'bench.pdf', printerid: to });
     };
     const windows: Record<Path, Window[]> = { direct: [], release: [] };
-    const cpu: Record<Path, Record<PartName, number>> = {
-      direct: { emulator: 0, agent: 0 },
-      release: { emulator: 0, agent: 0 },
+    const cpu: Record<Path, Record<PartName | 'bench', number>> = {
+      direct: { emulator: 0, agent: 0, bench: 0 },
+      release: { emulator: 0, agent: 0, bench: 0 },
     };
     const round = async (path: Path, measured: boolean) => {
       const prints: (() => Promise<unknown>)[] = [];
@@ -134,7 +136,11 @@ async function main(): Promise<void> {
       if (path === 'release') for (const print of prints) await print();
       const ended = path === 'release' ? agent.next(/session-end (\d+)/) : undefined;
       const done = arrivals.after(jobs);
-      const cpu0 = { emulator: cpuSecondsOf(pids.emulator), agent: cpuSecondsOf(pids.agent) };
+      const cpu0 = {
+        emulator: cpuSecondsOf(pids.emulator),
+        agent: cpuSecondsOf(pids.agent),
+        bench: process.cpuUsage(),
+      };
       const t0 = performance.now();
       const fromUs = nowUs();
       if (path === 'direct') await Promise.all(prints.map((print) => print()));
@@ -146,6 +152,8 @@ async function main(): Promise<void> {
       windows[path].push({ fromUs, toUs: nowUs() });
       for (const part of ['emulator', 'agent'] as const)
         cpu[path][part] += cpuSecondsOf(pids[part]) - cpu0[part];
+      const own = process.cpuUsage(cpu0.bench);
+      cpu[path].bench += (own.user + own.system) / 1e6;
       console.log(`${path.padEnd(7)} ${(jobs / seconds).toFixed(1)} jobs/s (load ${load()})`);
     };
     for (const path of ['direct', 'release'] as const) await round(path, false);
@@ -153,6 +161,8 @@ async function main(): Promise<void> {
       for (const path of r % 2 === 0 ? (['direct', 'release'] as const) : (['release', 'direct'] as const))
         await round(path, true);
     for (const stop of stops.splice(0, 5)) await stop();
+    // The windows too, to read the profiles by path later (bench/profile-summary.ts reads whole files).
+    writeFileSync(join(profileDir, 'windows.json'), JSON.stringify(windows), { mode: 0o600 });
     report(cpu, windows);
   } finally {
     for (const stop of stops) await stop().catch((error) => console.error(`stop failed: ${error}`));
@@ -168,9 +178,18 @@ function mainThreadProfile(dir: string): string {
   return join(dir, newest);
 }
 
-function report(cpu: Record<Path, Record<PartName, number>>, windows: Record<Path, Window[]>): void {
+function report(
+  cpu: Record<Path, Record<PartName | 'bench', number>>,
+  windows: Record<Path, Window[]>,
+): void {
   const n = rounds * jobs;
   const us = (v: number) => (v / n).toFixed(0).padStart(6);
+  const total = (path: Path) => cpu[path].emulator + cpu[path].agent + cpu[path].bench;
+  console.log('CPU per job (us), direct / release:');
+  console.log(
+    `  bench process (the virtual printer; the app's Prints on the direct path) ${us(cpu.direct.bench * 1e6)} / ${us(cpu.release.bench * 1e6)}`,
+  );
+  console.log(`  the three processes ${us(total('direct') * 1e6)} / ${us(total('release') * 1e6)}`);
   for (const part of ['emulator', 'agent'] as const) {
     const file = mainThreadProfile(join(profileDir, part));
     const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
