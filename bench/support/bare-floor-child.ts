@@ -117,16 +117,24 @@ function jobEvent(seq: number, kind: string, extra: object = {}): object {
 /** Queues an event (recorded in the outbox row `outboxId`, if any) for the next batch. */
 function emit(jobId: string, event: object, outboxId?: number): void {
   pending.push({ outboxId, item: { job_id: jobId, event } });
-  schedule((event as { kind: string }).kind === 'completed' ? FINAL_LINGER_MS : LINGER_MS);
+  schedule(pending.some(isFinal));
 }
 
-/** The next batch leaves after `lingerMs` (sooner if one is already due sooner), one in flight at a time. */
-function schedule(lingerMs: number): void {
-  const due = Date.now() + lingerMs;
+const isFinal = (waiting: { item: unknown }) =>
+  (waiting.item as { event: { kind: string } }).event.kind === 'completed';
+
+/**
+ * As the agent's sender: the next batch waits LINGER_MS for company and then FINAL_LINGER_MS; a
+ * final event waiting cuts the first wait short. One batch in flight; events that came meanwhile
+ * linger the same way after its answer.
+ */
+function schedule(urgent: boolean): void {
+  const wait = (urgent ? 0 : LINGER_MS) + FINAL_LINGER_MS;
+  const due = Date.now() + wait;
   if (timer && timerDue <= due) return;
   clearTimeout(timer);
   timerDue = due;
-  timer = setTimeout(send, lingerMs);
+  timer = setTimeout(send, wait);
 }
 
 function send(): void {
@@ -152,7 +160,7 @@ function onEventsResult(message: {
   if (refused) fail(`events refused: ${JSON.stringify(refused)}`);
   ledger?.acknowledge(inFlight.outboxIds);
   inFlight = undefined;
-  if (pending.length > 0) schedule(0);
+  if (pending.length > 0) schedule(pending.some(isFinal));
 }
 
 const claims = new Map<string, (status: number) => void>();
