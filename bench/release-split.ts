@@ -83,6 +83,12 @@ function startChild(name: PartName, args: string[], flags: string[]): Part {
   );
 }
 
+/** Times the process's main thread went to sleep waiting (its voluntary context switches). */
+function sleepsOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+}
+
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 const load = () =>
   loadavg()
@@ -130,6 +136,10 @@ async function main(): Promise<void> {
       direct: { emulator: 0, agent: 0, bench: 0 },
       release: { emulator: 0, agent: 0, bench: 0 },
     };
+    const sleeps: Record<Path, Record<PartName, number>> = {
+      direct: { emulator: 0, agent: 0 },
+      release: { emulator: 0, agent: 0 },
+    };
     const round = async (path: Path, measured: boolean) => {
       const prints: (() => Promise<unknown>)[] = [];
       for (let i = 0; i < jobs; i++) prints.push(await staged(path === 'direct' ? printerId : queueId));
@@ -139,6 +149,7 @@ async function main(): Promise<void> {
       const cpu0 = {
         emulator: cpuSecondsOf(pids.emulator),
         agent: cpuSecondsOf(pids.agent),
+        sleeps: { emulator: sleepsOf(pids.emulator), agent: sleepsOf(pids.agent) },
         bench: process.cpuUsage(),
       };
       const t0 = performance.now();
@@ -152,6 +163,8 @@ async function main(): Promise<void> {
       windows[path].push({ fromUs, toUs: nowUs() });
       for (const part of ['emulator', 'agent'] as const)
         cpu[path][part] += cpuSecondsOf(pids[part]) - cpu0[part];
+      for (const part of ['emulator', 'agent'] as const)
+        sleeps[path][part] += sleepsOf(pids[part]) - cpu0.sleeps[part];
       const own = process.cpuUsage(cpu0.bench);
       cpu[path].bench += (own.user + own.system) / 1e6;
       console.log(`${path.padEnd(7)} ${(jobs / seconds).toFixed(1)} jobs/s (load ${load()})`);
@@ -163,7 +176,7 @@ async function main(): Promise<void> {
     for (const stop of stops.splice(0, 5)) await stop();
     // The windows too, to read the profiles by path later (bench/profile-summary.ts reads whole files).
     writeFileSync(join(profileDir, 'windows.json'), JSON.stringify(windows), { mode: 0o600 });
-    report(cpu, windows);
+    report(cpu, sleeps, windows);
   } finally {
     for (const stop of stops) await stop().catch((error) => console.error(`stop failed: ${error}`));
   }
@@ -180,6 +193,7 @@ function mainThreadProfile(dir: string): string {
 
 function report(
   cpu: Record<Path, Record<PartName | 'bench', number>>,
+  sleeps: Record<Path, Record<PartName, number>>,
   windows: Record<Path, Window[]>,
 ): void {
   const n = rounds * jobs;
@@ -199,6 +213,10 @@ function report(
     };
     console.log(`\n${part}: ${file}; us per job, direct / release`);
     console.log(`  CPU (/proc)   ${us(cpu.direct[part] * 1e6)} / ${us(cpu.release[part] * 1e6)}`);
+    const perJob = (v: number) => (v / n).toFixed(1);
+    console.log(
+      `  sleeps (voluntary context switches) per job ${perJob(sleeps.direct[part])} / ${perJob(sleeps.release[part])}`,
+    );
     console.log(`  busy samples  ${us(charge.direct.busyUs)} / ${us(charge.release.busyUs)}`);
     console.log(`  idle samples  ${us(charge.direct.idleUs)} / ${us(charge.release.idleUs)}`);
     for (const [title, key] of [
