@@ -120,4 +120,22 @@ describe('job path simulation', () => {
     },
     10 * 60_000,
   );
+
+  it(
+    'finds a claim the ledger does not hold when an offer is claimed before it is recorded',
+    async () => {
+      // The broken variant: an offer with its document is claimed on the channel first and
+      // recorded once the claim is answered; the cloud hears of a job the ledger does not hold
+      // (and a crash in between leaves a job claimed that no ledger knows).
+      const broken = { ...variant, claimRule: 'first' as const };
+      const found: number[] = [];
+      for (let seed = 1; seed <= 300 && found.length < 3; seed++) {
+        const result = await runSeed(seed, broken);
+        if (result.violations.some((v) => v.rule === 'claim-unrecorded' && !v.limit)) found.push(seed);
+      }
+      console.log(`broken variant (claimed before recorded): violations at seeds ${found.join(' ')}`);
+      expect(found.length).toBe(3);
+    },
+    10 * 60_000,
+  );
 });

@@ -112,12 +112,7 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
         const life = agent;
         // On protocol 3 a small document comes with the offer (its frame sometimes lost or altered).
         const document = channel.inlineDocument(jobId);
-        offerWithDocument(
-          (o, held) => life.loop.offer(o, held),
-          life.inline,
-          cloud.job(jobId).offer,
-          document,
-        );
+        offerWithDocument((o, held) => life.offer(o, held), life.inline, cloud.job(jobId).offer, document);
       }
     };
     const boot = () => {
@@ -134,6 +129,7 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
         smallDocumentBytes: scenario.smallDocumentBytes,
         heldDocumentsBytes: scenario.heldDocumentsBytes,
         assumeClaims: variant.claimRule === 'assumed',
+        claimFirst: variant.claimRule === 'first',
       });
       for (const open of cloud.openOffers()) offer(open.job_id);
     };

@@ -37,9 +37,11 @@ export interface SimVariant {
    * `confirmed`: an inline document goes to the job only after the cloud answered its claim with
    * 200 (the agent's rule). `assumed` (the variant `inline-unclaimed`, broken on purpose): the
    * claim is taken as answered without being sent, so a job may reach its printer before the
-   * cloud heard of the claim (the invariant `printed-unclaimed`).
+   * cloud heard of the claim (the invariant `printed-unclaimed`). `first` (the variant
+   * `claim-first`, broken on purpose): an offer with its document is claimed on the channel before
+   * the ledger records it (the invariant `claim-unrecorded`).
    */
-  claimRule: 'confirmed' | 'assumed';
+  claimRule: 'confirmed' | 'assumed' | 'first';
 }
 
 export const DEFAULT_VARIANT: SimVariant = {
@@ -130,11 +132,18 @@ export interface Scenario {
 
 /**
  * The variant SIM_VARIANT names (comma-separated): `handed` (sentRule), `no-k-octets` (kOctets
- * false), `print-job-only` (printJobOnlyPrinters), `no-operation-timeout`, `inline-unclaimed` (claimRule assumed); unset, the default.
+ * false), `print-job-only` (printJobOnlyPrinters), `no-operation-timeout`, `inline-unclaimed` (claimRule assumed), `claim-first` (claimRule first); unset, the default.
  */
 export function variantFromEnv(value: string | undefined): SimVariant {
   const names = new Set((value ?? '').split(',').filter((n) => n !== ''));
-  const known = ['handed', 'no-k-octets', 'print-job-only', 'no-operation-timeout', 'inline-unclaimed'];
+  const known = [
+    'handed',
+    'no-k-octets',
+    'print-job-only',
+    'no-operation-timeout',
+    'inline-unclaimed',
+    'claim-first',
+  ];
   for (const name of names) {
     if (!known.includes(name))
       throw new Error(`SIM_VARIANT: unknown variant ${name} (known: ${known.join(', ')})`);
@@ -144,7 +153,7 @@ export function variantFromEnv(value: string | undefined): SimVariant {
     kOctets: !names.has('no-k-octets'),
     printJobOnlyPrinters: names.has('print-job-only'),
     operationTimeout: !names.has('no-operation-timeout'),
-    claimRule: names.has('inline-unclaimed') ? 'assumed' : 'confirmed',
+    claimRule: names.has('inline-unclaimed') ? 'assumed' : names.has('claim-first') ? 'first' : 'confirmed',
   };
 }
 

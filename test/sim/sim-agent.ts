@@ -16,6 +16,7 @@ import type { AgentConfig } from '../../src/config/agent-schema.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createLogger, type Logger, silentLogger } from '../../src/log/logger.js';
 import type { PrinterBackend } from '../../src/printing/printer-backend.js';
+import type { JobOffer } from '../../src/protocol/connector-channel.js';
 import { FINAL_EVENT_KINDS } from '../../src/protocol/connector-channel.js';
 import type { AgentDatabase } from '../../src/store/agent-db.js';
 import { JobLedger } from '../../src/store/job-ledger.js';
@@ -40,6 +41,8 @@ export interface AgentLife {
   outbox: Outbox;
   /** Inline documents of offers, until their download step takes them. */
   inline: InlineDocuments;
+  /** Takes an offer as the agent's feed does (JobLoop.offer, unless a broken variant says otherwise). */
+  offer: (offer: JobOffer, documentHeld: boolean) => boolean;
 }
 
 export interface AgentWiring {
@@ -59,6 +62,11 @@ export interface AgentWiring {
   heldDocumentsBytes: number;
   /** Broken on purpose (variant `inline-unclaimed`): channel claims answered 200 without being sent. */
   assumeClaims?: boolean;
+  /**
+   * Broken on purpose (variant `claim-first`): an offer with its document held is claimed on the
+   * channel first and recorded in the ledger only once the claim is answered.
+   */
+  claimFirst?: boolean;
 }
 
 const clock: Clock = { now: () => Date.now() };
@@ -139,5 +147,14 @@ export function startAgent(wiring: AgentWiring): AgentLife {
   });
   loop.start();
   sender.start();
-  return { loop, ledger, outbox, inline };
+  const offer = (job: JobOffer, documentHeld: boolean): boolean => {
+    if (!wiring.claimFirst || !documentHeld || !channelUp() || ledger.get(job.job_id))
+      return loop.offer(job, documentHeld);
+    requests.claim(job.job_id, new AbortController().signal).then(
+      () => loop.offer(job, documentHeld),
+      () => {},
+    );
+    return true;
+  };
+  return { loop, ledger, outbox, inline, offer };
 }
