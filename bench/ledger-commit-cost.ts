@@ -8,7 +8,8 @@
  * run: bench:floor's bare ledger (bench/support/bare-ledger.ts) making its commits for the same
  * jobs. Then each suspected cause alone, as a variant of the agent's line:
  *
- *   tx-once       one transaction function built once, instead of db.transaction(work) per call
+ *   tx-per-call   db.transaction(work) built on every transaction, as the store did before
+ *                 src/store/transaction-runner.ts (which builds one and hands it the work)
  *   no-reuse      statements compiled on every prepare (reuseStatements undone)
  *   no-autockpt   wal_autocheckpoint = 0 (no checkpoint during the run)
  *   no-indexes    jobs_state, jobs_arrival, outbox_kind_head and outbox_record dropped
@@ -40,7 +41,7 @@ const clock = { now: () => Date.now() };
 
 type Variant =
   | 'agent'
-  | 'tx-once'
+  | 'tx-per-call'
   | 'no-reuse'
   | 'no-autockpt'
   | 'no-indexes'
@@ -48,7 +49,7 @@ type Variant =
   | 'small-offer';
 const VARIANTS: Variant[] = [
   'agent',
-  'tx-once',
+  'tx-per-call',
   'no-reuse',
   'no-autockpt',
   'no-indexes',
@@ -135,11 +136,12 @@ function runBare(db: AgentDatabase, tag: string): void {
 
 function openVariant(path: string, variant: Variant): AgentDatabase {
   const db = openAgentDatabase(path);
-  if (variant === 'tx-once') {
-    const once = db.transaction((work: () => unknown) => work());
+  if (variant === 'tx-per-call') {
+    // The store's runner is built from db.transaction once: each of its calls now builds anew.
+    const build = db.transaction.bind(db);
     db.transaction = ((work: (...args: unknown[]) => unknown) =>
       (...args: unknown[]) =>
-        once(() => work(...args))) as unknown as typeof db.transaction;
+        build(work)(...args)) as unknown as typeof db.transaction;
   }
   // reuseStatements set an own `prepare`; without it the prototype's compiles every time.
   if (variant === 'no-reuse') delete (db as { prepare?: unknown }).prepare;
