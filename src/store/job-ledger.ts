@@ -12,6 +12,7 @@ import type { Clock } from '../lib/clock.js';
 import { PrintRelayError } from '../lib/errors.js';
 import type { JobOffer } from '../protocol/connector-channel.js';
 import type { AgentDatabase } from './agent-db.js';
+import { type TransactionRunner, transactionRunner } from './transaction-runner.js';
 
 /** The states a job moves through in the ledger. */
 export type JobState =
@@ -129,10 +130,14 @@ interface JobRow {
 
 /** Reads and moves jobs; the database is owned by the caller. */
 export class JobLedger {
+  private readonly inTransaction: TransactionRunner;
+
   constructor(
     private readonly db: AgentDatabase,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.inTransaction = transactionRunner(db);
+  }
 
   /**
    * Runs `work` in one transaction of the ledger's database and returns its result: the moves it
@@ -140,7 +145,7 @@ export class JobLedger {
    * commit, or not at all when it throws. A job step and its events are recorded this way.
    */
   atomically<T>(work: () => T): T {
-    return this.db.transaction(work)();
+    return this.inTransaction(work);
   }
 
   /**
@@ -167,7 +172,7 @@ export class JobLedger {
 
   /** Moves a job to `to`, recording details; throws LedgerTransitionError for a forbidden move. */
   move(jobId: string, to: JobState, details: MoveDetails = {}): LedgerJob {
-    return this.db.transaction(() => {
+    return this.inTransaction(() => {
       const job = this.get(jobId);
       if (!job) throw new PrintRelayError('not_found', `job ${jobId} not in the ledger`);
       if (!canMove(job.state, to)) throw new LedgerTransitionError(jobId, job.state, to);
@@ -217,7 +222,7 @@ export class JobLedger {
           jobId,
         );
       return moved;
-    })();
+    });
   }
 
   /**

@@ -12,6 +12,7 @@ import { type BackoffPolicy, backoffDelay } from '../lib/backoff.js';
 import type { Clock } from '../lib/clock.js';
 import { type JobEvent, MAX_EVENT_BATCH } from '../protocol/connector-channel.js';
 import type { AgentDatabase } from './agent-db.js';
+import { type TransactionRunner, transactionRunner } from './transaction-runner.js';
 import { type OutboxRow, type PendingEvent, selectDueBatch, toPending } from './outbox-batches.js';
 
 export type { PendingEvent };
@@ -57,12 +58,16 @@ const JOB_EVENT: OutboxKind = 'job-event';
 
 /** Durable, ordered event queue; the database is owned by the caller. */
 export class Outbox {
+  private readonly inTransaction: TransactionRunner;
+
   constructor(
     private readonly db: AgentDatabase,
     private readonly clock: Clock,
     private readonly backoff: BackoffPolicy,
     private readonly random: () => number = Math.random,
-  ) {}
+  ) {
+    this.inTransaction = transactionRunner(db);
+  }
 
   /** Appends an event for `jobId` with the job's next seq; returns the stored event. */
   add(jobId: string, event: NewJobEvent): JobEvent {
@@ -79,7 +84,7 @@ export class Outbox {
    * `body` builds the stored JSON from the seq, the row's UUID and the time. Returns the body.
    */
   append(kind: OutboxKind, key: string, body: (seq: number, rowId: string, now: number) => unknown): unknown {
-    return this.db.transaction(() => {
+    return this.inTransaction(() => {
       const row = this.db.prepare('SELECT last_seq FROM event_seq WHERE job_id = ?').get(key) as
         | { last_seq: number }
         | undefined;
@@ -99,7 +104,7 @@ export class Outbox {
         )
         .run(kind, key, seq, rowId, JSON.stringify(full), now, now);
       return full;
-    })();
+    });
   }
 
   /** Keys of the records of `kind` whose head row is due now, oldest head first. */
@@ -260,20 +265,20 @@ export class Outbox {
       this.deliveredMany(delivered);
       return dropped;
     }
-    this.db.transaction(() => {
+    this.inTransaction(() => {
       this.deliveredMany(delivered);
       for (const row of failed) this.failed(row.id, row.error);
       for (const jobId of discardJobs) dropped.set(jobId, this.discardJob(jobId));
-    })();
+    });
     return dropped;
   }
 
   /** Delivery of all these events failed alike: failed() for each, in one transaction. */
   failedMany(ids: readonly number[], error: string, retryAfterMs?: number): void {
     if (ids.length === 0) return;
-    this.db.transaction(() => {
+    this.inTransaction(() => {
       for (const id of ids) this.failed(id, error, retryAfterMs);
-    })();
+    });
   }
 
   /** Delivery failed: schedule the next attempt with backoff (or after `retryAfterMs`). */
