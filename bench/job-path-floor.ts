@@ -41,7 +41,7 @@
  * the figures of a loaded machine compare within one run only. Last: `durability_share` ((agent - loop) / agent) and
  * `ratio` (ipptool's CPU per job over the agent's).
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sleep } from '../src/lib/abort.js';
@@ -51,6 +51,7 @@ import { startBenchAgent } from './support/agent-part.js';
 import { runIpptoolBatch, writeBatchTest } from './support/ipptool-baseline.js';
 import { runJobs, signIn, waitForPrinter } from './support/job-runs.js';
 import { nodeChild, outputOf, stopChild } from './support/floor-children.js';
+import { checkDocumentsAtPrinter } from './support/printer-documents.js';
 import { pinPlan, pinProcess } from './support/pinning.js';
 import { cpuSecondsOf, startEmulatorPart } from './support/processes.js';
 import { countRequests, ippCounter, perJobPhrase } from './support/request-counts.js';
@@ -70,20 +71,6 @@ const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
-
-/**
- * The documents at the printer of the jobs named `<prefix>-<job id>` with `size` bytes; throws
- * unless there are `expected` of them (ippeveprinter -k keeps `<its job id>-<job name>.<ext>`).
- */
-function checkDocumentsAtPrinter(spoolDir: string, prefix: string, size: number, expected: number): void {
-  const jobs = new Set(
-    readdirSync(spoolDir)
-      .filter((file) => file.includes(`-${prefix}-`) && statSync(join(spoolDir, file)).size === size)
-      .map((file) => file.slice(file.indexOf(`-${prefix}-`)).replace(/\.[^.]*$/, '')),
-  );
-  if (jobs.size !== expected)
-    throw new Error(`${prefix}: the printer holds ${jobs.size} whole documents of its jobs, not ${expected}`);
-}
 
 async function main(): Promise<void> {
   console.log(`load    average ${load()} at the start (${cores} cores)`);
