@@ -48,6 +48,12 @@ describe('/printing/v1/assignments', () => {
     const all = await api('GET', '/printing/v1/assignments');
     expect(all.body).toMatchObject({ count: 2, next: null, previous: null });
     expect(all.body.results.map((e: { printer_id: string }) => e.printer_id)).toEqual([printer, other]);
+    // Each listed element is the printer's own: its groups in assignment order, no other printer's.
+    const groupIds = (e: { assignments: { groups: { group_id: string }[] }[] }) =>
+      e.assignments[0]?.groups.map((g) => g.group_id);
+    expect(all.body.results.map(groupIds)).toEqual([[a, b], [b]]);
+    expect(all.body.results[0]).toEqual(second.body);
+    expect(all.body.results[1].printer_name).toBe('Assigned Two');
     const ofA = await api('GET', `/printing/v1/assignments?group=${a}`);
     expect(ofA.body.results.map((e: { printer_id: string }) => e.printer_id)).toEqual([printer]);
     const paged = await api('GET', '/printing/v1/assignments?limit=1&offset=1');

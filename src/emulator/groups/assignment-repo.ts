@@ -56,12 +56,30 @@ export class AssignmentRepo {
 
   /** The groups a printer is assigned to, in the order they were assigned. */
   groupsOfPrinter(printerId: string): AssignedGroup[] {
+    return this.groupsOfPrinters([printerId]).get(printerId) ?? [];
+  }
+
+  /** The groups of each of `printerIds` (in assignment order) in one query; a printer without any is absent. */
+  groupsOfPrinters(printerIds: readonly string[]): Map<string, AssignedGroup[]> {
+    const byPrinter = new Map<string, AssignedGroup[]>();
+    if (printerIds.length === 0) return byPrinter;
     const rows = this.db
       .prepare(
-        `SELECT a.group_id, g.name, a.force_chosen FROM printer_group_assignments a
-         JOIN printing_groups g ON g.id = a.group_id WHERE a.printer_id = ? ORDER BY a.created_at, a.rowid`,
+        `SELECT a.printer_id, a.group_id, g.name, a.force_chosen FROM printer_group_assignments a
+         JOIN printing_groups g ON g.id = a.group_id
+         WHERE a.printer_id IN (SELECT value FROM json_each(?)) ORDER BY a.created_at, a.rowid`,
       )
-      .all(printerId) as { group_id: string; name: string; force_chosen: number }[];
-    return rows.map((r) => ({ groupId: r.group_id, groupName: r.name, forceChosen: r.force_chosen === 1 }));
+      .all(JSON.stringify(printerIds)) as {
+      printer_id: string;
+      group_id: string;
+      name: string;
+      force_chosen: number;
+    }[];
+    for (const r of rows) {
+      const list = byPrinter.get(r.printer_id) ?? [];
+      if (list.length === 0) byPrinter.set(r.printer_id, list);
+      list.push({ groupId: r.group_id, groupName: r.name, forceChosen: r.force_chosen === 1 });
+    }
+    return byPrinter;
   }
 }

@@ -12,6 +12,7 @@ import type { AssignmentWire } from '../../protocol/printing-groups.js';
 import type { AuthContext } from '../accounts/auth-context.js';
 import type { EmulatorStore } from '../emulator-store.js';
 import type { PrinterAccessReader, PrinterRecord } from '../printers/printers-face.js';
+import type { AssignedGroup } from './assignment-repo.js';
 import { parseAssignmentChange } from './group-rules.js';
 import type { GroupService } from './group-service.js';
 import type { PrinterService } from '../printers/printer-service.js';
@@ -35,13 +36,14 @@ export class AssignmentService {
     return this.wire(this.printers.require(orgId, printerId));
   }
 
-  /** One page of the printers that have an assignment, optionally of one group. */
+  /** One page of the printers that have an assignment, optionally of one group: three queries whatever its size. */
   page(
     orgId: string,
     query: { groupId?: string; limit: number; offset: number },
   ): { count: number; rows: AssignmentWire[] } {
-    const { count, printerIds } = this.access.pageAssigned(orgId, query);
-    return { count, rows: printerIds.map((id) => this.get(orgId, id)) };
+    const { count, printers } = this.access.pageAssigned(orgId, query);
+    const groups = this.store.assignments.groupsOfPrinters(printers.map((p) => p.id));
+    return { count, rows: printers.map((p) => toWire(p, groups.get(p.id) ?? [])) };
   }
 
   /** PATCH: assigns the printer to the listed groups (keeping its other groups). */
@@ -88,16 +90,21 @@ export class AssignmentService {
   }
 
   private wire(printer: PrinterRecord): AssignmentWire {
-    const groups = this.store.assignments.groupsOfPrinter(printer.id).map((g) => ({
-      group_id: g.groupId,
-      group_name: g.groupName,
-      group_foreign_id: null,
-      force_chosen: g.forceChosen,
-    }));
-    return {
-      printer_id: printer.id,
-      printer_name: printer.name,
-      assignments: groups.length === 0 ? [] : [{ settings: null, groups }],
-    };
+    return toWire(printer, this.store.assignments.groupsOfPrinter(printer.id));
   }
+}
+
+/** The assignment element of a printer assigned to `assigned` (in assignment order). */
+function toWire(printer: { id: string; name: string }, assigned: readonly AssignedGroup[]): AssignmentWire {
+  const groups = assigned.map((g) => ({
+    group_id: g.groupId,
+    group_name: g.groupName,
+    group_foreign_id: null,
+    force_chosen: g.forceChosen,
+  }));
+  return {
+    printer_id: printer.id,
+    printer_name: printer.name,
+    assignments: groups.length === 0 ? [] : [{ settings: null, groups }],
+  };
 }

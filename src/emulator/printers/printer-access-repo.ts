@@ -18,7 +18,7 @@ export class PrinterAccessRepo {
   pageAssigned(
     organizationId: string,
     query: { groupId?: string; limit: number; offset: number },
-  ): { count: number; printerIds: string[] } {
+  ): { count: number; printers: { id: string; name: string }[] } {
     const assigned = query.groupId === undefined ? ASSIGNED_SQL : ASSIGNED_TO_GROUP_SQL;
     const where = `printers.organization_id = ? AND ${assigned}`;
     const args = query.groupId === undefined ? [organizationId] : [organizationId, query.groupId];
@@ -27,10 +27,10 @@ export class PrinterAccessRepo {
     ).n;
     const rows = this.db
       .prepare(
-        `SELECT printers.id FROM printers WHERE ${where} ORDER BY printers.name, printers.id LIMIT ? OFFSET ?`,
+        `SELECT printers.id, printers.name FROM printers WHERE ${where} ORDER BY printers.name, printers.id LIMIT ? OFFSET ?`,
       )
-      .all(...args, query.limit, query.offset) as { id: string }[];
-    return { count, printerIds: rows.map((r) => r.id) };
+      .all(...args, query.limit, query.offset) as { id: string; name: string }[];
+    return { count, printers: rows };
   }
 
   /** The ids of the organization's printers the user (null: no user) may use, in one query. */

@@ -12,9 +12,8 @@
  * events are dropped 30 days after their first attempt (webhook-retry-rules.ts). Time comes from
  * the injected clock; a real timer only wakes the worker (every `pollMs` at most). Due
  * deliveries are read ahead in batches (webhook-read-ahead.ts). Outcomes of attempts are written
- * in batches, one transaction each: at FLUSH_BATCH outcomes (on the next turn of the event loop,
- * after the sends that the last answers started went out), FLUSH_DELAY_MS after the first
- * unwritten one, before a read from the start of an endpoint's queue, at idle() and at stop();
+ * in batches, one transaction each (webhook-outcome-writer.ts), and also before a read from the
+ * start of an endpoint's queue, at idle() and at stop();
  * until written, an attempted delivery is never started again. The queue itself never
  * lives in memory: an attempt cut off by stop() stays due and is sent again, and only a crash
  * inside the short write window can send a delivered event a second time.
@@ -26,17 +25,14 @@ import type { Logger } from '../../log/logger.js';
 import type { AttemptOutcome, DueDelivery, WebhookDeliveryRepo } from './webhook-delivery-repo.js';
 import { fairOrder } from './webhook-fair-order.js';
 import { DueReadAhead } from './webhook-read-ahead.js';
-import { FAILED_EVENT_STORAGE_MS, nextAfterFailure } from './webhook-retry-rules.js';
+import { WebhookOutcomeWriter } from './webhook-outcome-writer.js';
+import { FAILED_EVENT_STORAGE_MS } from './webhook-retry-rules.js';
 import type { WebhookSender } from './webhook-sender.js';
 import type { DeliveryTranscript } from './webhook-transcript.js';
 import type { WebhookTargets } from './webhook-targets.js';
 
 /** Due deliveries read per query and endpoint; 128 keeps one read under a millisecond. */
 const READ_AHEAD = 128;
-/** Unwritten outcomes that start a write at once. */
-const FLUSH_BATCH = 256;
-/** Longest wait before outcomes are written, in real ms. */
-const FLUSH_DELAY_MS = 50;
 /** How long stop() lets attempts in flight finish before cutting them off, in real ms. */
 const STOP_GRACE_MS = 1000;
 /** Tuning of the worker. */
@@ -68,10 +64,8 @@ export class WebhookDispatcher {
   private inFlightCount = 0;
   /** Due deliveries read ahead per endpoint (not started yet), so a completion starts the next without a query. */
   private readonly readAhead: DueReadAhead;
-  /** Outcomes of attempts waiting to be written in one transaction (see flush). */
-  private outcomes: AttemptOutcome[] = [];
-  private flushTimer: NodeJS.Timeout | undefined;
-  private flushSoon: NodeJS.Immediate | undefined;
+  /** Outcomes of attempts waiting to be written in one transaction (webhook-outcome-writer.ts). */
+  private readonly outcomes: WebhookOutcomeWriter;
   /** Callers of idle() waiting for the last delivery in flight to end. */
   private idleWaiters: (() => void)[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -83,7 +77,6 @@ export class WebhookDispatcher {
   private readonly perEndpoint: number;
   private readonly maxInFlight: number;
   private readonly pollMs: number;
-  private readonly random: () => number;
   private answerFilter: WebhookAnswerFilter = async (_endpointId, transcript) => transcript;
 
   constructor(
@@ -97,7 +90,10 @@ export class WebhookDispatcher {
     this.perEndpoint = options.perEndpoint ?? 4;
     this.maxInFlight = options.maxInFlight ?? 256;
     this.pollMs = options.pollMs ?? 1000;
-    this.random = options.random ?? (() => randomInt(0, 1 << 30) / (1 << 30));
+    const random = options.random ?? (() => randomInt(0, 1 << 30) / (1 << 30));
+    this.outcomes = new WebhookOutcomeWriter(deliveries, clock, logger, random, (written) =>
+      this.written(written),
+    );
     this.readAhead = new DueReadAhead(deliveries, clock, READ_AHEAD + this.perEndpoint, this.perEndpoint);
   }
 
@@ -127,7 +123,7 @@ export class WebhookDispatcher {
     for (;;) {
       this.pump();
       if (this.inFlightCount === 0) {
-        this.flush();
+        this.outcomes.flush();
         return;
       }
       // Woken when the last delivery in flight ends, not at every one (each wake reads the queue).
@@ -155,7 +151,7 @@ export class WebhookDispatcher {
     }
     await this.sender.destroy();
     await Promise.allSettled(this.runs());
-    this.flush();
+    this.outcomes.flush();
   }
 
   /**
@@ -193,7 +189,7 @@ export class WebhookDispatcher {
       () => this.settled(work, delivery),
     );
     await run;
-    this.flush();
+    this.outcomes.flush();
     return transcript;
   }
 
@@ -230,7 +226,7 @@ export class WebhookDispatcher {
       work.inFlight.size < this.perEndpoint &&
       (work.inFlight.size < share || this.inFlightCount < this.maxInFlight);
     if (!mayStart) return false;
-    const next = this.readAhead.next(endpointId, this.busy, this.writeOutcomes);
+    const next = this.readAhead.next(endpointId, this.busy, this.outcomes.flush);
     if (!next) return false;
     this.startDelivery(work, next);
     return true;
@@ -255,8 +251,6 @@ export class WebhookDispatcher {
     const work = this.work.get(d.endpointId);
     return work !== undefined && (work.inFlight.has(d.eventId) || work.unwritten.has(d.eventId));
   };
-
-  private readonly writeOutcomes = (): void => this.flush();
 
   private wakeIdleWaiters(): void {
     const waiters = this.idleWaiters;
@@ -312,16 +306,8 @@ export class WebhookDispatcher {
     return transcript;
   }
 
-  /** Writes the waiting outcomes in one transaction. */
-  private flush(): void {
-    clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    if (this.flushSoon) clearImmediate(this.flushSoon);
-    this.flushSoon = undefined;
-    if (this.outcomes.length === 0) return;
-    const done = this.outcomes;
-    this.outcomes = [];
-    this.deliveries.recordOutcomes(done);
+  /** Written outcomes: their deliveries may be read and started again. */
+  private written(done: readonly AttemptOutcome[]): void {
     for (const o of done) {
       const work = this.work.get(o.endpointId);
       if (!work) continue;
@@ -337,35 +323,8 @@ export class WebhookDispatcher {
   }
 
   private record(d: DueDelivery, t: DeliveryTranscript): void {
-    const outcome: AttemptOutcome = {
-      endpointId: d.endpointId,
-      eventId: d.eventId,
-      status: d.status,
-      inRetryAll: d.inRetryAll,
-    };
-    this.outcomes.push(outcome);
+    this.outcomes.add(d, t);
     this.workOf(d.endpointId).unwritten.add(d.eventId);
-    this.scheduleFlush();
-    if (t.status === 'succeeded') return;
-    const failed = nextAfterFailure(d, this.clock.now(), this.random);
-    const error = t.error ?? 'timeout';
-    outcome.failure = { ...failed, error, responseStatusCode: t.response_status_code ?? null };
-    this.logger.info(
-      {
-        endpoint: d.endpointId,
-        event: d.eventId,
-        error,
-        status: t.response_status_code,
-        detail: t.detail,
-        next: failed.status,
-      },
-      'webhook delivery failed',
-    );
-  }
-
-  private scheduleFlush(): void {
-    if (this.outcomes.length >= FLUSH_BATCH) this.flushSoon ??= setImmediate(this.writeOutcomes);
-    else this.flushTimer ??= setTimeout(this.writeOutcomes, FLUSH_DELAY_MS);
   }
 }
 
