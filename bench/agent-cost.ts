@@ -10,7 +10,8 @@
  * Prints the agent's CPU per job, the connector requests and channel requests (protocol 3's claims
  * and event batches) per job by kind, the IPP requests and
  * new connections per job at the printer (from ippeveprinter's verbose log), the large document's
- * upload / agent / whole rates and the CPU seconds per GiB of agent and emulator in each leg, `agent_ratio <agent leg / direct ipptool rate>` and last
+ * upload / agent / whole rates and the CPU seconds per GiB of agent and emulator in each leg (with
+ * BENCH_EMULATOR_NODE_FLAGS=--trace-gc also the emulator's collections in each leg), `agent_ratio <agent leg / direct ipptool rate>` and last
  * `ratio <whole path / direct ipptool rate>` of the large document.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -27,7 +28,15 @@ import { printAndWait, waitForEnd } from '../test/support/whole-loop.js';
 import { runIpptoolBatch, writeBatchTest } from './support/ipptool-baseline.js';
 import { countRequests, ippCounter } from './support/request-counts.js';
 import { writeLargeDocument } from './support/large-document.js';
-import { agentNodeFlags, cpuSecondsOf, mb, startEmulatorPart, startPart } from './support/processes.js';
+import { collectionsBetween, countCollections } from './support/gc-trace.js';
+import {
+  agentNodeFlags,
+  cpuSecondsOf,
+  emulatorNodeFlags,
+  mb,
+  startEmulatorPart,
+  startPart,
+} from './support/processes.js';
 
 const jobs = Number(process.env.BENCH_JOBS ?? 200);
 const warmupJobs = Number(process.env.BENCH_WARMUP_JOBS ?? 200);
@@ -69,6 +78,9 @@ async function main(): Promise<void> {
     const emulator = await startEmulatorPart(join(work, 'emulator'), ['--log-level', 'info']);
     stops.unshift(() => emulator.part.stop());
     const requests = countRequests(emulator.part.child.stdout as NodeJS.ReadableStream);
+    // With BENCH_EMULATOR_NODE_FLAGS=--trace-gc: the emulator's collections in each leg.
+    const tracingGc = emulatorNodeFlags().includes('--trace-gc');
+    const collections = countCollections(emulator.part.child.stdout as NodeJS.ReadableStream);
     const agentConfig = join(work, 'agent.yaml');
     writeFileSync(
       agentConfig,
@@ -128,15 +140,18 @@ async function main(): Promise<void> {
       // CPU seconds of agent and emulator per leg: unlike wall time, hardly moved by other load.
       const cpu = () => ({ agent: cpuSecondsOf(agent.part.pid), emulator: cpuSecondsOf(emulator.part.pid) });
       const c0 = cpu();
+      const g0 = collections.snapshot();
       const t0 = performance.now();
       const { fileid, sasUri } = await sfapi.prepareUpload();
       await sfapi.upload(sasUri, big, () => {});
       const t1 = performance.now();
       const c1 = cpu();
+      const g1 = collections.snapshot();
       const { jobid } = await sfapi.print({ type: 'pdf', printerid: printerId, alias: 'big.pdf', fileid });
       const status = await waitForEnd(sfapi, jobid, 1_800_000);
       const t2 = performance.now();
       const c2 = cpu();
+      const g2 = collections.snapshot();
       if (status.jobstatus !== 0) throw new Error(`the large job ended with ${status.jobstatus}`);
       const upload = (t1 - t0) / 1000;
       const agentLeg = (t2 - t1) / 1000;
@@ -151,6 +166,10 @@ async function main(): Promise<void> {
       console.log(
         `large   CPU per GiB: upload leg emulator ${perGib(c1.emulator - c0.emulator)}; agent leg agent ${perGib(c2.agent - c1.agent)}, emulator ${perGib(c2.emulator - c1.emulator)}`,
       );
+      if (tracingGc)
+        console.log(
+          `large   emulator collections: upload leg ${collectionsBetween(g0, g1)}; agent leg ${collectionsBetween(g1, g2)}`,
+        );
       console.log(`agent_ratio ${(direct.seconds / agentLeg).toFixed(3)}`);
       console.log(`ratio ${(direct.seconds / (upload + agentLeg)).toFixed(3)}`);
       rmSync(big, { force: true });

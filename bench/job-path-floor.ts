@@ -12,24 +12,36 @@
  *            IppBackend, the same requests at the printer, no cloud;
  *   bare     node + undici sending the same Print-Job, encoded once, to the printer
  *            (support/ipp-floor-child.ts): no cloud, no job logic;
- *   ipptool  ipptool's batch of the same Print-Jobs on one connection (the C client's floor).
- * Each as CPU ms per job and as a multiple of ipptool's. With two cores the agent, the loop, the
+ *   ipptool  ipptool's batch of the same Print-Jobs on one connection (the C client's floor);
+ *   bare-exactly-once  the floor of what exactly-once needs in bare Node, none of the agent's code
+ *            (support/bare-floor-child.ts): the offers and their inline documents from the
+ *            channel at protocol 3, the claim and the event frames, the five job commits and
+ *            the batch answers' commits in a WAL database with the agent's pragmas, Create-Job +
+ *            Send-Document + Get-Job-Attributes over one kept-open raw socket;
+ *   bare-print-job     the cheapest job in bare Node: the inline document, one Print-Job, the
+ *            `completed` event in batches; no claim, no commits.
+ * Each as CPU ms per job and as a multiple of ipptool's; last, the agent's figure as a multiple of
+ * each. The printer keeps every document (-k): after each bare line the bench counts the
+ * documents of its jobs at the printer (all its jobs, warm-up included, each of the document's
+ * size) and fails when one is missing. With two cores the agent, the loop, the bare lines, the
  * printer half, the bare client, ipptool and the printer run on core 0, the emulator and the app
- * on core 1.
+ * on core 1. The four lines with the cloud run in the order agent, bare-exactly-once, loop,
+ * bare-print-job (the agent's own code and bare Node alternated).
  *
  *   npm run bench:floor    (BENCH_JOBS=200, BENCH_WARMUP_JOBS=200, BENCH_CONCURRENCY=16;
- *                           BENCH_ENTRY=dist runs the agent from dist/)
- * The agent and the loop are measured after their warm-up jobs by /proc/<pid>/stat; the lines
+ *                           BENCH_ENTRY=dist runs the agent from dist/; BENCH_PROFILE_DIR=<dir>
+ *                           writes a V8 CPU profile of every node process there, the pid of
+ *                           each line printed to find its file)
+ * The lines with the cloud are measured after their warm-up jobs by /proc/<pid>/stat; the lines
  * also give the connector requests and the channel's claims and event batches per job (emulator
  * log: `request completed` and `channel request answered` lines) and the IPP requests per job
- * (ippeveprinter's log). Between the agent's jobs and the loop's the bench waits out the
- * emulator's PrepareUpload rate window (600 a minute per user), so warm-up + measured jobs must
- * stay within 600. The load average is printed before and after: the figures of a loaded
- * machine compare within one run only. Last: `durability_share` ((agent - loop) / agent) and
+ * (ippeveprinter's log). Between two lines with the cloud the bench waits out the emulator's
+ * PrepareUpload rate window (600 a minute per user) when their jobs would not fit in it, so
+ * warm-up + measured jobs must stay within 600. The load average is printed before and after:
+ * the figures of a loaded machine compare within one run only. Last: `durability_share` ((agent - loop) / agent) and
  * `ratio` (ipptool's CPU per job over the agent's).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sleep } from '../src/lib/abort.js';
@@ -38,8 +50,9 @@ import { writePdf } from '../test/support/pdf.js';
 import { startBenchAgent } from './support/agent-part.js';
 import { runIpptoolBatch, writeBatchTest } from './support/ipptool-baseline.js';
 import { runJobs, signIn, waitForPrinter } from './support/job-runs.js';
-import { onCore, pinPlan, pinProcess } from './support/pinning.js';
-import { agentNodeFlags, cpuSecondsOf, startEmulatorPart } from './support/processes.js';
+import { nodeChild, outputOf, stopChild } from './support/floor-children.js';
+import { pinPlan, pinProcess } from './support/pinning.js';
+import { cpuSecondsOf, startEmulatorPart } from './support/processes.js';
 import { countRequests, ippCounter, perJobPhrase } from './support/request-counts.js';
 
 const jobs = Number(process.env.BENCH_JOBS ?? 200);
@@ -58,32 +71,18 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 
-/** A node process with the agent's flags running `script args` through tsx (on `core` when given). */
-function nodeChild(script: string, args: string[], core: number | undefined): ChildProcess {
-  const [command, argv] = onCore(core, process.execPath, [
-    ...agentNodeFlags(),
-    '--import',
-    'tsx',
-    join(import.meta.dirname, 'support', script),
-    ...args,
-  ]);
-  return spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-/** Resolves with the child's stdout once `pattern` shows in it; rejects when it exits first. */
-function outputOf(child: ChildProcess, pattern: RegExp): Promise<string> {
-  let out = '';
-  let err = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (pattern.test(out)) resolve(out);
-    });
-    child.once('exit', (code) => reject(new Error(`child exited ${code}: ${err.slice(-1500)}`)));
-  });
+/**
+ * The documents at the printer of the jobs named `<prefix>-<job id>` with `size` bytes; throws
+ * unless there are `expected` of them (ippeveprinter -k keeps `<its job id>-<job name>.<ext>`).
+ */
+function checkDocumentsAtPrinter(spoolDir: string, prefix: string, size: number, expected: number): void {
+  const jobs = new Set(
+    readdirSync(spoolDir)
+      .filter((file) => file.includes(`-${prefix}-`) && statSync(join(spoolDir, file)).size === size)
+      .map((file) => file.slice(file.indexOf(`-${prefix}-`)).replace(/\.[^.]*$/, '')),
+  );
+  if (jobs.size !== expected)
+    throw new Error(`${prefix}: the printer holds ${jobs.size} whole documents of its jobs, not ${expected}`);
 }
 
 async function main(): Promise<void> {
@@ -112,7 +111,7 @@ async function main(): Promise<void> {
     const ipptoolMs = (direct.cpuSeconds / jobs) * 1000;
     const line = (name: string, ms: number, rest: string) =>
       console.log(
-        `${name.padEnd(8)}CPU ${ms.toFixed(2)} ms/job = ${(ms / ipptoolMs).toFixed(1)} x ipptool; ${rest}`,
+        `${name.padEnd(18)}CPU ${ms.toFixed(2)} ms/job = ${(ms / ipptoolMs).toFixed(1)} x ipptool; ${rest}`,
       );
     line(
       'ipptool',
@@ -120,17 +119,19 @@ async function main(): Promise<void> {
       `${direct.jobsPerSecond.toFixed(1)} jobs/s${pin ? ` on core ${pin.agentCore}` : ''}`,
     );
 
-    /** A child that prints its own CPU for the jobs (after its warm-up): its line. */
+    /** A child that prints its own CPU for the jobs (after its warm-up): its line and figure. */
     const childLeg = async (name: string, script: string, what: string) => {
       const child = nodeChild(script, [printer.uri, onePage, String(jobs), String(warmupJobs)], core);
       const result = JSON.parse((await outputOf(child, /}\s*$/)).trim()) as {
         seconds: number;
         cpuSeconds: number;
       };
-      line(name, (result.cpuSeconds / jobs) * 1000, `${(jobs / result.seconds).toFixed(1)} jobs/s (${what})`);
+      const ms = (result.cpuSeconds / jobs) * 1000;
+      line(name, ms, `${(jobs / result.seconds).toFixed(1)} jobs/s (${what})`);
+      return ms;
     };
-    await childLeg('bare', 'ipp-floor-child.ts', 'node + undici, Print-Job encoded once');
-    await childLeg(
+    const bareMs = await childLeg('bare', 'ipp-floor-child.ts', 'node + undici, Print-Job encoded once');
+    const printerMs = await childLeg(
       'printer',
       'printer-floor-child.ts',
       "the loop's printer half: the agent's IppBackend, no cloud",
@@ -152,6 +153,8 @@ async function main(): Promise<void> {
       },
     );
     stops.unshift(() => agent.part.stop());
+    if (process.env.BENCH_PROFILE_DIR)
+      console.log(`agent runs as pid ${agent.part.pid} (its profile's name)`);
     const app = await signIn(emulator.url);
     stops.unshift(() => app.close());
     const printerId = await waitForPrinter(app.sfapi, printerName);
@@ -173,27 +176,61 @@ async function main(): Promise<void> {
 
     const ours = await measure(agent.part.pid);
     line('agent', ours.ms, ours.rest);
-    const agentDone = Date.now();
+    let lastLegDone = Date.now();
     await agent.part.stop();
+    const figures: [string, number][] = [
+      ['ipptool', ipptoolMs],
+      ['bare', bareMs],
+      ['printer', printerMs],
+    ];
 
-    const loop = nodeChild(
-      'floor-loop-child.ts',
-      [join(work, 'agent.yaml'), join(work, 'agent'), printer.uri],
-      core,
-    );
-    stops.unshift(async () => {
-      if (loop.exitCode !== null) return;
-      const exited = new Promise((resolve) => loop.once('exit', resolve));
-      loop.kill('SIGTERM');
-      await exited;
-    });
-    await outputOf(loop, /ready/);
-    // The agent's uploads leave the emulator's rate window before the loop's begin.
-    await sleep(Math.max(0, agentDone + UPLOAD_RATE.windowMs + 1000 - Date.now()));
-    const floor = await measure(loop.pid as number);
-    line('loop', floor.ms, floor.rest);
+    /**
+     * A line with the cloud after the agent's: its child started on the agent's identity, the
+     * emulator's upload window waited out, then measured as the agent was; the child stopped.
+     */
+    const cloudLeg = async (
+      name: string,
+      script: string,
+      args: string[],
+      check?: (total: number) => void,
+    ) => {
+      const child = nodeChild(script, args, core);
+      stops.unshift(() => stopChild(child));
+      if (process.env.BENCH_PROFILE_DIR) console.log(`${name} runs as pid ${child.pid} (its profile's name)`);
+      await outputOf(child, /ready/);
+      // The uploads of the line before leave the emulator's rate window before this line's begin
+      // (when two lines' uploads would not fit in it).
+      if (2 * (warmupJobs + jobs) > UPLOAD_RATE.max)
+        await sleep(Math.max(0, lastLegDone + UPLOAD_RATE.windowMs + 1000 - Date.now()));
+      const result = await measure(child.pid as number);
+      lastLegDone = Date.now();
+      await stopChild(child);
+      check?.(warmupJobs + jobs);
+      line(name, result.ms, result.rest);
+      figures.push([name, result.ms]);
+      return result.ms;
+    };
+    const pdfSize = statSync(onePage).size;
+    const bareLeg = (name: string, mode: string) =>
+      cloudLeg(
+        name,
+        'bare-floor-child.ts',
+        [mode, emulator.url, join(work, 'agent'), printer.uri, join(work, `${name}.db`), name],
+        (total) => checkDocumentsAtPrinter(printer.spoolDir, name, pdfSize, total),
+      );
+
+    await bareLeg('bare-exactly-once', 'exactly-once');
+    const loopMs = await cloudLeg('loop', 'floor-loop-child.ts', [
+      join(work, 'agent.yaml'),
+      join(work, 'agent'),
+      printer.uri,
+    ]);
+    await bareLeg('bare-print-job', 'print-job');
     console.log(`load    average ${load()} at the end`);
-    console.log(`durability_share ${((ours.ms - floor.ms) / ours.ms).toFixed(3)}`);
+    console.log(
+      `agent   CPU per job as a multiple of: ${figures.map(([name, ms]) => `${name} ${(ours.ms / ms).toFixed(1)} x`).join(', ')}`,
+    );
+    console.log(`durability_share ${((ours.ms - loopMs) / ours.ms).toFixed(3)}`);
     console.log(`ratio ${(ipptoolMs / ours.ms).toFixed(3)}`);
   } finally {
     for (const stop of stops) await stop().catch((error) => console.error(`stop failed: ${error}`));

@@ -22,6 +22,8 @@ export interface CpuProfile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
+  /** Microseconds of the monotonic clock at the start (the first sample is this plus its delta). */
+  startTime?: number;
 }
 
 /** The label a frame is charged under, or undefined when it is not ours. */
@@ -46,8 +48,11 @@ function moduleLabel(node: ProfileNode): string | undefined {
   return undefined;
 }
 
-/** Microseconds charged to each label (see the header), V8's own entries included. */
-export function chargeSamples(profile: CpuProfile): Map<string, number> {
+/**
+ * Microseconds charged to each label (see the header), V8's own entries included; with `keep`,
+ * only the samples whose time (µs of the monotonic clock, as `process.hrtime` reads it) it keeps.
+ */
+export function chargeSamples(profile: CpuProfile, keep?: (atUs: number) => boolean): Map<string, number> {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -68,7 +73,10 @@ export function chargeSamples(profile: CpuProfile): Map<string, number> {
     return label;
   };
   const charged = new Map<string, number>();
+  let at = profile.startTime ?? 0;
   profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (keep && !keep(at)) return;
     const label = labelOf(id);
     charged.set(label, (charged.get(label) ?? 0) + (profile.timeDeltas[i] ?? 0));
   });

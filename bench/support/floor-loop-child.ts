@@ -10,7 +10,8 @@
  * printer that takes one job at a time, the agent's IppBackend.submit (Create-Job +
  * Send-Document), `printing`, Get-Job-Attributes polled on the agent's schedule until the job
  * ends, `completed`. Events go in batches as the agent's sender sends them (one batch in flight,
- * events without a final one lingering 100 ms): on the channel (`events`) while it speaks 3,
+ * the config's `jobs.event_linger_ms` and then `jobs.final_event_linger_ms`, only the second
+ * when a final event waits): on the channel (`events`) while it speaks 3,
  * otherwise through ChannelClient.postEvents over REST.
  *
  *   floor-loop-child.ts <agent config> <agent data dir> <printer uri>
@@ -72,7 +73,9 @@ await new Registration({
 }).registerConnector(await readHostFacts(), packageVersion());
 db.close();
 /** The agent's OutboxSender lingers as long for more events before a batch without a final one. */
-const LINGER_MS = 100;
+const LINGER_MS = config.jobs.event_linger_ms ?? 100;
+/** The agent's sender waits as long after the linger, and after a final event only this. */
+const FINAL_LINGER_MS = config.jobs.final_event_linger_ms ?? 20;
 const backend = new IppBackend(printerUri, { logger });
 await backend.describe();
 
@@ -82,6 +85,7 @@ const seqs = new Map<string, number>();
 let sending = false;
 let urgent = false;
 let lingering: NodeJS.Timeout | undefined;
+let lingeringDue = 0;
 
 function emit(jobId: string, kind: JobEventKind, extra: Record<string, unknown> = {}): void {
   const seq = (seqs.get(jobId) ?? 0) + 1;
@@ -97,14 +101,19 @@ function emit(jobId: string, kind: JobEventKind, extra: Record<string, unknown> 
   schedule();
 }
 
-/** As the agent's sender: events linger up to LINGER_MS for company, a final event goes at once. */
+/**
+ * As the agent's sender: a batch waits `jobs.event_linger_ms` for company and then
+ * `jobs.final_event_linger_ms`; a final event cuts the first wait short (so it waits only the
+ * second). One batch in flight; events that came meanwhile linger the same way after its answer.
+ */
 function schedule(): void {
   if (sending) return;
-  if (urgent) {
-    clearTimeout(lingering);
-    lingering = undefined;
-    void send();
-  } else lingering ??= setTimeout(() => void send(), LINGER_MS);
+  const wait = (urgent ? 0 : LINGER_MS) + FINAL_LINGER_MS;
+  const due = Date.now() + wait;
+  if (lingering && lingeringDue <= due) return;
+  clearTimeout(lingering);
+  lingeringDue = due;
+  lingering = setTimeout(() => void send(), wait);
 }
 
 /** One batch of everything pending (up to MAX_EVENT_BATCH), then the next round is scheduled. */

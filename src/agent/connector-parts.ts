@@ -97,6 +97,7 @@ export function jobLoop(ctx: AgentContext, r: Running, channel: ChannelClient): 
       return bytes;
     },
     discardEvents: (jobId) => r.outbox.discardJob(jobId),
+    inline: r.inline,
     adjustTicket: (printerId, ticket) =>
       r.overrides ? r.overrides.apply(printerId, ticket) : Promise.resolve({ ticket, warnings: [] }),
     jobs: config.jobs,
@@ -127,7 +128,8 @@ export function jobFeed(ctx: AgentContext, r: Running, channel: ChannelClient, t
     pollWaitS: config.cloud.poll_interval_s,
     backoff: retryBackoff(config),
     logger,
-    onOffer: (offer, inline) => offerWithDocument((o) => r.loop?.offer(o) ?? false, r.inline, offer, inline),
+    onOffer: (offer, inline) =>
+      offerWithDocument((o, held) => r.loop?.offer(o, held) ?? false, r.inline, offer, inline),
     // Poll answers repeat pending jobs until their `received` (which claims them) arrives.
     onPolledOffers: () => r.sender.notify({ urgent: true }),
     onCancel: (jobId) => r.loop?.cancel(jobId),

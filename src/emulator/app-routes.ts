@@ -91,7 +91,10 @@ async function registerPrinterRoutes(app: FastifyInstance, c: EmulatorContext): 
   await app.register(printingGroupRoutes, { context: { groups: c.groups, baseUrl } });
   await app.register(assignmentRoutes, { context: { assignments, baseUrl } });
   const jobs = c.jobs;
-  await app.register(connectorJobRoutes, { context: { connectors, jobs, printers, hub, capabilities } });
+  const documents = c.documents;
+  await app.register(connectorJobRoutes, {
+    context: { connectors, jobs, printers, hub, capabilities, documents },
+  });
   await app.register(connectorChannelRoutes, {
     context: { hub, connectors, printers, jobs, logger, db: c.store.db },
   });

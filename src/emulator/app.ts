@@ -16,6 +16,8 @@ import type { RedirectUrlLister } from './clients/clients-face.js';
 import type { EmulatorContext } from './context.js';
 import { BaseUrlPolicy } from './http/base-url.js';
 import { CorsPolicy, registerCors } from './http/cors-policy.js';
+import { declareResponseShaping } from './http/response-shaping.js';
+import { FileSender } from './http/file-sender.js';
 import { OutboundAddressPolicy } from './http/outbound-address-policy.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -82,6 +84,7 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
   app.decorate('emulator', context);
   app.decorate('bearer', { tokens: context.tokens, callers: context.callers });
   app.decorateRequest('auth', null as never);
+  declareResponseShaping(app);
   installErrorHandlers(app);
   const clientRedirects: RedirectUrlLister = context.store.clients;
   await registerCors(app, new CorsPolicy(() => clientRedirects.liveRedirectUrls(), options.corsOrigins));
@@ -240,6 +243,7 @@ async function createContext(
       groups,
       assignments,
       files,
+      documents: new FileSender(),
       fetcher,
       printing: new PrintService(files, fetcher, { printers, assignments, jobs }),
       pull,

@@ -33,6 +33,7 @@ import type { TpfmServices } from './pull/pull-services.js';
 import type { PrintService } from './sfapi/print-service.js';
 import type { WebhookService } from './webhooks/webhook-service.js';
 import type { BaseUrlPolicy } from './http/base-url.js';
+import type { FileSender } from './http/file-sender.js';
 import type { CredentialGuard } from './store/credential-guard.js';
 import type { UserSignIn } from './accounts/user-sign-in.js';
 
@@ -72,6 +73,8 @@ export interface EmulatorContext {
   assignments: AssignmentService;
   /** Uploaded and fetched documents: one store for /sfapi/, the storage endpoint and /TPFM/. */
   files: FileStore;
+  /** Writes job documents to connectors from a pool of reused buffers. */
+  documents: FileSender;
   /** Runs fileurl fetches into stored files; app.ts stops it when the server closes. */
   fetcher: UrlFetcher;
   /** The Print request: validation, the document's readiness, the job. */

@@ -3,6 +3,7 @@
  * point resumes without losing the job or printing it twice. States and allowed moves:
  *
  *   offered -> downloading -> spooled -> submitting -> submitted -> completed | failed | cancelled
+ *   (a job whose document came with its offer is added `spooled`)
  *   submitting -> spooled (the printer was busy: retried later)
  *   submitting -> submitting (Print-Job's outcome unknown: the job is looked up at the printer)
  *   any non-final state -> failed | cancelled
@@ -142,15 +143,19 @@ export class JobLedger {
     return this.db.transaction(work)();
   }
 
-  /** Records a newly offered job; returns false when the ledger already has it. */
-  add(offer: JobOffer): boolean {
+  /**
+   * Records a newly offered job; returns false when the ledger already has it. `spooled`: its
+   * document came with the offer and is checked, in memory (an inline document), so the job starts
+   * there (the only way into `spooled` besides a move from `downloading`).
+   */
+  add(offer: JobOffer, state: 'offered' | 'spooled' = 'offered'): boolean {
     const now = this.clock.now();
     const result = this.db
       .prepare(
         `INSERT OR IGNORE INTO jobs (job_id, printer_id, offer_json, state, arrival, created_at, updated_at)
-         VALUES (?, ?, ?, 'offered', (SELECT IFNULL(MAX(arrival), 0) + 1 FROM jobs), ?, ?)`,
+         VALUES (?, ?, ?, ?, (SELECT IFNULL(MAX(arrival), 0) + 1 FROM jobs), ?, ?)`,
       )
-      .run(offer.job_id, offer.printer_id, JSON.stringify(offer), now, now);
+      .run(offer.job_id, offer.printer_id, JSON.stringify(offer), state, now, now);
     return result.changes === 1;
   }
 

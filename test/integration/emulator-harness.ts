@@ -15,7 +15,7 @@ import type { WebhookOptions } from '../../src/emulator/webhooks/webhook-parts.j
 import type { SandboxOptions } from '../../src/emulator/sandbox/sandbox.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { CredentialLimits } from '../../src/emulator/store/credential-guard.js';
-import { silentLogger } from '../../src/log/logger.js';
+import { type Logger, silentLogger } from '../../src/log/logger.js';
 import type { ConnectorRegistration } from '../../src/protocol/connector-channel.js';
 import { checkRequestAgainstOpenApi } from '../support/openapi-requests.js';
 import { checkResponseAgainstOpenApi } from '../support/openapi-responses.js';
@@ -58,6 +58,8 @@ export async function startHarness(
     sandbox?: SandboxOptions;
     /** The connector channel's highest protocol and inline document limit (default 3, 256 KiB). */
     connectorChannel?: ChannelSettings;
+    /** The emulator's logger (default: silent). */
+    logger?: Logger;
   } = {},
 ): Promise<Harness> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'emulator-test-')));
@@ -66,7 +68,7 @@ export async function startHarness(
     db: options.db ?? ':memory:',
     dataDir,
     seed: options.seed ?? defaultEmulatorSeed(),
-    logger: silentLogger(),
+    logger: options.logger ?? silentLogger(),
     clock,
     ...(options.heartbeatS === undefined ? {} : { channelHeartbeatS: options.heartbeatS }),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),

@@ -75,6 +75,11 @@ export function checkInvariants(world: WorldRecord): Violation[] {
       job.goneAnswers === 0
     )
       say('failed-document-there', `failed for a missing document the cloud still had: ${job.message}`);
+    // The claim rules (docs/agent-jobs.md, *Claiming without a claim request*): the cloud hears of
+    // a claim only for a job the ledger holds, and a job reaches a printer only once claimed.
+    if (job.claimedUnrecorded) say('claim-unrecorded', 'the cloud heard a claim the ledger did not hold');
+    if (job.unclaimedAtPrinter)
+      say('printed-unclaimed', 'a printer had the job before the cloud had it claimed');
     if (job.state === 'cancelled') say('cancelled-unasked', 'cancelled although nobody cancelled it');
     eventViolations([...job.events.values()], say);
   }

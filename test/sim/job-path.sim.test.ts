@@ -103,4 +103,21 @@ describe('job path simulation', () => {
     },
     10 * 60_000,
   );
+
+  it(
+    'finds a job at its printer before the cloud heard its claim when an inline claim is taken as answered',
+    async () => {
+      // The broken variant: the channel claim of an inline document is answered 200 without being
+      // sent, so the job goes to the printer while the cloud may not have it claimed yet.
+      const broken = { ...variant, claimRule: 'assumed' as const };
+      const found: number[] = [];
+      for (let seed = 1; seed <= 300 && found.length < 3; seed++) {
+        const result = await runSeed(seed, broken);
+        if (result.violations.some((v) => v.rule === 'printed-unclaimed' && !v.limit)) found.push(seed);
+      }
+      console.log(`broken variant (inline claim taken as answered): violations at seeds ${found.join(' ')}`);
+      expect(found.length).toBe(3);
+    },
+    10 * 60_000,
+  );
 });

@@ -98,6 +98,8 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
     const channel = new SimChannel(cloud, network, world, faults, scenario);
     const printers = scenario.printers.map((plan) => new SimPrinter(plan, world, SIM_START));
     const ledger = new JobLedger(db, systemClock);
+    cloud.ledgerHolds = (jobId) => ledger.get(jobId) !== undefined;
+    for (const printer of printers) printer.onJobCreated = (name) => cloud.printerHeard(name);
     const attemptOf = (jobName: string) => ledger.get(jobName.replace(/^printrelay-/, ''))?.attempts ?? 0;
     const simBackends = printers.map((p) => new SimBackend(p, world, spool, faults, scenario, attemptOf));
     const backends = new Map<string, PrinterBackend>(
@@ -110,7 +112,12 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
         const life = agent;
         // On protocol 3 a small document comes with the offer (its frame sometimes lost or altered).
         const document = channel.inlineDocument(jobId);
-        offerWithDocument((o) => life.loop.offer(o), life.inline, cloud.job(jobId).offer, document);
+        offerWithDocument(
+          (o, held) => life.loop.offer(o, held),
+          life.inline,
+          cloud.job(jobId).offer,
+          document,
+        );
       }
     };
     const boot = () => {
@@ -126,6 +133,7 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
         rng: agentRng,
         smallDocumentBytes: scenario.smallDocumentBytes,
         heldDocumentsBytes: scenario.heldDocumentsBytes,
+        assumeClaims: variant.claimRule === 'assumed',
       });
       for (const open of cloud.openOffers()) offer(open.job_id);
     };

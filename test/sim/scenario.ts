@@ -33,6 +33,13 @@ export interface SimVariant {
    * printer for ever.
    */
   operationTimeout: boolean;
+  /**
+   * `confirmed`: an inline document goes to the job only after the cloud answered its claim with
+   * 200 (the agent's rule). `assumed` (the variant `inline-unclaimed`, broken on purpose): the
+   * claim is taken as answered without being sent, so a job may reach its printer before the
+   * cloud heard of the claim (the invariant `printed-unclaimed`).
+   */
+  claimRule: 'confirmed' | 'assumed';
 }
 
 export const DEFAULT_VARIANT: SimVariant = {
@@ -40,6 +47,7 @@ export const DEFAULT_VARIANT: SimVariant = {
   kOctets: true,
   printJobOnlyPrinters: false,
   operationTimeout: true,
+  claimRule: 'confirmed',
 };
 
 /** What a printer does with a job whose connection broke before the document ended. */
@@ -122,11 +130,11 @@ export interface Scenario {
 
 /**
  * The variant SIM_VARIANT names (comma-separated): `handed` (sentRule), `no-k-octets` (kOctets
- * false), `print-job-only` (printJobOnlyPrinters), `no-operation-timeout`; unset, the default.
+ * false), `print-job-only` (printJobOnlyPrinters), `no-operation-timeout`, `inline-unclaimed` (claimRule assumed); unset, the default.
  */
 export function variantFromEnv(value: string | undefined): SimVariant {
   const names = new Set((value ?? '').split(',').filter((n) => n !== ''));
-  const known = ['handed', 'no-k-octets', 'print-job-only', 'no-operation-timeout'];
+  const known = ['handed', 'no-k-octets', 'print-job-only', 'no-operation-timeout', 'inline-unclaimed'];
   for (const name of names) {
     if (!known.includes(name))
       throw new Error(`SIM_VARIANT: unknown variant ${name} (known: ${known.join(', ')})`);
@@ -136,6 +144,7 @@ export function variantFromEnv(value: string | undefined): SimVariant {
     kOctets: !names.has('no-k-octets'),
     printJobOnlyPrinters: names.has('print-job-only'),
     operationTimeout: !names.has('no-operation-timeout'),
+    claimRule: names.has('inline-unclaimed') ? 'assumed' : 'confirmed',
   };
 }
 

@@ -57,6 +57,8 @@ export interface AgentWiring {
   smallDocumentBytes: number;
   /** The most such documents the agent holds together. */
   heldDocumentsBytes: number;
+  /** Broken on purpose (variant `inline-unclaimed`): channel claims answered 200 without being sent. */
+  assumeClaims?: boolean;
 }
 
 const clock: Clock = { now: () => Date.now() };
@@ -91,7 +93,12 @@ export function startAgent(wiring: AgentWiring): AgentLife {
   const inline = new InlineDocuments(logger);
   const fetch = inlineOrFetch(
     inline,
-    { available: channelUp, claim: (jobId, signal) => requests.claim(jobId, signal) },
+    {
+      available: channelUp,
+      claim: wiring.assumeClaims
+        ? async (jobId) => ({ type: 'claim_result', claim_id: 'assumed', job_id: jobId, status: 200 })
+        : (jobId, signal) => requests.claim(jobId, signal),
+    },
     (offer, target, signal) => claimingDownload(network, offer, target, signal, wiring.smallDocumentBytes),
     logger,
   );
@@ -115,6 +122,7 @@ export function startAgent(wiring: AgentWiring): AgentLife {
     },
     heldDocumentsBytes: wiring.heldDocumentsBytes,
     discardEvents: (jobId) => outbox.discardJob(jobId),
+    inline,
     jobs: SIM_JOBS,
     spoolDir,
     clock,

@@ -107,7 +107,7 @@ export class SimChannel {
   private apply(message: AgentMessage): ServerMessage | undefined {
     if (message.type === 'claim') {
       this.counts.claims++;
-      this.cloud.job(message.job_id).claimed = true;
+      this.cloud.claim(message.job_id);
       return { type: 'claim_result', claim_id: message.claim_id, job_id: message.job_id, status: 200 };
     }
     if (message.type !== 'events') return undefined;

@@ -21,8 +21,12 @@ export interface CloudJob {
   document: Buffer;
   offer: JobOffer;
   arrived: boolean;
-  /** The connector took the job (a claiming download or one of its events). */
+  /** The connector took the job (a claiming download, a claim, or one of its events). */
   claimed: boolean;
+  /** A claim reached the cloud while the agent's ledger did not hold the job. */
+  claimedUnrecorded: boolean;
+  /** A printer heard of the job (Create-Job or Print-Job) before the cloud had it claimed. */
+  unclaimedAtPrinter: boolean;
   state: CloudJobState;
   lastApplied: number;
   /** Every distinct event received, by event_id. */
@@ -48,6 +52,8 @@ const FINAL_KINDS: Record<string, CloudJobState> = {
 
 export class SimCloud {
   readonly jobs = new Map<string, CloudJob>();
+  /** Whether the agent's ledger holds a job now (the run's database); asked at every claim. */
+  ledgerHolds: (jobId: string) => boolean = () => true;
 
   constructor(plans: readonly JobPlan[]) {
     plans.forEach((plan, index) => {
@@ -58,6 +64,8 @@ export class SimCloud {
         offer: offerOf(plan, document),
         arrived: false,
         claimed: false,
+        claimedUnrecorded: false,
+        unclaimedAtPrinter: false,
         state: 'pending',
         lastApplied: 0,
         events: new Map(),
@@ -84,12 +92,25 @@ export class SimCloud {
     return job;
   }
 
+  /** The connector claims the job (a claiming download, a claim, an event): noted when its ledger lacks it. */
+  claim(jobId: string): void {
+    const job = this.job(jobId);
+    if (!this.ledgerHolds(jobId)) job.claimedUnrecorded = true;
+    job.claimed = true;
+  }
+
+  /** A printer heard of the job (its name); noted when the cloud did not have it claimed yet. */
+  printerHeard(jobName: string): void {
+    const job = this.jobs.get(jobName.replace(/^printrelay-/, ''));
+    if (job && !job.claimed) job.unclaimedAtPrinter = true;
+  }
+
   /** Applies a batch of events, each as the single-event route would. */
   applyEvents(items: readonly JobEventBatchItem[]): JobEventItemResult[] {
     return items.map(({ job_id, event }) => {
       const job = this.jobs.get(job_id);
       if (!job) return { event_id: event.event_id, status: 404, error: 'not_found', message: 'unknown job' };
-      job.claimed = true;
+      this.claim(job_id);
       if (job.events.has(event.event_id)) {
         job.repeats++;
         return { event_id: event.event_id, status: 204 };

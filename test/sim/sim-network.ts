@@ -114,7 +114,7 @@ export class SimNetwork {
   private async serve(jobId: string, document: JobDocument, options: { claim?: boolean }): Promise<Buffer> {
     await this.reach(`GET ${document.url}`);
     const job = this.cloud.job(jobId);
-    if (options.claim) job.claimed = true;
+    if (options.claim) this.cloud.claim(jobId);
     job.downloads++;
     const gone = job.plan.documentGoneAt;
     if (gone !== undefined && this.world.elapsed() >= gone) {
@@ -145,7 +145,7 @@ export class SimNetwork {
   /** ChannelClient.claim: this connector is the only one, so a claim always succeeds. */
   async claim(jobId: string): Promise<never> {
     await this.reach(`POST /jobs/${jobId}/claim`);
-    this.cloud.job(jobId).claimed = true;
+    this.cloud.claim(jobId);
     return this.cloud.job(jobId).offer as never;
   }
 

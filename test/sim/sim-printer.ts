@@ -56,6 +56,8 @@ export class SimPrinter {
   private nextId = 1;
   /** When the printer's engine is free for the next job. */
   private engineFree = 0;
+  /** Told the name of every job the printer creates (the invariants' view of what it heard when). */
+  onJobCreated: (name: string) => void = () => {};
 
   constructor(
     readonly plan: PrinterPlan,
@@ -209,6 +211,7 @@ export class SimPrinter {
     };
     this.jobs.set(job.id, job);
     this.records.set(job.id, { attempt, cancelledByAgent: false });
+    this.onJobCreated(name);
     return job;
   }
 

@@ -105,7 +105,9 @@ export class DownloadStep {
    * Makes sure a `spooled` job's document is there for its submission: kept in memory, or in its
    * spool file (always in the file for a backend that cannot send bytes). A small document kept
    * only in memory that a restart lost, or a spool file gone missing, is fetched again from the
-   * cloud (the job is this connector's already; the SHA-256 is checked again). Not ready: the job
+   * cloud (the job is this connector's already; the SHA-256 is checked again). A document that
+   * came with its offer (the job was recorded `spooled` at once) is claimed and taken here through
+   * the same download (inline-documents.ts: from memory once the cloud answered the claim). Not ready: the job
    * ended (the cloud refused the document for good: failed; claimed by another connector:
    * cancelled; after `jobs.download_attempts` counted failures: failed), or waited out a failed
    * try (backoff from `jobs.retry_initial_ms`) and is unchanged.
@@ -122,9 +124,15 @@ export class DownloadStep {
     try {
       let bytes = held;
       if (!bytes) {
+        // A document that came with its offer is claimed and taken now (not fetched again).
+        const inline = this.deps.inline?.has(job.jobId) === true;
         const fetched = await this.deps.download(job.offer, target, wake);
         bytes = Buffer.isBuffer(fetched) ? fetched : undefined;
-        log.info({ bytes: job.offer.document.size, inMemory: bytes !== undefined }, 'document fetched again');
+        if (!inline)
+          log.info(
+            { bytes: job.offer.document.size, inMemory: bytes !== undefined },
+            'document fetched again',
+          );
         if (bytes && sendsBytes && this.held.keep(job.jobId, bytes)) return this.fetched(job);
       }
       if (bytes) await this.writeSpool(target, bytes);

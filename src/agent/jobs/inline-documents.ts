@@ -75,16 +75,17 @@ export class InlineDocuments {
 
 /**
  * Hands an offer to `take` (the job loop) with its inline document: the document is kept only
- * for an offer new to the agent (a repeated offer never replaces or drops one already held).
+ * for an offer new to the agent (a repeated offer never replaces or drops one already held);
+ * `take` hears whether it was kept (the job then starts `spooled`, JobLoop.offer).
  */
 export function offerWithDocument(
-  take: (offer: JobOffer) => boolean,
+  take: (offer: JobOffer, documentHeld: boolean) => boolean,
   inline: InlineDocuments,
   offer: JobOffer,
   bytes: Buffer | undefined,
 ): boolean {
   const kept = bytes !== undefined && !inline.has(offer.job_id) && inline.keep(offer, bytes);
-  const fresh = take(offer);
+  const fresh = take(offer, kept);
   if (kept && !fresh) inline.take(offer.job_id);
   return fresh;
 }

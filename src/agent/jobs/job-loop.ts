@@ -100,19 +100,24 @@ export class JobLoop {
 
   /**
    * Handles an offer: ignores known jobs, records new ones and queues them; returns whether the
-   * offer was new. The claim rides on the job's `received` event and its download (protocol 2):
-   * the ledger holds the job before the cloud hears of this connector taking it, so a crash at
-   * any point leaves the job either offered again (never claimed) or resumed from the ledger.
+   * offer was new. The claim rides on the job's `received` event and its download (protocol 2),
+   * or goes on the channel (protocol 3): the ledger holds the job before the cloud hears of this
+   * connector taking it, so a crash at any point leaves the job either offered again (never
+   * claimed) or resumed from the ledger. `documentHeld`: the document came with the offer and is
+   * held, checked (inline-documents.ts): the job is recorded `spooled` at once, with its
+   * `received` and `downloading` events, in one commit; its claim is made before it goes to the
+   * printer (JobRunner.prepare).
    */
-  offer(offer: JobOffer): boolean {
+  offer(offer: JobOffer, documentHeld = false): boolean {
     const log = this.deps.logger.child({ job: offer.job_id });
     const { ledger } = this.deps;
     try {
       if (!this.running || ledger.get(offer.job_id)) return false;
-      // The job and its `received` event in one commit.
+      // The job and its `received` event in one commit (with `downloading`, for a document at hand).
       const added = ledger.atomically(() => {
-        if (!ledger.add(offer)) return false;
+        if (!ledger.add(offer, documentHeld ? 'spooled' : 'offered')) return false;
         this.deps.emit(offer.job_id, { kind: 'received' });
+        if (documentHeld) this.deps.emit(offer.job_id, { kind: 'downloading' });
         return true;
       });
       if (!added) return false;
@@ -176,7 +181,8 @@ export class JobLoop {
     const log = this.deps.logger.child({ job: jobId });
     pipeline.queued++;
     const prepared = pipeline.downloads.run(async () => {
-      if (await this.guard(log, () => this.deps.runner.prepare(jobId, control))) this.broken.delete(jobId);
+      if (await this.guard(log, () => this.deps.runner.prepare(jobId, control, backend)))
+        this.broken.delete(jobId);
       else this.broken.set(jobId, (this.broken.get(jobId) ?? 0) + 1);
     });
     pipeline.submitChain = pipeline.submitChain.then(async () => {

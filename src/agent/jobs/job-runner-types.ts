@@ -8,6 +8,7 @@ import type { Logger } from '../../log/logger.js';
 import type { JobOffer } from '../../protocol/connector-channel.js';
 import type { JobLedger } from '../../store/job-ledger.js';
 import type { NewJobEvent } from '../../store/outbox.js';
+import type { InlineDocuments } from './inline-documents.js';
 import type { ApplyTicketOverrides } from './ticket-overrides.js';
 
 /** Error code for "the job must be restarted" (spec: job status 3011). */
@@ -36,6 +37,11 @@ export interface JobRunnerDeps {
   writeSpool?: (target: string, bytes: Buffer) => Promise<void>;
   /** The most small documents held in memory together; default HELD_DOCUMENTS_BYTES. */
   heldDocumentsBytes?: number;
+  /**
+   * Documents that came with their offer (inline-documents.ts), until the download claims the job
+   * and takes one; the runner drops one left by a job that ended.
+   */
+  inline?: Pick<InlineDocuments, 'has' | 'take'>;
   /** Removes the undelivered events of a job (one the cloud refused us); returns how many. */
   discardEvents?: (jobId: string) => number;
   /** Applies the admin's capability overrides (tray names, disabled trays, papers) to a ticket. */

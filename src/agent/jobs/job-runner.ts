@@ -63,15 +63,26 @@ export class JobRunner {
    * offered | downloading -> spooled (or cancelled / failed). A failed download does not wait
    * here: it records its next try (`nextRetryAt`) and returns with the job still downloading, so
    * the caller can let the printer's other jobs go first (see waitingToRetry, retryDelayMs).
-   * After `jobs.download_attempts` failed downloads the job fails with the reason.
+   * After `jobs.download_attempts` failed downloads the job fails with the reason. With the
+   * printer's `backend`, a `spooled` job whose document is not at hand (one that came with its
+   * offer, still to be claimed; one a restart lost) gets it here too, ahead of the printer's line
+   * (DownloadStep.ensureDocument, tried once; the submission tries again).
    */
-  prepare(jobId: string, control: JobControl): Promise<LedgerJob> {
+  async prepare(jobId: string, control: JobControl, backend?: PrinterBackend): Promise<LedgerJob> {
     const step = async (job: LedgerJob, log: Logger) => {
       if (control.cancelled()) return this.outcomes.cancel(job, log);
       return this.downloads.run(job, control.wake, log);
     };
     const pause = (job: LedgerJob) => !control.cancelled() && this.waitingToRetry(job);
-    return this.drive(jobId, control, ['offered', 'downloading'], step, pause);
+    const job = await this.drive(jobId, control, ['offered', 'downloading'], step, pause);
+    if (job.state !== 'spooled' || !backend || control.cancelled()) return job;
+    let tried = false;
+    const fetch = async (spooled: LedgerJob, log: Logger) => {
+      tried = true;
+      const sendsBytes = backend.sendsDocumentBytes === true;
+      return (await this.downloads.ensureDocument(spooled, sendsBytes, control.wake, log)).job;
+    };
+    return this.drive(jobId, control, ['spooled'], fetch, () => tried);
   }
 
   /** True while a failed download waits for its next try. */
@@ -146,6 +157,7 @@ export class JobRunner {
       this.outcomes.takeStateAtSubmit(jobId);
       this.downloads.forget(jobId);
       this.submits.forget(jobId);
+      this.deps.inline?.take(jobId);
       if (job.spoolPath) rmSync(job.spoolPath, { force: true });
     }
     return job;

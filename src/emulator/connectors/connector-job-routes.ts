@@ -14,8 +14,8 @@ import type { CapabilityService } from '../printers/capability-service.js';
 import type { PrinterService } from '../printers/printer-service.js';
 import type { ConnectorHub } from './connector-hub.js';
 import type { ConnectorService } from './connector-service.js';
+import type { FileSender } from '../http/file-sender.js';
 import { requireScopes } from '../accounts/bearer-auth.js';
-import { sendFileWithRange } from '../http/file-range.js';
 import { forbidden, toHttpError } from '../http/http-errors.js';
 import { connectorToWire } from './connector-service.js';
 import { applyEventBatch, parseEventBatch } from '../jobs/job-event-batch.js';
@@ -36,12 +36,14 @@ export interface ConnectorJobRouteContext {
   printers: PrinterService;
   hub: ConnectorHub;
   capabilities: CapabilityService;
+  /** Writes the job documents (Range, pooled buffers, the fault rules' shaping). */
+  documents: FileSender;
 }
 
 /** Registers the connector REST routes. */
 export const connectorJobRoutes: RoutePlugin<ConnectorJobRouteContext> = async (app, { context }) => {
   const auth = { preHandler: requireScopes('printing.connectors') };
-  const { connectors, jobs, printers, hub, capabilities } = context;
+  const { connectors, jobs, printers, hub, capabilities, documents } = context;
   const caller = (request: FastifyRequest) => {
     const connector = connectors.resolveCaller(request.auth, hostId(request));
     connectors.seen(connector.id);
@@ -139,7 +141,8 @@ export const connectorJobRoutes: RoutePlugin<ConnectorJobRouteContext> = async (
       const claim = parseClaimFlag((request.query as Record<string, unknown>)['claim']);
       const job = jobs.documentFor(caller(request), request.params.id, { claim });
       const { path, size, sha256, contentType } = job.file;
-      return sendFileWithRange(request, reply, { path, size, etag: `"${sha256}"`, contentType });
+      await documents.send(request, reply, { path, size, etag: `"${sha256}"`, contentType });
+      return reply;
     },
   );
 

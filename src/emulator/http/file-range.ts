@@ -1,18 +1,30 @@
 /**
- * Serving a stored file with HTTP byte ranges: a single `Range: bytes=a-b | a- | -n` gives 206
- * with Content-Range, an unsatisfiable one 416 with `Content-Range: bytes * /size`, anything else
- * (no Range, several ranges, a stale If-Range) the whole file with 200. ETag and Content-Length
- * always. The body streams from disk in 1 MiB reads; the reply owns the stream.
+ * Byte ranges of a stored file over HTTP, decided without I/O: a single `Range: bytes=a-b | a- |
+ * -n` gives 206 with Content-Range, an unsatisfiable one 416 with `Content-Range: bytes * /size`,
+ * anything else (no Range, several ranges, a stale If-Range) the whole file with 200. ETag,
+ * Accept-Ranges and Content-Length always. file-sender.ts writes the answer.
  */
-import { createReadStream } from 'node:fs';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { FILE_CHUNK } from '../../lib/file-sink.js';
 
 /** One satisfiable byte range of a file. */
 export interface ByteRange {
   start: number;
   /** Inclusive. */
   end: number;
+}
+
+/** A stored file as served: where, how long, its strong ETag and its type. */
+export interface ServedFile {
+  path: string;
+  size: number;
+  etag: string;
+  contentType: string;
+}
+
+/** What to answer: the status, the headers, and the bytes of the body (none for 416). */
+export interface RangeAnswer {
+  status: 200 | 206 | 416;
+  headers: Record<string, string>;
+  range?: ByteRange;
 }
 
 /**
@@ -39,26 +51,33 @@ export function parseRange(
   return { start, end };
 }
 
-/** Sends `path` (of `size` bytes, strong `etag`) honouring Range and If-Range. */
-export function sendFileWithRange(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  file: { path: string; size: number; etag: string; contentType: string },
-): FastifyReply {
-  reply.header('accept-ranges', 'bytes').header('etag', file.etag).header('content-type', file.contentType);
-  const ifRange = request.headers['if-range'];
-  const rangeHeader = ifRange === undefined || ifRange === file.etag ? request.headers.range : undefined;
+/** The answer to a GET of `file` with these Range and If-Range headers (If-Range: the ETag only). */
+export function rangeAnswer(
+  request: { range?: string | undefined; ifRange?: string | undefined },
+  file: ServedFile,
+): RangeAnswer {
+  const headers: Record<string, string> = {
+    'accept-ranges': 'bytes',
+    etag: file.etag,
+    'content-type': file.contentType,
+  };
+  const rangeHeader =
+    request.ifRange === undefined || request.ifRange === file.etag ? request.range : undefined;
   const range = parseRange(rangeHeader, file.size);
   if (range === 'unsatisfiable') {
-    return reply.status(416).header('content-range', `bytes */${file.size}`).send();
+    return { status: 416, headers: { ...headers, 'content-range': `bytes */${file.size}` } };
   }
   if (range === undefined) {
-    reply.header('content-length', String(file.size));
-    return reply.status(200).send(createReadStream(file.path, { highWaterMark: FILE_CHUNK }));
+    const whole = { start: 0, end: file.size - 1 };
+    return { status: 200, headers: { ...headers, 'content-length': String(file.size) }, range: whole };
   }
-  reply.header('content-range', `bytes ${range.start}-${range.end}/${file.size}`);
-  reply.header('content-length', String(range.end - range.start + 1));
-  return reply
-    .status(206)
-    .send(createReadStream(file.path, { start: range.start, end: range.end, highWaterMark: FILE_CHUNK }));
+  return {
+    status: 206,
+    headers: {
+      ...headers,
+      'content-range': `bytes ${range.start}-${range.end}/${file.size}`,
+      'content-length': String(range.end - range.start + 1),
+    },
+    range,
+  };
 }

@@ -29,7 +29,7 @@ export class PrinterSettingsRepo {
 
   /** True when the printer name is a pull printer of the organization. */
   isPullPrinter(organizationId: string, printerName: string): boolean {
-    return this.hash(organizationId, printerName) !== null;
+    return this.passwordHash(organizationId, printerName) !== null;
   }
 
   /** The names of the organization's pull printers. */
@@ -53,7 +53,8 @@ export class PrinterSettingsRepo {
     return rows.map((r) => ({ organizationId: r.organization_id, printerName: r.printer_name, hash: r.h }));
   }
 
-  private hash(organizationId: string, printerName: string): string | null {
+  /** The pull-printing password hash of one printer name; null when it has none. */
+  passwordHash(organizationId: string, printerName: string): string | null {
     const row = this.db
       .prepare(
         'SELECT pull_printing_password_hash AS h FROM printer_settings WHERE organization_id = ? AND printer_name = ?',

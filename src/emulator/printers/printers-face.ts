@@ -26,8 +26,11 @@ export type PrinterLookup = Pick<PrinterRepo, 'findById' | 'findByName' | 'findB
 /** Sets or clears a printer's pull-printing password hash (pull/: pairing a release station). */
 export type PullPasswordSetter = Pick<PrinterSettingsRepo, 'setPullPrintingPasswordHash'>;
 
-/** Lists every pull printer's password hash (pull/: the /TPFM/ device a password identifies). */
-export type PullPasswordReader = Pick<PrinterSettingsRepo, 'passwordRows'>;
+/**
+ * Lists every pull printer's password hash, or reads one (pull/: the /TPFM/ device a password
+ * identifies, and whether a connection's device still has the password it proved).
+ */
+export type PullPasswordReader = Pick<PrinterSettingsRepo, 'passwordRows' | 'passwordHash'>;
 
 /** Lists printers as summaries, of one organization or of every one (sandbox/: the console). */
 export type PrinterSummaryLister = Pick<PrinterRepo, 'summaries'>;

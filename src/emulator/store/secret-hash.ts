@@ -66,13 +66,18 @@ export class SecretHasher {
     );
   }
 
+  /**
+   * True while a successful verify() of this secret against this hash is remembered (no scrypt,
+   * not counted): what a shortcut past verify() may rely on without outliving that memory.
+   */
+  remembers(secret: string, stored: string): boolean {
+    const seen = this.verified.get(this.memoryKey(secret, stored));
+    return seen !== undefined && this.clock.now() - seen < VERIFIED_TTL_MS;
+  }
+
   /** True when `secret` matches a hash made by hash(); the comparison takes constant time. */
   async verify(secret: string, stored: string): Promise<boolean> {
-    const key = createHmac('sha256', this.cacheKey)
-      .update(stored)
-      .update('\0')
-      .update(secret)
-      .digest('base64');
+    const key = this.memoryKey(secret, stored);
     const seen = this.verified.get(key);
     if (seen !== undefined && this.clock.now() - seen < VERIFIED_TTL_MS) {
       this.cacheHits++;
@@ -98,6 +103,10 @@ export class SecretHasher {
   /** Counters for tests and diagnostics. */
   stats(): { scryptRuns: number; cacheHits: number } {
     return { scryptRuns: this.scryptRuns, cacheHits: this.cacheHits };
+  }
+
+  private memoryKey(secret: string, stored: string): string {
+    return createHmac('sha256', this.cacheKey).update(stored).update('\0').update(secret).digest('base64');
   }
 
   private async run(secret: string, params: ScryptParams): Promise<Buffer> {

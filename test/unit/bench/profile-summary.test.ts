@@ -52,4 +52,16 @@ describe('chargeSamples', () => {
       '(native) hash': 7,
     });
   });
+
+  it('keeps only the samples whose time the filter keeps, counted from the start time', () => {
+    // Sample times: 1100, 1300, 1350, 1420, 1430, 1460, 1500, 2500, 3500.
+    const timed: CpuProfile = { ...PROFILE, startTime: 1000 };
+    const window = (at: number) => at > 1300 && at <= 1500;
+    expect(Object.fromEntries(chargeSamples(timed, window))).toEqual({
+      'move src/store/job-ledger.ts': 50,
+      'drive src/agent/jobs/job-runner.ts': 80,
+      '[undici]': 30,
+      '(garbage collector)': 40,
+    });
+  });
 });

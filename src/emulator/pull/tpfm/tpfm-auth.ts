@@ -9,7 +9,9 @@
  * through the guard's per-device throttle: an unknown one counts against the device and is
  * answered after the same delay as a wrong password, so neither the answer nor its timing tells
  * an unknown card from a wrong password, and guessing cards locks the device's look-ups.
- * No resources to clean up.
+ * A password proved on an HTTP connection is not checked again on that connection while the
+ * printer's stored password is the one it matched (connection-proofs.ts); the card number is
+ * looked up on every request. No resources to clean up.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { CardHolderRecords } from '../../accounts/accounts-face.js';
@@ -17,6 +19,7 @@ import type { PullPrinterRecords } from '../pull-records.js';
 import type { PrinterRecord, PullPasswordRow } from '../../printers/printers-face.js';
 import type { CredentialGuard } from '../../store/credential-guard.js';
 import type { User } from '../../accounts/accounts-face.js';
+import { ConnectionProofs } from './connection-proofs.js';
 
 /** The pull printer a device authenticated as. */
 export interface TpfmDevice {
@@ -50,6 +53,7 @@ export class TpfmAuthenticator {
   /** HMAC of a password that matched -> the row it matched (`org/printer`), so it is tried first. */
   private readonly matched = new Map<string, string>();
   private readonly key = randomBytes(32);
+  private readonly proofs = new ConnectionProofs();
 
   constructor(
     private readonly users: CardHolderRecords,
@@ -59,17 +63,24 @@ export class TpfmAuthenticator {
 
   /**
    * Reads the Authorization header; `printerParam` is the command's Printer parameter, `source`
-   * the request's address. Throws TooManyRequestsError while the device or source is throttled.
+   * the request's address, `connection` the request's socket (its proofs). Throws
+   * TooManyRequestsError while the device or source is throttled.
    */
   async authenticate(
     header: string | undefined,
     printerParam: string | undefined,
     source: string,
+    connection?: object,
   ): Promise<TpfmAuthResult> {
     if (header === undefined || header.trim() === '') return { kind: 'none' };
     const basic = parseBasic(header);
     if (!basic) return { kind: 'refused', reason: 'Authorization must be Basic user:password' };
-    const row = await this.findDevice(basic, printerParam, source);
+    const proof = connection ? { connection, key: this.proofs.keyOf(header, printerParam) } : undefined;
+    let row = proof ? this.stillProved(proof.connection, proof.key, printerParam, basic.password) : undefined;
+    if (!row) {
+      row = await this.findDevice(basic, printerParam, source);
+      if (row && proof) this.proofs.remember(proof.connection, proof.key, row);
+    }
     if (!row) return { kind: 'refused', reason: 'the password is no pull printer’s password' };
     const device: TpfmDevice = {
       organizationId: row.organizationId,
@@ -88,6 +99,22 @@ export class TpfmAuthenticator {
     const byId = this.printerRecords.printers.findById(nameOrId.toLowerCase());
     if (byId?.organizationId === device.organizationId) return byId;
     return this.printerRecords.printers.findByNameIgnoringCase(device.organizationId, nameOrId);
+  }
+
+  /**
+   * The row a connection proved the header for, while that printer still has the password hash
+   * it matched, (with a Printer parameter) the parameter still names it, and the hasher still
+   * remembers the match (a proof never outlives that memory, so a full check refreshes it as
+   * often as without proofs); else undefined.
+   */
+  private stillProved(connection: object, key: string, printerParam: string | undefined, password: string) {
+    const row = this.proofs.get(connection, key);
+    if (!row) return undefined;
+    const hash = this.printerRecords.pullPasswords.passwordHash(row.organizationId, row.printerName);
+    const named = printerParam === undefined || this.names(row, foldAscii(printerParam.trim()));
+    if (hash === row.hash && named && this.guard.hasher.remembers(password, row.hash)) return row;
+    this.proofs.forget(connection, key);
+    return undefined;
   }
 
   private findUser(device: TpfmDevice, userName: string): User | undefined {

@@ -90,7 +90,12 @@ async function handle(
   if (idempotencyKey) call.idempotencyKey = idempotencyKey.slice(0, 200);
   const rule = TPFM_COMMANDS[command].auth;
   if (rule !== 'none') {
-    const auth = await s.auth.authenticate(request.headers.authorization, req.query['Printer'], request.ip);
+    const auth = await s.auth.authenticate(
+      request.headers.authorization,
+      req.query['Printer'],
+      request.ip,
+      request.raw.socket,
+    );
     if (auth.kind === 'refused') return sendChallenge(reply);
     if (auth.kind === 'device')
       Object.assign(call, { device: auth.device, userName: auth.userName, user: auth.user });

@@ -6,6 +6,8 @@
  * pieces with a pause before each (a /TPFM/ document download, for one), `drop_connector` answers 503 to every request
  * naming the connector (X-Host-Id), its channel's reconnects included. Every response a rule touched carries
  * `x-printrelay-fault: <rule id>`. The sandbox's own routes (/_emulator/) are never touched.
+ * `cut` and `slow_chunks_ms` are set on the request (http/response-shaping.ts) and applied to the
+ * body by the onSend hooks here, or by the file sender for the documents it writes itself.
  */
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,15 +16,12 @@ import type { TokenService } from '../../oauth/token-service.js';
 import type { SandboxRecords } from '../sandbox-records.js';
 import { bearerToken } from '../../accounts/bearer-auth.js';
 import type { FaultKind } from './fault-rule.js';
+import { cutPoint, SLOW_CHUNK_BYTES } from '../../http/response-shaping.js';
 import type { FaultCaller, FaultSwitchboard, FaultTarget } from './fault-switchboard.js';
 
 const HTTP_KINDS: readonly FaultKind[] = ['respond', 'latency', 'cut', 'slow_chunks', 'drop_connector'];
-/** Size of the pieces a slow_chunks rule sends. */
-const SLOW_CHUNK_BYTES = 16 * 1024;
 /** The header naming the rule that touched a response. */
 export const FAULT_HEADER = 'x-printrelay-fault';
-/** Bytes of a streamed answer of unknown length sent before a cut. */
-const CUT_UNKNOWN_LENGTH_AT = 64 * 1024;
 
 /** The operationId of the request's route, if it has one. */
 export function operationOf(request: FastifyRequest): string | undefined {
@@ -42,8 +41,6 @@ export function installHttpFaults(
   context: HttpFaultContext,
   records: SandboxRecords,
 ): void {
-  const cuts = new WeakSet<FastifyRequest>();
-  const slow = new WeakMap<FastifyRequest, number>();
   app.addHook('preValidation', async (request, reply) => {
     if (!board.has(HTTP_KINDS) || isSandboxPath(request)) return;
     const rule = await board.take(HTTP_KINDS, requestTarget(request, context, records));
@@ -52,8 +49,8 @@ export function installHttpFaults(
     request.log.info({ fault: rule.id, kind: rule.action.kind }, 'fault rule applied');
     const action = rule.action;
     if (action.kind === 'latency') await sleep(action.ms);
-    else if (action.kind === 'cut') cuts.add(request);
-    else if (action.kind === 'slow_chunks') slow.set(request, action.ms);
+    else if (action.kind === 'cut') request.responseShaping = { kind: 'cut' };
+    else if (action.kind === 'slow_chunks') request.responseShaping = { kind: 'slow', pauseMs: action.ms };
     else if (action.kind === 'drop_connector') {
       const message = `fault rule ${rule.id} dropped the connector`;
       return reply.code(503).send({ error: 'fault_injected', message });
@@ -65,26 +62,25 @@ export function installHttpFaults(
     }
   });
   app.addHook('onSend', async (request, _reply, payload) => {
-    const pause = slow.get(request);
-    if (pause === undefined) return payload;
-    slow.delete(request);
+    const shaping = request.responseShaping;
+    if (shaping?.kind !== 'slow') return payload;
+    request.responseShaping = null;
+    const pause = shaping.pauseMs;
     const source = typeof payload === 'string' ? Buffer.from(payload) : payload;
     if (Buffer.isBuffer(source)) return Readable.from(slowly([source], pause));
     if (source instanceof Readable) return Readable.from(slowly(source, pause));
     return payload;
   });
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!cuts.has(request)) return payload;
-    cuts.delete(request);
+    if (request.responseShaping?.kind !== 'cut') return payload;
+    request.responseShaping = null;
     const source = typeof payload === 'string' ? Buffer.from(payload) : payload;
     if (Buffer.isBuffer(source)) {
       reply.header('content-length', source.length);
       return Readable.from(cutAfter([source], Math.ceil(source.length / 2)));
     }
     if (source instanceof Readable) {
-      const length = Number(reply.getHeader('content-length'));
-      const limit = Number.isFinite(length) && length > 0 ? Math.ceil(length / 2) : CUT_UNKNOWN_LENGTH_AT;
-      return Readable.from(cutAfter(source, limit));
+      return Readable.from(cutAfter(source, cutPoint(Number(reply.getHeader('content-length')))));
     }
     return payload;
   });

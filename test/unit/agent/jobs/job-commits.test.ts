@@ -1,4 +1,11 @@
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  InlineDocuments,
+  inlineOrFetch,
+  offerWithDocument,
+} from '../../../../src/agent/jobs/inline-documents.js';
+import { JobLoop } from '../../../../src/agent/jobs/job-loop.js';
 import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
 import { systemClock } from '../../../../src/lib/clock.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
@@ -13,6 +20,7 @@ import type { JobLedger, LedgerJob } from '../../../../src/store/job-ledger.js';
 import { quietControl } from '../../../support/job-control.js';
 import { jobOffer } from '../../../support/job-offers.js';
 import { JobStepRig } from '../../../support/job-step-rig.js';
+import { watchCommits } from '../../../support/sqlite-commits.js';
 
 const DOCUMENT = Buffer.from('%PDF-1.4 one page');
 
@@ -110,5 +118,123 @@ describe('commits a job spares', () => {
     expect(printer.asked).toEqual(['41']);
     expect(printer.cancelled).toEqual(['41']);
     expect(ledger.get('j1')).toMatchObject({ state: 'completed', earlierPrinterJobs: ['41'] });
+  });
+});
+
+describe('commits of a whole job (docs/agent-jobs.md, "Commits per job")', () => {
+  let rig: JobStepRig;
+  beforeEach(() => {
+    rig = new JobStepRig({ clock: systemClock });
+  });
+  afterEach(() => rig.close());
+
+  /**
+   * One job through the real loop and runner on a Create-Job printer that takes it at once, from
+   * its offer to `completed`: the commits it made (the outbox's batch answers aside: none is sent
+   * here) and the channel claims it sent.
+   */
+  async function commitsOfOneJob(inlineDocument: Buffer | undefined) {
+    const offer = jobOffer('j1', {
+      size: DOCUMENT.length,
+      sha256: createHash('sha256').update(DOCUMENT).digest('hex'),
+    });
+    const inline = new InlineDocuments(rig.log);
+    const claims: string[] = [];
+    let completed = () => {};
+    const ended = new Promise<void>((resolve) => {
+      completed = resolve;
+    });
+    const deps = rig.deps({
+      inline,
+      download: inlineOrFetch(
+        inline,
+        {
+          available: () => true,
+          claim: async (jobId) => {
+            claims.push(jobId);
+            return { type: 'claim_result', claim_id: 'c1', job_id: jobId, status: 200 };
+          },
+        },
+        async () => Buffer.from(DOCUMENT),
+        rig.log,
+      ),
+    });
+    const emit = deps.emit;
+    deps.emit = (jobId, event) => {
+      emit(jobId, event);
+      if (event.kind === 'completed') completed();
+    };
+    const printer = new CreateJobPrinter(rig.ledger);
+    const loop = new JobLoop({
+      ledger: rig.ledger,
+      runner: new JobRunner(deps),
+      emit: deps.emit,
+      backendFor: () => printer,
+      spoolDir: rig.spoolDir,
+      logger: rig.log,
+    });
+    loop.start();
+    const commits = watchCommits(rig.db);
+    offerWithDocument((o, held) => loop.offer(o, held), inline, offer, inlineDocument);
+    await ended;
+    commits.restore();
+    await loop.stop();
+    return { commits: commits.commits, claims, kinds: rig.kinds('j1'), held: inline.has('j1') };
+  }
+
+  it('a document that came with its offer: 5 commits, the offer recorded spooled with received and downloading', async () => {
+    expect(await commitsOfOneJob(Buffer.from(DOCUMENT))).toEqual({
+      commits: 5,
+      claims: ['j1'],
+      kinds: ['received', 'downloading', 'printing', 'completed'],
+      held: false,
+    });
+  });
+
+  it('a job recorded spooled with its document at hand: the claim refused (409) cancels it before any printer request, the document let go', async () => {
+    const offer = jobOffer('j2', {
+      size: DOCUMENT.length,
+      sha256: createHash('sha256').update(DOCUMENT).digest('hex'),
+    });
+    const inline = new InlineDocuments(rig.log);
+    expect(inline.keep(offer, Buffer.from(DOCUMENT))).toBe(true);
+    rig.ledger.add(offer, 'spooled');
+    const runner = new JobRunner(
+      rig.deps({
+        inline,
+        discardEvents: (jobId) => rig.outbox.discardJob(jobId),
+        download: inlineOrFetch(
+          inline,
+          {
+            available: () => true,
+            claim: async (jobId) => ({
+              type: 'claim_result',
+              claim_id: 'c2',
+              job_id: jobId,
+              status: 409,
+              error: 'conflict',
+            }),
+          },
+          async () => {
+            throw new Error('no download expected');
+          },
+          rig.log,
+        ),
+      }),
+    );
+    const printer = new CreateJobPrinter(rig.ledger);
+    await runner.run('j2', printer, quietControl());
+    expect(rig.ledger.get('j2')?.state).toBe('cancelled');
+    expect(printer.seen).toEqual([]);
+    expect(inline.has('j2')).toBe(false);
+  });
+
+  it('a document downloaded: 6 commits (the offer, then the download with downloading)', async () => {
+    expect(await commitsOfOneJob(undefined)).toEqual({
+      commits: 6,
+      claims: [],
+      kinds: ['received', 'downloading', 'printing', 'completed'],
+      held: false,
+    });
   });
 });
