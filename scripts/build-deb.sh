@@ -83,8 +83,9 @@ doc="$stage/usr/share/doc/printrelay"
 mkdir -p "$app" "$doc/examples" "$stage/usr/bin" "$stage/usr/share/man/man1" "$stage/lib/systemd/system" \
   "$stage/lib/udev/rules.d" "$stage/etc/printrelay" "$stage/etc/default" "$stage/DEBIAN"
 
-# The application: compiled code (no source maps), the data it reads, package.json (version).
-npx tsc -p tsconfig.build.json --outDir "$app/dist" --sourceMap false
+# The application: the bundle (scripts/build-bundle.ts; no source maps, no metafile), the data it
+# reads, package.json (version and the package root the code finds its files from).
+npx tsx scripts/build-bundle.ts --outdir "$app/dist" --no-sourcemap --no-meta >/dev/null
 cp -a bin drivers package.json "$app/"
 tar -cf - "${packages[@]}" | tar -C "$app" -xf -
 scripts/prune-node-modules.sh "$app/node_modules" "linux-$node_arch"

@@ -89,13 +89,11 @@ function main(args: string[]): void {
   rmSync(app, { recursive: true, force: true });
   mkdirSync(app, { recursive: true, mode: 0o755 });
 
+  // The bundle (scripts/build-bundle.ts), without source maps and the build's metafile.
   execFileSync(
     'npx',
-    ['tsc', '-p', 'tsconfig.build.json', '--outDir', join(app, 'dist'), '--sourceMap', 'false'],
-    {
-      cwd: root,
-      stdio: 'inherit',
-    },
+    ['tsx', 'scripts/build-bundle.ts', '--outdir', join(app, 'dist'), '--no-sourcemap', '--no-meta'],
+    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   for (const item of ['bin', 'drivers', 'package.json'])
     cpSync(join(root, item), join(app, item), { recursive: true });

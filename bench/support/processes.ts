@@ -4,10 +4,20 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { AGENT_NODE_FLAGS } from '../../src/service/agent-node-flags.js';
 
 const root = join(import.meta.dirname, '..', '..');
+
+/**
+ * The file a part runs for BENCH_ENTRY: `dist` this checkout's build, a path ending in .js that
+ * file, anything else (unset) bin/printrelay.js, which runs the sources through tsx.
+ */
+export function benchEntry(setting: string | undefined): string {
+  if (setting === 'dist') return join(root, 'dist', 'cli', 'main.js');
+  if (setting?.endsWith('.js')) return resolve(setting);
+  return join(root, 'bin', 'printrelay.js');
+}
 
 export interface RunningPart {
   child: ChildProcess;
@@ -32,13 +42,10 @@ export async function startPart(
   const profile = process.env.BENCH_PROFILE_DIR
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
     : [];
-  // BENCH_ENTRY=dist runs the built JavaScript (npm run build), as an installed bundle does,
-  // instead of the sources through tsx; `options.entry` another file (an A/B of another build).
-  const entry =
-    options.entry ??
-    (process.env.BENCH_ENTRY === 'dist'
-      ? join(root, 'dist', 'cli', 'main.js')
-      : join(root, 'bin', 'printrelay.js'));
+  // BENCH_ENTRY=dist runs the built JavaScript (npm run build), as an installed package does,
+  // instead of the sources through tsx; BENCH_ENTRY=<file>.js another build's cli/main.js (an
+  // A/B of two builds, one run each); `options.entry` another file for this part alone.
+  const entry = options.entry ?? benchEntry(process.env.BENCH_ENTRY);
   const child = spawn(process.execPath, [...nodeFlags, ...profile, entry, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, PRINTRELAY_LOG_LEVEL: 'warn', ...options.env },

@@ -5,8 +5,9 @@
  * and field.
  */
 import { readdir, readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { ValidationError, ValidationErrors } from '../lib/errors.js';
+import { packageRoot } from '../lib/package-root.js';
 import type { FramingSpec } from './framing.js';
 import type { RawReportLayout } from './hid/hid-report-decoder.js';
 import { isBaudRate } from './serial/baud-rates.js';
@@ -78,9 +79,9 @@ export function parseReaderProfile(data: unknown, file: string): ReaderProfile {
   return p as unknown as ReaderProfile;
 }
 
-/** The profiles shipped with PrintRelay (drivers/cardreaders next to src/). */
+/** The profiles shipped with PrintRelay (drivers/cardreaders at the package root). */
 export function defaultProfilesDir(): string {
-  return fileURLToPath(new URL('../../drivers/cardreaders/', import.meta.url));
+  return join(packageRoot(), 'drivers', 'cardreaders');
 }
 
 /** Reads and validates every *.json profile of a directory; ids must be unique. */

@@ -37,7 +37,9 @@ export async function selfSignedTls(dataDir: string): Promise<TlsMaterial> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const { generate } = await import('selfsigned');
+  // selfsigned is CommonJS: its exports object is the default export, loaded by node or from the
+  // bundle's chunk alike (the bundle's chunk has no named exports for it).
+  const { generate } = (await import('selfsigned')).default;
   const made = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
     curve: 'P-256',

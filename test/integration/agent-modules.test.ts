@@ -4,7 +4,10 @@
  * emulator, the other commands, the libraries of features the file does not name, or Ajv's schema
  * compiler (its validators are generated at build time). The module trace
  * (test/support/module-trace) records every package, package file and src/ file the process
- * loads, by import and by require, up to its exit.
+ * loads, by import and by require, up to its exit. The same holds for the process run from the
+ * bundle (scripts/build-bundle.ts), as a package runs it: there the trace records the bundle's
+ * output files, and the build's metafile says which sources and package files each one holds
+ * (test/support/bundle-app.ts), so every check below reads the same names in both.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEMO } from '../../src/config/load-config.js';
 import { SQLITE_PACKAGE } from '../../src/lib/sqlite.js';
 import { type EmulatorWithApp, startEmulatorWithApp } from '../support/agent-rig.js';
+import { type BundleApp, buildBundleApp } from '../support/bundle-app.js';
 import { peersAvailable } from '../support/peers.js';
 import { CliProcess } from './cli-process.js';
 
@@ -51,13 +55,17 @@ const NOT_FOR_A_PLAIN_AGENT = [
   '@sinclair/typebox',
 ];
 
-describe.skipIf(!enabled)('the agent loads only what its configuration uses', () => {
+describe.skipIf(!enabled).each([
+  ['the sources (tsx)', false],
+  ['the bundle (dist/)', true],
+])('the agent run from %s loads only what its configuration uses', (_from, bundled) => {
   let dir: string;
   let rig: EmulatorWithApp;
   let loaded: Set<string>;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'agent-modules-'));
+    const bundle: BundleApp | undefined = bundled ? await buildBundleApp(dir) : undefined;
     rig = await startEmulatorWithApp(dir);
     const config = join(dir, 'agent.yaml');
     writeFileSync(
@@ -85,14 +93,19 @@ describe.skipIf(!enabled)('the agent loads only what its configuration uses', ()
         NODE_OPTIONS: `--import ${new URL('../support/module-trace/register.mjs', import.meta.url).pathname}`,
         PRINTRELAY_MODULE_TRACE: trace,
       },
+      bundle ? [process.execPath, bundle.main] : undefined,
     );
     try {
       await agent.waitFor(/"msg":"agent running"/);
     } finally {
       await agent.stop();
     }
-    loaded = new Set(readFileSync(trace, 'utf8').split('\n').filter(Boolean));
-  });
+    const names = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+    loaded = bundle ? bundle.expand(names) : new Set(names);
+    // the bundle's own files were read through the metafile, not left as output names
+    expect([...loaded].filter((name) => name.startsWith('dist/'))).toEqual([]);
+    if (bundle) expect(names.some((name) => name.startsWith('dist/chunks/'))).toBe(true);
+  }, 120_000);
 
   afterAll(async () => {
     await rig?.close();

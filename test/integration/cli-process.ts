@@ -5,7 +5,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-const bin = join(import.meta.dirname, '..', '..', 'bin', 'printrelay.js');
+/**
+ * What the tests run: bin/printrelay.js (the sources, through tsx), or with PRINTRELAY_TEST_CLI
+ * another entry, such as a bundle's dist/cli/main.js (docs/packaging.md: the CLI tests run on the
+ * bundle that way).
+ */
+const bin = process.env.PRINTRELAY_TEST_CLI ?? join(import.meta.dirname, '..', '..', 'bin', 'printrelay.js');
 
 /** A running printrelay process. */
 export class CliProcess {

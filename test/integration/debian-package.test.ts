@@ -248,9 +248,20 @@ describe.skipIf(blocker !== undefined || !hasPeers)('the .deb on this machine', 
 });
 
 /**
- * The installed agent, as the printrelay user with the unit's command line, registers with an
- * emulator and says READY=1 on a notify socket: the compiled dist/ and the packaged natives
- * (better-sqlite3, unix-dgram) work.
+ * The installed unit's ExecStart line: its command and arguments, as systemd would split them
+ * (the line holds no quotes or variables).
+ */
+function unitExecStart(unit: string): string[] {
+  const line = /^ExecStart=(.+)$/m.exec(readFileSync(unit, 'utf8'))?.[1];
+  if (!line) throw new Error(`${unit} has no ExecStart line`);
+  return line.trim().split(/\s+/);
+}
+
+/**
+ * The installed agent, as the printrelay user with the unit's ExecStart command line (node, its
+ * flags, the installed bin/printrelay.js running the bundle), registers with an emulator and says
+ * READY=1 on a notify socket: the bundle in dist/ and the packaged natives (better-sqlite3,
+ * unix-dgram) work.
  */
 async function runInstalledAgent(): Promise<void> {
   const { process: emulator, url } = await startEmulatorProcess(join(dir, 'emu'));
@@ -267,18 +278,21 @@ async function runInstalledAgent(): Promise<void> {
     PRINTRELAY_CLOUD__PASSWORD: 'demo-admin',
     PRINTRELAY_DISCOVERY__CUPS: 'false',
   };
+  const [node, ...args] = unitExecStart('/lib/systemd/system/printrelay-agent.service');
+  expect(node).toBe('/usr/bin/node');
+  expect(args).toContain('/usr/lib/printrelay/bin/printrelay.js');
   const agent = new CliProcess(
-    [
-      '/usr/lib/printrelay/bin/printrelay.js',
-      'agent',
-      '--config',
-      '/etc/printrelay/agent.yaml',
-      '--data-dir',
-      '/var/lib/printrelay',
-      '--no-pretty',
-    ],
+    [...args, '--no-pretty'],
     env,
-    ['setpriv', '--reuid=printrelay', '--regid=printrelay', '--init-groups', '--', which('node') as string],
+    // the unit's node, or the one on PATH where this machine has none at /usr/bin
+    [
+      'setpriv',
+      '--reuid=printrelay',
+      '--regid=printrelay',
+      '--init-groups',
+      '--',
+      existsSync(node as string) ? (node as string) : (which('node') as string),
+    ],
   );
   cleanups.push(() => agent.stop());
   await socket.waitFor(/^STATUS=connected as connector \S+; 0 printer\(s\) registered$/);

@@ -5,10 +5,10 @@
  * installed, with systemctl. `--dry-run` prints the steps (and the service definition) only.
  */
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import { defaultDataDir } from '../../config/paths.js';
+import { packageRoot } from '../../lib/package-root.js';
 import {
   defaultServiceManager,
   SERVICE_MANAGERS,
@@ -39,7 +39,7 @@ interface ServiceFlags {
 const execFileAsync = promisify(execFile);
 
 /** This installation's root (bin/printrelay.js is under it). */
-const APP_DIR = fileURLToPath(new URL('../../../', import.meta.url)).replace(/[\\/]$/, '');
+const APP_DIR = packageRoot();
 
 /** Registers `service`. */
 export function registerServiceCommand(program: Command): void {

@@ -6,14 +6,14 @@
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ValidationError, ValidationErrors } from '../../lib/errors.js';
+import { packageRoot } from '../../lib/package-root.js';
 import type { Logger } from '../../log/logger.js';
 import { type BlobCapabilities, BlobOption } from '../../protocol/blob-capabilities.js';
 import { CUSTOM_PAPER_ID, paperById } from '../../protocol/paper-sizes.js';
 
 /** The default catalog directory: drivers/printers/ at the repository (or package) root. */
-export const DEFAULT_DRIVER_DIR = fileURLToPath(new URL('../../../drivers/printers/', import.meta.url));
+export const DEFAULT_DRIVER_DIR = join(packageRoot(), 'drivers', 'printers');
 
 /** Operating systems of the spec's Driver object. */
 export const DRIVER_OS = ['Linux', 'Windows', 'Windows CE'] as const;
