@@ -13,10 +13,10 @@
  */
 import { join } from 'node:path';
 import { Agent } from '../../src/agent/agent.js';
-import { DEMO, defaultEmulatorSeed } from '../../src/config/load-config.js';
+import { defaultEmulatorSeed } from '../../src/config/load-config.js';
 import { createEmulator } from '../../src/emulator/app.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { demoAgentConfig } from '../../test/support/demo-session.js';
+import { releaseBenchAgentConfig } from './release-bench-config.js';
 
 async function emulatorPart(work: string): Promise<() => Promise<void>> {
   const emulator = await createEmulator({
@@ -33,20 +33,7 @@ async function emulatorPart(work: string): Promise<() => Promise<void>> {
 
 async function agentPart(args: string[]): Promise<() => Promise<void>> {
   const [work, url, printerUri, reader, parallel] = args as [string, string, string, string, string?];
-  const config = demoAgentConfig(url, {
-    printers: [{ name: DEMO.printer.name, uri: printerUri }],
-    release_stations: [
-      {
-        name: 'bench station',
-        reader,
-        printer: DEMO.printer.name,
-        pull_url: url,
-        password: DEMO.printer.pullPrintingPassword,
-        idle_timeout_s: 600,
-        ...(parallel ? { parallel_releases: Number(parallel) } : {}),
-      },
-    ],
-  });
+  const config = releaseBenchAgentConfig(url, printerUri, reader, parallel ? Number(parallel) : undefined);
   const agent = new Agent({
     config,
     dataDir: join(work, 'agent'),

@@ -15,9 +15,9 @@ import { DEMO, defaultEmulatorSeed } from '../../src/config/load-config.js';
 import { createEmulator, type Emulator } from '../../src/emulator/app.js';
 import type { Logger } from '../../src/log/logger.js';
 import { VirtualPrinter } from '../../src/printing/virtual/virtual-printer.js';
-import { demoAgentConfig } from '../../test/support/demo-session.js';
 import { freePort } from '../../test/support/peers.js';
 import { writePdf } from '../../test/support/pdf.js';
+import { releaseBenchAgentConfig } from './release-bench-config.js';
 import { printerIdOf, QUEUE_PRINTER, signIn } from '../../test/e2e/pull-printing-support.js';
 
 /** Counts documents appearing in the printer's output folder; `after(n)` resolves at the n-th more. */
@@ -96,20 +96,7 @@ export async function startReleaseRig(logger: Logger, parallelReleases?: number)
     const url = (await emulator.listen('127.0.0.1', 0)).replace(/\/+$/, '');
     const reader = `socket://127.0.0.1:${await freePort()}`;
     const listeners: ((s: SessionSummary) => void)[] = [];
-    const config = demoAgentConfig(url, {
-      printers: [{ name: DEMO.printer.name, uri }],
-      release_stations: [
-        {
-          name: 'bench station',
-          reader,
-          printer: DEMO.printer.name,
-          pull_url: url,
-          password: DEMO.printer.pullPrintingPassword,
-          idle_timeout_s: 600,
-          ...(parallelReleases === undefined ? {} : { parallel_releases: parallelReleases }),
-        },
-      ],
-    });
+    const config = releaseBenchAgentConfig(url, uri, reader, parallelReleases);
     const agent = new Agent({
       config,
       dataDir: join(work, 'agent'),
