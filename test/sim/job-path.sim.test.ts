@@ -91,11 +91,7 @@ describe('job path simulation', () => {
       // printer with part of the document, and the reconcile of a job recorded as sent watches it
       // and reports it printed.
       const broken = { ...variant, sentRule: 'handed' as const };
-      const found: number[] = [];
-      for (let seed = 1; seed <= 300 && found.length < 3; seed++) {
-        const result = await runSeed(seed, broken);
-        if (result.violations.some((v) => v.rule === 'completed-not-printed' && !v.limit)) found.push(seed);
-      }
+      const found = await seedsBreaking(broken, 'completed-not-printed');
       console.log(
         `broken variant (sent before the printer had the last byte): violations at seeds ${found.join(' ')}`,
       );
@@ -110,11 +106,7 @@ describe('job path simulation', () => {
       // The broken variant: the channel claim of an inline document is answered 200 without being
       // sent, so the job goes to the printer while the cloud may not have it claimed yet.
       const broken = { ...variant, claimRule: 'assumed' as const };
-      const found: number[] = [];
-      for (let seed = 1; seed <= 300 && found.length < 3; seed++) {
-        const result = await runSeed(seed, broken);
-        if (result.violations.some((v) => v.rule === 'printed-unclaimed' && !v.limit)) found.push(seed);
-      }
+      const found = await seedsBreaking(broken, 'printed-unclaimed');
       console.log(`broken variant (inline claim taken as answered): violations at seeds ${found.join(' ')}`);
       expect(found.length).toBe(3);
     },
@@ -128,14 +120,20 @@ describe('job path simulation', () => {
       // recorded once the claim is answered; the cloud hears of a job the ledger does not hold
       // (and a crash in between leaves a job claimed that no ledger knows).
       const broken = { ...variant, claimRule: 'first' as const };
-      const found: number[] = [];
-      for (let seed = 1; seed <= 300 && found.length < 3; seed++) {
-        const result = await runSeed(seed, broken);
-        if (result.violations.some((v) => v.rule === 'claim-unrecorded' && !v.limit)) found.push(seed);
-      }
+      const found = await seedsBreaking(broken, 'claim-unrecorded');
       console.log(`broken variant (claimed before recorded): violations at seeds ${found.join(' ')}`);
       expect(found.length).toBe(3);
     },
     10 * 60_000,
   );
 });
+
+/** The first three seeds (of 1-300) at which `broken` violates `rule` outside a documented limit. */
+async function seedsBreaking(broken: Parameters<typeof runSeed>[1], rule: string): Promise<number[]> {
+  const found: number[] = [];
+  for (let seed = 1; seed <= 300 && found.length < 3; seed++) {
+    const result = await runSeed(seed, broken);
+    if (result.violations.some((v) => v.rule === rule && !v.limit)) found.push(seed);
+  }
+  return found;
+}
