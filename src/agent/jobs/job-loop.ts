@@ -4,9 +4,10 @@
  * (at most `prefetch` at once), Print-Jobs go out strictly one at a time and in arrival order,
  * and each submitted job is watched until it ends while the next one is already sent — the way
  * a spooler keeps a printer busy. A cancel offer cancels the job (at the printer once
- * submitted). A job whose download failed leaves the line while it waits for its next try and
- * joins it again at the end, so one document that cannot be fetched never holds up the printer's
- * later jobs (it fails for good after `jobs.download_attempts`). On start, unfinished ledger jobs
+ * submitted). A job whose download failed, or a resumed job whose document could not be fetched
+ * again, leaves the line while it waits for its next try and joins it again at the end, so one
+ * document that cannot be fetched never holds up the printer's later jobs (it fails for good
+ * after `jobs.download_attempts` counted failures, or at once when the cloud no longer has it). On start, unfinished ledger jobs
  * are resumed (after the spool files of ended jobs are swept): repairs first (submissions a crash interrupted, which may hold their printer), then
  * the rest, each group in arrival order. stop() waits for running jobs: a Print-Job in flight finishes, then every job
  * stops in a resumable state.
@@ -192,6 +193,11 @@ export class JobLoop {
         return;
       }
       await this.guard(log, () => this.deps.runner.submit(jobId, backend, control));
+      // Its document could not be fetched again at the submission either.
+      if (this.waitOutOfLine(printerId, jobId)) {
+        pipeline.queued--;
+        return;
+      }
       const watching = this.guard(log, () => this.deps.runner.watch(jobId, backend, control)).finally(() => {
         pipeline.active.delete(watching);
         pipeline.queued--;
@@ -202,13 +208,18 @@ export class JobLoop {
   }
 
   /**
-   * A job whose download waits for its next try leaves the line; a timer queues it again. That
-   * includes a job whose next try is already due by the time the line reaches it (its wait
-   * passed while earlier jobs were sent): it is queued again at once, never dropped.
+   * A job whose download waits for its next try leaves the line; a timer queues it again. So does
+   * a `spooled` job whose document (lost in a restart) could not be fetched again, unless it was
+   * cancelled (the submission ends it). That includes a job whose next try is already due by the
+   * time the line reaches it (its wait passed while earlier jobs were sent): it is queued again
+   * at once, never dropped.
    */
   private waitOutOfLine(printerId: string, jobId: string): boolean {
     const job = this.deps.ledger.get(jobId);
-    const notFetched = job?.state === 'offered' || job?.state === 'downloading';
+    const notFetched =
+      job?.state === 'offered' ||
+      job?.state === 'downloading' ||
+      (job !== undefined && !this.cancels.has(jobId) && this.deps.runner.waitsForDocument(job));
     if (!job || !this.running || !notFetched) return false;
     this.wakers.delete(jobId);
     const timer = setTimeout(
