@@ -30,6 +30,7 @@ export function agentControl(ctx: AgentContext, parts: () => Partial<Running>): 
       channelConnected: () => parts().feed?.connected ?? false,
       printers: () => [...(parts().printers?.values() ?? [])],
       unfinishedJobs: () => parts().ledger?.unfinished() ?? [],
+      documentWaitReason: (jobId) => parts().loop?.documentWaitReason(jobId),
       outbox: () => parts().outbox?.stats() ?? { depth: 0, oldestCreatedAt: undefined },
       stations: () => parts().stations?.status() ?? [],
       tokenExpiresAt: () => parts().tokens?.current()?.access_expires_at,

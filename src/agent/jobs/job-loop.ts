@@ -143,6 +143,17 @@ export class JobLoop {
     if (waiting) this.requeue(jobId, waiting.printerId);
   }
 
+  /**
+   * Why a `spooled` job's document (lost in a restart) could not be fetched again, while it waits
+   * out of line for its next try; undefined for any other job.
+   */
+  documentWaitReason(jobId: string): string | undefined {
+    const job = this.deps.ledger.get(jobId);
+    return job && this.deps.runner.waitsForDocument(job)
+      ? this.deps.runner.documentWaitReason(jobId)
+      : undefined;
+  }
+
   /** Number of jobs not yet ended. */
   backlog(): number {
     let n = 0;

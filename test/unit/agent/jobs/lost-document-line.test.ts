@@ -8,11 +8,13 @@
  * document endpoint is a function that fails on demand; the printer records what it got.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AgentControl } from '../../../../src/agent/control/agent-control.js';
 import { JobLoop } from '../../../../src/agent/jobs/job-loop.js';
 import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
 import { HttpError } from '../../../../src/client/http-base.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
+import { formatStatus } from '../../../../src/cli/status-report.js';
 import { jobOffer } from '../../../support/job-offers.js';
 import { JobStepRig, RecordingPrinter } from '../../../support/job-step-rig.js';
 import { quietControl } from '../../../support/job-control.js';
@@ -151,5 +153,57 @@ describe('a resumed job whose document cannot be fetched', () => {
     await until(() => state('B') === 'completed');
     expect(cloud.times('A')).toBe(asked);
     expect(printed('A')).toBe(0);
+  });
+
+  it('is listed by status as waiting for its document, with why the last try failed', async () => {
+    await spooledByAnEarlierLife();
+    cloud.failing.set('A', () => new RetryableError('network', 'GET /d/A: ECONNREFUSED'));
+    const agent = restart();
+    const control = new AgentControl(
+      {
+        config: { enabled: false, bind: '127.0.0.1', port: 0 },
+        cloudUrl: 'https://cloud.example',
+        dataDir: rig.spoolDir,
+        channel: 'websocket',
+        version: '0.0.0',
+        clock: rig.clock,
+        logger: rig.log,
+        scrub: (text) => text,
+      },
+      {
+        connectorId: () => 'c-1',
+        channelConnected: () => true,
+        printers: () => [],
+        unfinishedJobs: () => rig.ledger.unfinished(),
+        documentWaitReason: (jobId) => agent.documentWaitReason(jobId),
+        outbox: () => ({ depth: 0, oldestCreatedAt: undefined }),
+        stations: () => [],
+        tokenExpiresAt: () => undefined,
+        instance: () => undefined,
+      },
+    );
+    try {
+      await until(() => cloud.times('A') >= 2);
+      const listed = control.status().jobs.list;
+      expect(listed).toEqual([
+        expect.objectContaining({
+          id: 'A',
+          state: 'spooled',
+          waitingFor: 'document',
+          lastError: 'GET /d/A: ECONNREFUSED',
+        }),
+      ]);
+      const line = formatStatus(control.status(), 'u').find((text) => text.includes('  A  '));
+      expect(line).toMatch(
+        /^ {2}A {2}p1 {2}spooled \(waiting for its document\) .*GET \/d\/A: ECONNREFUSED$/,
+      );
+
+      // Once fetched, it is a job like any other.
+      cloud.failing.delete('A');
+      await until(() => state('A') === 'completed');
+      expect(agent.documentWaitReason('A')).toBeUndefined();
+    } finally {
+      await control.stop();
+    }
   });
 });
