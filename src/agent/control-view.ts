@@ -31,6 +31,7 @@ export function agentControl(ctx: AgentContext, parts: () => Partial<Running>): 
       printers: () => [...(parts().printers?.values() ?? [])],
       unfinishedJobs: () => parts().ledger?.unfinished() ?? [],
       documentWaitReason: (jobId) => parts().loop?.documentWaitReason(jobId),
+      jobsWaitingForDocument: () => parts().loop?.jobsWaitingForDocument() ?? 0,
       outbox: () => parts().outbox?.stats() ?? { depth: 0, oldestCreatedAt: undefined },
       stations: () => parts().stations?.status() ?? [],
       tokenExpiresAt: () => parts().tokens?.current()?.access_expires_at,

@@ -22,6 +22,8 @@ export interface AgentView {
   unfinishedJobs(): LedgerJob[];
   /** Why a job's document could not be fetched again while it waits for its next try (JobLoop.documentWaitReason). */
   documentWaitReason?(jobId: string): string | undefined;
+  /** How many jobs wait for their document that way (JobLoop.jobsWaitingForDocument). */
+  jobsWaitingForDocument?(): number;
   outbox(): { depth: number; oldestCreatedAt: number | undefined };
   stations(): StationStatus[];
   /** Expiry (epoch ms) of the stored access token, if any. */
@@ -68,6 +70,7 @@ export class AgentControl implements SwipeObserver {
         cloud: () => this.cloudConnection(),
         printers: () => view.printers().map((p) => ({ name: p.config.name, state: p.state })),
         readers: () => view.stations().map((s) => ({ station: s.name, state: s.state })),
+        jobsWaitingForDocument: () => view.jobsWaitingForDocument?.() ?? 0,
       },
       { build: { version: settings.version } },
     );

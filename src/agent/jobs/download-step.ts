@@ -73,6 +73,11 @@ export class DownloadStep {
     return this.refetchDue.get(jobId);
   }
 
+  /** How many jobs have a document wait now (each is forgotten once fetched or ended). */
+  documentWaits(): number {
+    return this.refetchDue.size;
+  }
+
   /**
    * offered | downloading -> spooled, or downloading with its next try recorded, or cancelled /
    * failed. The move out of `offered` and its `downloading` event share the commit of the step that

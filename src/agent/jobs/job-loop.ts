@@ -154,6 +154,11 @@ export class JobLoop {
       : undefined;
   }
 
+  /** How many `spooled` jobs wait for their next try to fetch their document again. */
+  jobsWaitingForDocument(): number {
+    return this.deps.runner.documentWaits();
+  }
+
   /** Number of jobs not yet ended. */
   backlog(): number {
     let n = 0;

@@ -111,6 +111,11 @@ export class JobRunner {
     return this.downloads.documentWait(jobId)?.error;
   }
 
+  /** How many jobs wait for their next try to fetch their document again (waitsForDocument). */
+  documentWaits(): number {
+    return this.downloads.documentWaits();
+  }
+
   /** Milliseconds until the job's next try of its download, or of fetching its document again (0: now). */
   retryDelayMs(job: LedgerJob): number {
     const dueAt = job.state === 'spooled' ? this.downloads.documentWait(job.jobId)?.dueAt : job.nextRetryAt;

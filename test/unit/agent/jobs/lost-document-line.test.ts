@@ -176,6 +176,7 @@ describe('a resumed job whose document cannot be fetched', () => {
         printers: () => [],
         unfinishedJobs: () => rig.ledger.unfinished(),
         documentWaitReason: (jobId) => agent.documentWaitReason(jobId),
+        jobsWaitingForDocument: () => agent.jobsWaitingForDocument(),
         outbox: () => ({ depth: 0, oldestCreatedAt: undefined }),
         stations: () => [],
         tokenExpiresAt: () => undefined,
@@ -198,10 +199,17 @@ describe('a resumed job whose document cannot be fetched', () => {
         /^ {2}A {2}p1 {2}spooled \(waiting for its document\) .*GET \/d\/A: ECONNREFUSED$/,
       );
 
+      const waiting = async () =>
+        (await control.metrics.render())
+          .split('\n')
+          .find((text) => text.startsWith('printrelay_jobs_waiting_for_document '));
+      expect(await waiting()).toBe('printrelay_jobs_waiting_for_document 1');
+
       // Once fetched, it is a job like any other.
       cloud.failing.delete('A');
       await until(() => state('A') === 'completed');
       expect(agent.documentWaitReason('A')).toBeUndefined();
+      expect(await waiting()).toBe('printrelay_jobs_waiting_for_document 0');
     } finally {
       await control.stop();
     }
