@@ -27,9 +27,17 @@ class DocumentEndpoint {
   readonly asked = new Map<string, number>();
   /** What the endpoint answers for a job instead of its document. */
   readonly failing = new Map<string, () => Error>();
+  /** Jobs whose fetch hangs (the cloud takes the request and does not answer) until released. */
+  readonly hanging = new Map<string, Promise<void>>();
 
-  readonly download = async (offer: { job_id: string }): Promise<Buffer> => {
+  readonly download = async (
+    offer: { job_id: string },
+    _target: string,
+    signal: AbortSignal,
+  ): Promise<Buffer> => {
     this.asked.set(offer.job_id, (this.asked.get(offer.job_id) ?? 0) + 1);
+    const hang = this.hanging.get(offer.job_id);
+    if (hang) await Promise.race([hang, aborted(signal)]);
     const failure = this.failing.get(offer.job_id);
     if (failure) throw failure();
     return Buffer.from(DOCUMENT);
@@ -38,6 +46,14 @@ class DocumentEndpoint {
   times(jobId: string): number {
     return this.asked.get(jobId) ?? 0;
   }
+}
+
+/** Rejects once `signal` aborts (the agent stopping, or the job cancelled). */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }
 
 describe('a resumed job whose document cannot be fetched', () => {
@@ -213,5 +229,27 @@ describe('a resumed job whose document cannot be fetched', () => {
     } finally {
       await control.stop();
     }
+  });
+
+  it('a later job does not wait for the next try of its fetch either, however long that try takes', async () => {
+    await spooledByAnEarlierLife();
+    cloud.failing.set('A', () => new RetryableError('network', 'GET /d/A: ECONNREFUSED'));
+    let answer = () => {};
+    cloud.hanging.set('A', new Promise<void>((resolve) => (answer = resolve)));
+    const agent = restart();
+    // Its first try hangs too: that one holds the line, as any job's download ahead of its turn does.
+    await until(() => cloud.times('A') === 1);
+    answer();
+    await until(() => cloud.times('A') === 2);
+    // The second try hangs (a cloud that takes the connection and never answers, until a timeout).
+    cloud.hanging.set('A', new Promise<void>((resolve) => (answer = resolve)));
+    await until(() => cloud.times('A') === 3);
+    agent.offer(offer('B'));
+    await until(() => state('B') === 'completed');
+    expect(printed('A')).toBe(0);
+    cloud.failing.delete('A');
+    answer();
+    await until(() => state('A') === 'completed');
+    expect(printer.submitted.map((job) => job.jobName)).toEqual(['printrelay-B', 'printrelay-A']);
   });
 });
