@@ -7,8 +7,8 @@
  * submitted). A job whose download failed, or a resumed job whose document could not be fetched
  * again, leaves the line while it waits for its next try, tries beside the line and joins it
  * again at the end once the document is there, so one document that cannot be fetched never
- * holds up the printer's later jobs (it fails for good
- * after `jobs.download_attempts` counted failures, or at once when the cloud no longer has it). On start, unfinished ledger jobs
+ * holds up the printer's later jobs (it fails for good after `jobs.download_attempts` counted
+ * failures, or at once when the cloud no longer has it). On start, unfinished ledger jobs
  * are resumed (after the spool files of ended jobs are swept): repairs first (submissions a crash interrupted, which may hold their printer), then
  * the rest, each group in arrival order. stop() waits for running jobs: a Print-Job in flight finishes, then every job
  * stops in a resumable state.
