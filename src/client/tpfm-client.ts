@@ -4,8 +4,8 @@
  * printer's pull-printing password. Non-zero X-FMP-Return values become TpfmCommandError, HTTP
  * 401 becomes TpfmAuthError. PrintJob hands back a PrintRun: an async stream of progress events
  * and the final result, read from the trailer or, when a proxy dropped it, from the in-band line.
- * Requests are built from parts made once (origin, path, common headers, the last user's Basic
- * header).
+ * Responses are read through undici's dispatch handler (tpfm-response-stream.ts), the request
+ * built from parts made once (origin, path, common headers, the last user's Basic header).
  * The caller owns the client and calls close() when it made its own dispatcher.
  */
 import type { Dispatcher } from 'undici';
@@ -29,6 +29,7 @@ import {
   type UpdateLocalJobParams,
 } from '../protocol/tpfm-local-job.js';
 import { PrintRun, readErrorFields } from './tpfm-print-run.js';
+import { dispatchStreamed, type StreamedResponse as Response } from './tpfm-response-stream.js';
 
 export { PrintRun, type TpfmPrintResult, type TpfmProgressEvent } from './tpfm-print-run.js';
 
@@ -94,12 +95,6 @@ export interface PrintJobOptions {
 }
 
 type Query = Record<string, string | number | undefined>;
-interface Response {
-  statusCode: number;
-  headers: Record<string, string | string[] | undefined>;
-  trailers: Record<string, string>;
-  body: Dispatcher.ResponseData['body'];
-}
 
 /** Client of one pull service for one printer's password; see the file comment. */
 export class TpfmClient {
@@ -268,15 +263,13 @@ export class TpfmClient {
     if (user !== undefined) headers.authorization = this.basicHeader(user);
     let response: Response;
     try {
-      response = await this.dispatcher.request({
-        origin: this.origin,
-        path: `${this.path}?${params}`,
-        method: 'GET',
-        headers,
+      const path = `${this.path}?${params}`;
+      const timeout = this.options.timeoutMs ?? 30_000;
+      response = await dispatchStreamed(
+        this.dispatcher,
+        { origin: this.origin, path, method: 'GET', headers, headersTimeout: timeout, bodyTimeout: 0 },
         signal,
-        headersTimeout: this.options.timeoutMs ?? 30_000,
-        bodyTimeout: 0,
-      });
+      );
     } catch (error) {
       throw untrustedCertificateError(`${command} ${this.origin}/TPFM/`, error) ?? error;
     }

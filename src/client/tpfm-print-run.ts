@@ -58,7 +58,7 @@ export class PrintRun implements AsyncIterable<TpfmProgressEvent> {
 
   constructor(
     private readonly body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
-    private readonly trailers: () => Record<string, string>,
+    private readonly trailers: () => Record<string, string | string[] | undefined>,
     private readonly headerFields: ErrorFields,
     /** X-FMP-ProcId; undefined when printing did not start. */
     readonly procId: number | undefined,
