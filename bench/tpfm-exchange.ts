@@ -17,11 +17,11 @@
  * Prints the median CPU per exchange of each and `station/http`, the station client's cost over
  * bare node's.
  */
-import { request as httpRequest, Agent as HttpAgent } from 'node:http';
 import { loadavg } from 'node:os';
 import { TpfmClient } from '../src/client/tpfm-client.js';
 import { Pool } from '../src/client/undici-core.js';
 import { silentLogger } from '../src/log/logger.js';
+import { barePrintJobClient, cpuOf, PRINT_JOB_QUERY } from './support/bare-print-job.js';
 import { nodeChild, outputOf, stopChild } from './support/floor-children.js';
 import { pinPlan, pinProcess } from './support/pinning.js';
 import { median } from './support/stats.js';
@@ -30,7 +30,7 @@ const exchanges = Number(process.env.BENCH_EXCHANGES ?? 2000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const window = Number(process.env.BENCH_WINDOW ?? 16);
 const CARD = '04A1B2C3D4';
-const query = `/TPFM/?Cmd=PrintJob&Job=${encodeURIComponent('job-1.spl')}&Printer=Bench&Progress=1`;
+const authorization = `Basic ${Buffer.from(`${CARD}:bench`).toString('base64')}`;
 const load = () =>
   loadavg()
     .map((v) => v.toFixed(2))
@@ -58,50 +58,18 @@ function stationExchange(origin: string): { run: Exchange; close: () => Promise<
 
 function undiciExchange(origin: string): { run: Exchange; close: () => Promise<void> } {
   const pool = new Pool(origin);
-  const authorization = `Basic ${Buffer.from(`${CARD}:bench`).toString('base64')}`;
   return {
     run: async () => {
-      const response = await pool.request({ path: query, method: 'GET', headers: { authorization } });
+      const response = await pool.request({
+        path: PRINT_JOB_QUERY,
+        method: 'GET',
+        headers: { authorization },
+      });
       await response.body.text();
       if (response.trailers['x-fmp-return'] !== '0') throw new Error('undici: no trailer');
     },
     close: () => pool.close(),
   };
-}
-
-function httpExchange(port: number): { run: Exchange; close: () => Promise<void> } {
-  const agent = new HttpAgent({ keepAlive: true });
-  const authorization = `Basic ${Buffer.from(`${CARD}:bench`).toString('base64')}`;
-  const options = { host: '127.0.0.1', port, path: query, agent, headers: { authorization } };
-  return {
-    run: () =>
-      new Promise((resolve, reject) => {
-        httpRequest(options, (res) => {
-          res.on('data', () => {});
-          res.on('end', () =>
-            res.trailers['x-fmp-return'] === '0' ? resolve() : reject(new Error('http: no trailer')),
-          );
-        })
-          .on('error', reject)
-          .end();
-      }),
-    close: async () => agent.destroy(),
-  };
-}
-
-/** Runs `count` exchanges, `window` at once; resolves with the CPU microseconds they took. */
-async function measure(run: Exchange, count: number): Promise<number> {
-  const before = process.cpuUsage();
-  let started = 0;
-  const lane = async () => {
-    while (started < count) {
-      started++;
-      await run();
-    }
-  };
-  await Promise.all(Array.from({ length: window }, lane));
-  const used = process.cpuUsage(before);
-  return used.user + used.system;
 }
 
 async function main(): Promise<void> {
@@ -112,19 +80,17 @@ async function main(): Promise<void> {
     const port = Number(/listening (\d+)/.exec(await outputOf(server, /listening \d+/))?.[1]);
     if (pin) pinProcess(process.pid, pin.agentCore);
     const origin = `http://127.0.0.1:${port}`;
-    const variants = {
-      station: stationExchange(origin),
-      undici: undiciExchange(origin),
-      http: httpExchange(port),
-    };
+    const bare = barePrintJobClient(port, authorization);
+    const http = { run: bare.exchange, close: async () => bare.close() };
+    const variants = { station: stationExchange(origin), undici: undiciExchange(origin), http };
     const names = Object.keys(variants) as Variant[];
-    for (const name of names) await measure(variants[name].run, exchanges);
+    for (const name of names) await cpuOf(variants[name].run, exchanges, window);
     const perExchange: Record<Variant, number[]> = { station: [], undici: [], http: [] };
     for (let r = 0; r < rounds; r++) {
       const order = r % 2 === 0 ? names : [...names].reverse();
       const line: string[] = [];
       for (const name of order) {
-        const us = (await measure(variants[name].run, exchanges)) / exchanges;
+        const us = (await cpuOf(variants[name].run, exchanges, window)) / exchanges;
         perExchange[name].push(us);
         line.push(`${name} ${us.toFixed(1)} us`);
       }
