@@ -24,6 +24,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { takeMachineLock } from '../support/machine-lock.js';
 import { NotifySocket } from '../support/notify-socket.js';
 import { peersAvailable } from '../support/peers.js';
 import { CliProcess, startEmulatorProcess } from './cli-process.js';
@@ -185,10 +186,15 @@ describe.skipIf(!canLint)('the built .deb', () => {
 
 const blocker = installBlocker();
 if (blocker) console.warn(`skipping the .deb install test: ${blocker}`);
-const hasPeers = !blocker && peersAvailable('dpkg-deb', 'systemd-analyze', 'socat', 'setpriv', 'unshare');
+const hasPeers =
+  !blocker && peersAvailable('dpkg-deb', 'systemd-analyze', 'socat', 'setpriv', 'unshare', 'flock');
 
 describe.skipIf(blocker !== undefined || !hasPeers)('the .deb on this machine', () => {
   it('installs, runs, upgrades keeping the config, removes keeping state, and purges', async () => {
+    // The package, its user and its unit are the machine's: a second run of this test on the same
+    // machine (another checkout, another Node line) waits for this one instead of purging under it.
+    const lock = await takeMachineLock('/run/lock/printrelay-deb-install-test.lock', 600_000);
+    cleanups.unshift(() => lock.release());
     if (run('dpkg-query', ['-W', 'printrelay']).code === 0) ok('dpkg', ['-P', 'printrelay']);
     // The package keeps its system user on purge, as Debian does; the test removes the user it
     // made, so a CI machine ends as it began.
@@ -246,7 +252,7 @@ describe.skipIf(blocker !== undefined || !hasPeers)('the .deb on this machine', 
     expect(existsSync('/var/lib/printrelay')).toBe(false);
     expect(run('dpkg-query', ['-W', 'printrelay']).code).toBe(1);
     expect(ok('id', ['-un', 'printrelay'])).toBe('printrelay\n'); // system users stay
-  }, 600_000);
+  }, 1_200_000); // up to 600 s waiting for another run's machine lock, then the run itself
 });
 
 /**
