@@ -130,6 +130,10 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
         heldDocumentsBytes: scenario.heldDocumentsBytes,
         assumeClaims: variant.claimRule === 'assumed',
         claimFirst: variant.claimRule === 'first',
+        claimEventsShared: variant.claimEvents === 'shared',
+        onEventsInTwoRequests: (jobId) => {
+          cloud.job(jobId).eventsInTwoRequests = true;
+        },
       });
       for (const open of cloud.openOffers()) offer(open.job_id);
     };
