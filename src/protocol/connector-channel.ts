@@ -32,7 +32,7 @@ import type { PrintTicket } from './print-ticket.js';
  * socket. 4: a channel claim may carry the job's first events, answered in its `claim_result`.
  * Everything of the earlier versions stays accepted (docs/connector-protocol.md).
  */
-export const CONNECTOR_PROTOCOL_VERSION = 3;
+export const CONNECTOR_PROTOCOL_VERSION = 4;
 
 /** The version a channel speaks when its agent asks for none (agents of protocol 1 and 2 never ask). */
 export const UNASKED_CHANNEL_PROTOCOL = 2;
@@ -283,6 +283,8 @@ export interface ChannelClaimResult {
   status: number;
   error?: string;
   message?: string;
+  /** For a 400: the bad field of the claim (`events` when its events are malformed). */
+  field?: string;
   events?: JobEventItemResult[];
 }
 
