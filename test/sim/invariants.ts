@@ -84,6 +84,9 @@ export function checkInvariants(world: WorldRecord): Violation[] {
     // Protocol 4: a job's events ride on its claim or in a batch, never both at once.
     if (job.eventsInTwoRequests)
       say('events-in-two-requests', "the job's events were in two requests at once");
+    // A document that cannot be fetched again never holds its printer's line (sim-line.ts).
+    if (job.lineHeld > 0)
+      say('line-held', `its printer's line waited out ${job.lineHeld} failed fetches of its document`);
     if (job.state === 'cancelled') say('cancelled-unasked', 'cancelled although nobody cancelled it');
     eventViolations([...job.events.values()], say);
   }

@@ -50,6 +50,13 @@ export interface SimVariant {
    * `events-in-two-requests`).
    */
   claimEvents: 'kept-off' | 'shared';
+  /**
+   * `leave`: a job whose document could not be fetched again leaves its printer's line while it
+   * waits for its next try (the agent's rule). `hold` (the variant `line-held`, broken on purpose):
+   * it keeps its turn at the head of the line and tries again there, so the printer's later jobs
+   * wait behind it (the invariant `line-held`, sim-line.ts).
+   */
+  lineRule: 'leave' | 'hold';
 }
 
 export const DEFAULT_VARIANT: SimVariant = {
@@ -59,6 +66,7 @@ export const DEFAULT_VARIANT: SimVariant = {
   operationTimeout: true,
   claimRule: 'confirmed',
   claimEvents: 'kept-off',
+  lineRule: 'leave',
 };
 
 /** What a printer does with a job whose connection broke before the document ended. */
@@ -143,8 +151,8 @@ export interface Scenario {
 
 /**
  * The variant SIM_VARIANT names (comma-separated): `handed` (sentRule), `no-k-octets` (kOctets
- * false), `print-job-only` (printJobOnlyPrinters), `no-operation-timeout`, `inline-unclaimed` (claimRule assumed), `claim-first` (claimRule first),
- * `claim-events-shared` (claimEvents shared); unset, the default.
+ * false), `print-job-only` (printJobOnlyPrinters), `no-operation-timeout`, `inline-unclaimed` (claimRule assumed), `claim-first` (claimRule first), `line-held`
+ * (lineRule hold), `claim-events-shared` (claimEvents shared); unset, the default.
  */
 export function variantFromEnv(value: string | undefined): SimVariant {
   const names = new Set((value ?? '').split(',').filter((n) => n !== ''));
@@ -156,6 +164,7 @@ export function variantFromEnv(value: string | undefined): SimVariant {
     'inline-unclaimed',
     'claim-first',
     'claim-events-shared',
+    'line-held',
   ];
   for (const name of names) {
     if (!known.includes(name))
@@ -168,6 +177,7 @@ export function variantFromEnv(value: string | undefined): SimVariant {
     operationTimeout: !names.has('no-operation-timeout'),
     claimRule: names.has('inline-unclaimed') ? 'assumed' : names.has('claim-first') ? 'first' : 'confirmed',
     claimEvents: names.has('claim-events-shared') ? 'shared' : 'kept-off',
+    lineRule: names.has('line-held') ? 'hold' : 'leave',
   };
 }
 
