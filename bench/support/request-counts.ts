@@ -37,7 +37,8 @@ export function ippCounter() {
 /**
  * Counts the emulator's `request completed` lines by kind, from its JSON log on stdout, and its
  * `channel request answered` lines (protocol 3's claims and event batches on the WebSocket) as
- * `channel claim` and `channel events`.
+ * `channel claim` and `channel events`, and protocol 4's claims that carried events also as
+ * `channel claim with events`.
  */
 export function countRequests(stdout: NodeJS.ReadableStream) {
   const counts = new Map<string, number>();
@@ -48,7 +49,10 @@ export function countRequests(stdout: NodeJS.ReadableStream) {
     rest = lines.pop() ?? '';
     for (const line of lines) {
       if (line.includes('"channel request answered"')) {
-        add(`channel ${(JSON.parse(line) as { type: string }).type}`);
+        const answered = JSON.parse(line) as { type: string; events?: number };
+        add(`channel ${answered.type}`);
+        // Protocol 4: a claim that carried the job's first events.
+        if (answered.type === 'claim' && (answered.events ?? 0) > 0) add('channel claim with events');
         continue;
       }
       if (!line.includes('"request completed"')) continue;
@@ -60,7 +64,10 @@ export function countRequests(stdout: NodeJS.ReadableStream) {
   return { snapshot: () => new Map(counts) };
 }
 
-/** `<total>: <kind> <per job>, ...` between two snapshots, over `jobs` jobs (`skip`: keys left out). */
+/**
+ * `<total>: <kind> <per job>, ...` between two snapshots, over `jobs` jobs (`skip`: keys left out).
+ * A kind that is a part of another (`channel claim with events`) is shown, not added to the total.
+ */
 export function perJobPhrase(
   before: Map<string, number>,
   after: Map<string, number>,
@@ -69,6 +76,8 @@ export function perJobPhrase(
 ): string {
   const perJob = (key: string) => ((after.get(key) ?? 0) - (before.get(key) ?? 0)) / jobs;
   const keys = [...after.keys()].filter((k) => !skip.includes(k) && perJob(k) > 0).sort();
-  const total = keys.reduce((sum, key) => sum + perJob(key), 0);
+  const total = keys
+    .filter((key) => !key.endsWith(' with events'))
+    .reduce((sum, key) => sum + perJob(key), 0);
   return `${total.toFixed(2)} (${keys.map((k) => `${k} ${perJob(k).toFixed(2)}`).join(', ')})`;
 }

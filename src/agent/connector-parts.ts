@@ -16,6 +16,7 @@ import { SyncStateStore } from '../store/sync-state-store.js';
 import type { AgentContext, Running } from './agent-parts.js';
 import { retryBackoff } from './cloud-access.js';
 import { claimingDownload } from './jobs/claiming-download.js';
+import { claimWithEvents } from './jobs/claim-events.js';
 import { inlineOrFetch, offerWithDocument } from './jobs/inline-documents.js';
 import { checkDocument } from './jobs/document-check.js';
 import { SMALL_DOCUMENT_BYTES } from './jobs/held-documents.js';
@@ -77,13 +78,19 @@ export function jobLoop(ctx: AgentContext, r: Running, channel: ChannelClient): 
     r.sender.notify({ urgent: FINAL_EVENT_KINDS.has(event.kind) });
   };
   // A small document that came inline with its offer (protocol 3) is claimed on the channel and
-  // held in memory as a downloaded one; otherwise, or when that does not settle it, the claiming download.
+  // held in memory as a downloaded one; otherwise, or when that does not settle it, the claiming
+  // download. On protocol 4 the claim carries the job's first events (claim-events.ts).
+  const claim = claimWithEvents(
+    {
+      takeForClaim: (jobId) => r.sender.takeForClaim(jobId),
+      settleClaim: (jobId, pending, results) => r.sender.settleClaim(jobId, pending, results),
+    },
+    () => r.feed?.channelCarriesClaimEvents ?? false,
+    (jobId, s, events) => (r.feed as JobFeed).channelRequests.claim(jobId, s, events),
+  );
   const fetch = inlineOrFetch(
     r.inline,
-    {
-      available: () => r.feed?.channelCarriesRequests ?? false,
-      claim: (jobId, s) => (r.feed as JobFeed).channelRequests.claim(jobId, s),
-    },
+    { available: () => r.feed?.channelCarriesRequests ?? false, claim },
     (offer, target, s) => claimingDownload(channel, offer, target, s, SMALL_DOCUMENT_BYTES),
     logger,
   );

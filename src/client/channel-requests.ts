@@ -10,6 +10,7 @@ import { RetryableError } from '../lib/errors.js';
 import type {
   AgentMessage,
   ChannelClaimResult,
+  JobEvent,
   JobEventBatchItem,
   JobEventItemResult,
   ServerMessage,
@@ -60,17 +61,27 @@ export class ChannelRequests {
     return checkBatchResults(items, answer, 'channel events');
   }
 
-  /** Claims a job; resolves with the cloud's answer (status 200: the job is this connector's). */
-  async claim(jobId: string, signal?: AbortSignal): Promise<ChannelClaimResult> {
+  /**
+   * Claims a job; resolves with the cloud's answer (status 200: the job is this connector's).
+   * With `events` (protocol 4: the job's own, 1 to MAX_EVENT_BATCH) the claim carries them; an
+   * answer of 200 with `events` results has one per event in order (checked), and one without
+   * them means none was applied.
+   */
+  async claim(jobId: string, signal?: AbortSignal, events?: JobEvent[]): Promise<ChannelClaimResult> {
     const claimId = `c${++this.counter}`;
+    const carried = events && events.length > 0 ? { events } : {};
     const answer = await this.request(
       claimId,
-      { type: 'claim', claim_id: claimId, job_id: jobId },
+      { type: 'claim', claim_id: claimId, job_id: jobId, ...carried },
       'claim',
       signal,
     );
     if (answer.type !== 'claim_result' || answer.job_id !== jobId)
       throw new RetryableError('bad_answer', `channel claim of job ${jobId}: wrong answer`);
+    if (answer.events !== undefined && events) {
+      const items = events.map((event) => ({ job_id: jobId, event }));
+      checkBatchResults(items, { results: answer.events }, `channel claim of job ${jobId}`);
+    }
     return answer;
   }
 

@@ -9,9 +9,10 @@
  *   PUT  /connector/v1/printers/<id>/properties PrinterPropertiesUpload -> 204 (the whole properties)
  *   PATCH /connector/v1/printers/<id>/properties PrinterPropertiesPatch -> 204 (only what changed)
  *   PUT  /connector/v1/printers/<id>/blob_capabilities  BlobCapabilitiesUpload -> 204 (its own printers)
- *   GET  /connector/v1/channel[?protocol=3]     WebSocket: ServerMessage down, AgentMessage up;
+ *   GET  /connector/v1/channel[?protocol=4]     WebSocket: ServerMessage down, AgentMessage up;
  *                                               protocol 3 adds inline documents, claims and
- *                                               event batches on the socket
+ *                                               event batches on the socket; 4 adds a claim's
+ *                                               first events in its frame
  *   GET  /connector/v1/jobs?wait=<s>            long poll fallback -> JobPollResponse
  *   POST /connector/v1/jobs/<id>/claim          -> JobOffer (409 if another connector holds it)
  *   GET  /connector/v1/jobs/<id>/document       the document; Range supported (206), ETag;
@@ -28,9 +29,10 @@ import type { PrintTicket } from './print-ticket.js';
  * the sender, and the document download claims with `?claim=1`, so an agent needs no claim
  * request of its own. 3: on a channel whose agent asked for it (`?protocol=3` on the upgrade),
  * small documents travel inline after their offer, and claims and event batches travel on the
- * socket. Everything of versions 1 and 2 stays accepted (docs/connector-protocol.md).
+ * socket. 4: a channel claim may carry the job's first events, answered in its `claim_result`.
+ * Everything of the earlier versions stays accepted (docs/connector-protocol.md).
  */
-export const CONNECTOR_PROTOCOL_VERSION = 3;
+export const CONNECTOR_PROTOCOL_VERSION = 4;
 
 /** The version a channel speaks when its agent asks for none (agents of protocol 1 and 2 never ask). */
 export const UNASKED_CHANNEL_PROTOCOL = 2;
@@ -40,6 +42,9 @@ export const CHANNEL_PROTOCOL_PARAM = 'protocol';
 
 /** The first version with inline documents, channel claims and channel event batches. */
 export const CHANNEL_EVENTS_PROTOCOL = 3;
+
+/** The first version whose channel claims carry the job's events (`claim.events`, `claim_result.events`). */
+export const CLAIM_EVENTS_PROTOCOL = 4;
 
 /** The default largest document a protocol-3 channel carries inline with its offer (256 KiB). */
 export const INLINE_DOCUMENT_MAX_BYTES = 256 * 1024;
@@ -267,6 +272,9 @@ export interface JobEventBatchResult {
  * The answer to a channel claim (protocol 3): `status` 200 when the job is the sender's (claimed
  * now or before); otherwise the status, `error` and `message` POST .../claim would answer (409:
  * another connector holds the job or it ended; 404: no such job on the sender's printers).
+ * Protocol 4: when the claim carried `events` and was answered 200, `events` holds one result per
+ * event in the order sent, as `events_result` does, the events applied with the claim; absent
+ * (a refused claim, an older cloud), none of them was applied.
  */
 export interface ChannelClaimResult {
   type: 'claim_result';
@@ -275,6 +283,9 @@ export interface ChannelClaimResult {
   status: number;
   error?: string;
   message?: string;
+  /** For a 400: the bad field of the claim (`events` when its events are malformed). */
+  field?: string;
+  events?: JobEventItemResult[];
 }
 
 /**
@@ -307,12 +318,13 @@ export type ServerMessage =
  * Messages the agent sends up the WebSocket. Protocol 3 adds `claim` (as POST .../claim, answered
  * by `claim_result` with the same `claim_id`) and `events` (as POST /connector/v1/events, 1 to
  * MAX_EVENT_BATCH events, answered by `events_result` with the same `batch_id`); ids are the
- * agent's own, at most 100 characters.
+ * agent's own, at most 100 characters. Protocol 4: a `claim` may carry `events`, 1 to
+ * MAX_EVENT_BATCH events of the claimed job itself, applied after the claim succeeds.
  */
 export type AgentMessage =
   | { type: 'pong'; t: number }
   | { type: 'status'; printers: { printer_id: string; status: 'Online' | 'Offline' }[] }
-  | { type: 'claim'; claim_id: string; job_id: string }
+  | { type: 'claim'; claim_id: string; job_id: string; events?: JobEvent[] }
   | { type: 'events'; batch_id: string; events: JobEventBatchItem[] };
 
 /** Close codes of the channel WebSocket. */

@@ -208,12 +208,18 @@ export class Outbox {
   }
 
   /**
-   * Up to `count` batches of dueBatch(), no job in two of them. The query runs again only while
-   * the batch before left due events out (it reached a cap), so the usual round costs one query.
+   * Up to `count` batches of dueBatch(), no job in two of them, none of the jobs in `exclude`
+   * (their events are in a request still in flight). The query runs again only while the batch
+   * before left due events out (it reached a cap), so the usual round costs one query.
    */
-  dueBatches(count: number, maxJobs = MAX_EVENT_BATCH, maxEvents = MAX_EVENT_BATCH): PendingEvent[][] {
+  dueBatches(
+    count: number,
+    maxJobs = MAX_EVENT_BATCH,
+    maxEvents = MAX_EVENT_BATCH,
+    exclude: Iterable<string> = [],
+  ): PendingEvent[][] {
     const batches: PendingEvent[][] = [];
-    const taken: string[] = [];
+    const taken: string[] = [...exclude];
     while (batches.length < count) {
       const { batch, complete } = selectDueBatch(this.db, this.clock.now(), maxJobs, maxEvents, taken);
       if (batch.length === 0) break;

@@ -5,54 +5,16 @@
  * channel with the REST routes' rules and results.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import type { EmulatorContext } from '../../src/emulator/context.js';
-import type { AgentMessage, JobEvent, ServerMessage } from '../../src/protocol/connector-channel.js';
+import type { AgentMessage, JobEvent } from '../../src/protocol/connector-channel.js';
 import { type ConnectorRig, startConnectorRig } from '../support/connector-rig.js';
+import { ofType, openChannel } from '../support/raw-channel.js';
 import { call, type Harness, registration } from './emulator-harness.js';
 
 /** The emulator's inline limit in these tests: the small document fits, the large one does not. */
 const INLINE_LIMIT = 4096;
 const small = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7) % 251));
 const large = Buffer.alloc(INLINE_LIMIT + 1, 9);
-
-interface Frame {
-  message?: ServerMessage;
-  binary?: Buffer;
-}
-
-/** A channel that records every frame, text or binary, in order. */
-async function openChannel(h: Harness, bearer: string, query = '', hostId?: string) {
-  const socket = new WebSocket(`${h.baseUrl.replace('http', 'ws')}/connector/v1/channel${query}`, {
-    headers: { authorization: `Bearer ${bearer}`, ...(hostId ? { 'x-host-id': hostId } : {}) },
-  });
-  const frames: Frame[] = [];
-  const listeners: (() => void)[] = [];
-  socket.on('message', (data, isBinary) => {
-    const bytes = Buffer.from(data as Buffer);
-    frames.push(isBinary ? { binary: bytes } : { message: JSON.parse(bytes.toString()) as ServerMessage });
-    for (const l of listeners.splice(0)) l();
-  });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
-  );
-  /** Resolves with the index of the first frame from `from` on that matches. */
-  const waitFor = async (match: (f: Frame) => boolean, from = 0): Promise<number> => {
-    for (;;) {
-      const i = frames.findIndex((f, k) => k >= from && match(f));
-      if (i >= 0) return i;
-      await new Promise<void>((resolve) => listeners.push(resolve));
-    }
-  };
-  const send = (message: AgentMessage) => socket.send(JSON.stringify(message));
-  await new Promise<void>((resolve, reject) => {
-    socket.once('open', () => resolve());
-    socket.once('error', reject);
-  });
-  return { socket, frames, waitFor, send, closed };
-}
-
-const ofType = (type: string) => (f: Frame) => f.message?.type === type;
 
 describe('connector protocol 3 at the emulator', () => {
   let h: Harness;

@@ -67,14 +67,15 @@ const ALL_POINTS: readonly KillPoint[] = [
 ];
 
 /**
- * The connector protocols the proof runs at (FAULT_PROTOCOLS, default both). At 2 every kill
- * point is reached. At 3 (the default of agent and emulator) a small job's document comes inline
- * with its offer and its claim and events travel as WebSocket frames, which the fault proxy does
- * not cut: the points on HTTP exchanges the job no longer makes (`download`, `event-send`) are
- * left out, and the simulation covers the channel's own crash points (test/sim/sim-channel.ts).
- * The kills at the printer and on /TPFM/ still land while protocol 3 carries every job.
+ * The connector protocols the proof runs at (FAULT_PROTOCOLS, default all three). At 2 every
+ * kill point is reached. At 3 a small job's document comes inline with its offer and its claim
+ * and events travel as WebSocket frames, which the fault proxy does not cut: the points on HTTP
+ * exchanges the job no longer makes (`download`, `event-send`) are left out, and the simulation
+ * covers the channel's own crash points (test/sim/sim-channel.ts). At 4 (the default of agent and
+ * emulator) the claim carries the job's first events as well; the same points apply. The kills at
+ * the printer and on /TPFM/ still land while the channel carries every job.
  */
-const PROTOCOLS = (process.env.FAULT_PROTOCOLS ?? '2,3').split(',').map(Number);
+const PROTOCOLS = (process.env.FAULT_PROTOCOLS ?? '2,3,4').split(',').map(Number);
 function pointsAt(protocol: number): readonly KillPoint[] {
   return protocol >= 3 ? ALL_POINTS.filter((p) => p !== 'download' && p !== 'event-send') : ALL_POINTS;
 }

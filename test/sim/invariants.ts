@@ -5,7 +5,8 @@
  * 1..n, nothing missing), never two different events for one seq, exactly one final event and
  * it is the last; the outbox empty; the ledger's final state the cloud's, its printer job the
  * one that printed; no job failed for a document the agent lost (a small one held in memory is
- * fetched again after a crash) or for one the cloud still had. A broken invariant that a documented limit explains says so (limits.ts).
+ * fetched again after a crash) or for one the cloud still had; one life of the agent never has a
+ * job's events in two requests at once (protocol 4's claim with events). A broken invariant that a documented limit explains says so (limits.ts).
  */
 import type { JobLedger } from '../../src/store/job-ledger.js';
 import type { Outbox } from '../../src/store/outbox.js';
@@ -80,6 +81,9 @@ export function checkInvariants(world: WorldRecord): Violation[] {
     if (job.claimedUnrecorded) say('claim-unrecorded', 'the cloud heard a claim the ledger did not hold');
     if (job.unclaimedAtPrinter)
       say('printed-unclaimed', 'a printer had the job before the cloud had it claimed');
+    // Protocol 4: a job's events ride on its claim or in a batch, never both at once.
+    if (job.eventsInTwoRequests)
+      say('events-in-two-requests', "the job's events were in two requests at once");
     // A document that cannot be fetched again never holds its printer's line (sim-line.ts).
     if (job.lineHeld > 0)
       say('line-held', `its printer's line waited out ${job.lineHeld} failed fetches of its document`);

@@ -34,7 +34,15 @@ describe('job path simulation', () => {
       let goneAnswers = 0;
       let refetchFailures = 0;
       let jobLists = 0;
-      const channel = { inlineOffers: 0, inlineLost: 0, inlineCorrupted: 0, claims: 0, batches: 0, cuts: 0 };
+      const channel = {
+        inlineOffers: 0,
+        inlineLost: 0,
+        inlineCorrupted: 0,
+        claims: 0,
+        claimEvents: 0,
+        batches: 0,
+        cuts: 0,
+      };
       const list = seedList();
       for (const seed of list) {
         const result = await runSeed(seed, variant);
@@ -61,7 +69,7 @@ describe('job path simulation', () => {
         `simulation: ${list.length} seeds, ${violations} violations; documents fetched again after a crash: ${refetches} (in ${refetchSeeds} seeds), answered gone: ${goneAnswers}, failed and waited out of line: ${refetchFailures}; job states from one Get-Jobs: ${jobLists}`,
       );
       console.log(
-        `channel (protocol 3): inline offers ${channel.inlineOffers} (frames lost ${channel.inlineLost}, altered ${channel.inlineCorrupted}), claims ${channel.claims}, event batches ${channel.batches}, cuts ${channel.cuts}`,
+        `channel (protocol 3): inline offers ${channel.inlineOffers} (frames lost ${channel.inlineLost}, altered ${channel.inlineCorrupted}), claims ${channel.claims} (events on them, protocol 4: ${channel.claimEvents}), event batches ${channel.batches}, cuts ${channel.cuts}`,
       );
       expect(failed.map((r) => r.seed)).toEqual([]);
       // The second download of a small document a crash lost from memory is exercised, not only modelled.
@@ -70,7 +78,7 @@ describe('job path simulation', () => {
       if (list.length >= 500) expect(refetchFailures).toBeGreaterThan(0);
       // Polls of several jobs at one printer answered by one Get-Jobs are exercised too.
       if (list.length >= 500) expect(jobLists).toBeGreaterThan(0);
-      // Protocol 3 is exercised, faults included, not only modelled.
+      // Protocols 3 and 4 are exercised, faults included, not only modelled.
       if (list.length >= 500)
         for (const key of Object.keys(channel) as (keyof typeof channel)[])
           expect(channel[key]).toBeGreaterThan(0);
@@ -126,6 +134,21 @@ describe('job path simulation', () => {
       const broken = { ...variant, claimRule: 'first' as const };
       const found = await seedsBreaking(broken, 'claim-unrecorded');
       console.log(`broken variant (claimed before recorded): violations at seeds ${found.join(' ')}`);
+      expect(found.length).toBe(3);
+    },
+    10 * 60_000,
+  );
+
+  it(
+    "finds a job's events in two requests at once when the sender is not kept off a claimed job",
+    async () => {
+      // The broken variant: a claim of protocol 4 takes the job's pending events while the outbox
+      // sender may put the same events in a batch (and a claim may take those of a batch in flight).
+      const broken = { ...variant, claimEvents: 'shared' as const };
+      const found = await seedsBreaking(broken, 'events-in-two-requests');
+      console.log(
+        `broken variant (sender not kept off a claimed job): violations at seeds ${found.join(' ')}`,
+      );
       expect(found.length).toBe(3);
     },
     10 * 60_000,

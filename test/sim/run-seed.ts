@@ -132,6 +132,10 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
         heldDocumentsBytes: scenario.heldDocumentsBytes,
         assumeClaims: variant.claimRule === 'assumed',
         claimFirst: variant.claimRule === 'first',
+        claimEventsShared: variant.claimEvents === 'shared',
+        onEventsInTwoRequests: (jobId) => {
+          cloud.job(jobId).eventsInTwoRequests = true;
+        },
         line: {
           held: (jobId) => cloud.job(jobId).lineHeld++,
           refetchFailed: (jobId) => cloud.job(jobId).refetchFailures++,

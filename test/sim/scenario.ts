@@ -43,6 +43,14 @@ export interface SimVariant {
    */
   claimRule: 'confirmed' | 'assumed' | 'first';
   /**
+   * Protocol 4, a claim carrying the job's first events: `kept-off` (the agent's rule) leaves the
+   * job out of every batch while its claim is out, and a job in a batch in flight out of the
+   * claim. `shared` (the variant `claim-events-shared`, broken on purpose): the sender is not kept
+   * off a claimed job, so one job's events may be in two requests at once (the invariant
+   * `events-in-two-requests`).
+   */
+  claimEvents: 'kept-off' | 'shared';
+  /**
    * `leave`: a job whose document could not be fetched again leaves its printer's line while it
    * waits for its next try (the agent's rule). `hold` (the variant `line-held`, broken on purpose):
    * it keeps its turn at the head of the line and tries again there, so the printer's later jobs
@@ -57,6 +65,7 @@ export const DEFAULT_VARIANT: SimVariant = {
   printJobOnlyPrinters: false,
   operationTimeout: true,
   claimRule: 'confirmed',
+  claimEvents: 'kept-off',
   lineRule: 'leave',
 };
 
@@ -136,12 +145,14 @@ export interface Scenario {
   inlineCorruptChance: number;
   /** Chance that the channel is cut while a claim or batch travels, either way (outcome unknown). */
   channelCutChance: number;
+  /** Protocol 4 on a protocol-3 channel: claims carry the job's first events. */
+  channelProtocol4: boolean;
 }
 
 /**
  * The variant SIM_VARIANT names (comma-separated): `handed` (sentRule), `no-k-octets` (kOctets
  * false), `print-job-only` (printJobOnlyPrinters), `no-operation-timeout`, `inline-unclaimed` (claimRule assumed), `claim-first` (claimRule first), `line-held`
- * (lineRule hold); unset, the default.
+ * (lineRule hold), `claim-events-shared` (claimEvents shared); unset, the default.
  */
 export function variantFromEnv(value: string | undefined): SimVariant {
   const names = new Set((value ?? '').split(',').filter((n) => n !== ''));
@@ -152,6 +163,7 @@ export function variantFromEnv(value: string | undefined): SimVariant {
     'no-operation-timeout',
     'inline-unclaimed',
     'claim-first',
+    'claim-events-shared',
     'line-held',
   ];
   for (const name of names) {
@@ -164,6 +176,7 @@ export function variantFromEnv(value: string | undefined): SimVariant {
     printJobOnlyPrinters: names.has('print-job-only'),
     operationTimeout: !names.has('no-operation-timeout'),
     claimRule: names.has('inline-unclaimed') ? 'assumed' : names.has('claim-first') ? 'first' : 'confirmed',
+    claimEvents: names.has('claim-events-shared') ? 'shared' : 'kept-off',
     lineRule: names.has('line-held') ? 'hold' : 'leave',
   };
 }
@@ -236,6 +249,8 @@ export function drawScenario(seed: number, rng: Prng, variant: SimVariant): Scen
     inlineLostChance: rng.pick([0, 0, 0.1, 0.3]),
     inlineCorruptChance: rng.pick([0, 0, 0.1, 0.3]),
     channelCutChance: rng.pick([0, 0, 0.05, 0.2]),
+    // Drawn after every protocol-3 draw, for the same reason.
+    channelProtocol4: rng.chance(0.6),
   };
 }
 

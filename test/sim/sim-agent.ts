@@ -7,11 +7,16 @@
  * else REST), the ChannelRequests over the simulated channel. A crash simply abandons the object graph; the next life is built
  * on the same database.
  */
+import {
+  type ChannelClaim,
+  type ClaimEventSource,
+  claimWithEvents,
+} from '../../src/agent/jobs/claim-events.js';
 import { claimingDownload } from '../../src/agent/jobs/claiming-download.js';
 import { InlineDocuments, inlineOrFetch } from '../../src/agent/jobs/inline-documents.js';
 import { JobLoop } from '../../src/agent/jobs/job-loop.js';
 import type { JobRunner } from '../../src/agent/jobs/job-runner.js';
-import { channelOrRest, OutboxSender } from '../../src/agent/jobs/outbox-sender.js';
+import { channelOrRest, OutboxSender, type PostEvents } from '../../src/agent/jobs/outbox-sender.js';
 import type { AgentConfig } from '../../src/config/agent-schema.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createLogger, type Logger, silentLogger } from '../../src/log/logger.js';
@@ -68,6 +73,13 @@ export interface AgentWiring {
    * channel first and recorded in the ledger only once the claim is answered.
    */
   claimFirst?: boolean;
+  /**
+   * Broken on purpose (variant `claim-events-shared`): a claim of protocol 4 takes the job's
+   * events without keeping the outbox sender off the job.
+   */
+  claimEventsShared?: boolean;
+  /** Told when this life has a job's events in two requests at once (the runner marks the job). */
+  onEventsInTwoRequests: (jobId: string) => void;
   /** What the watch of the printers' lines reports (sim-line.ts). */
   line: LineReport;
   /**
@@ -100,20 +112,39 @@ export function startAgent(wiring: AgentWiring): AgentLife {
   );
   const requests = wiring.channel.attach();
   const channelUp = () => wiring.channel.up();
-  const post = channelOrRest(
-    channelUp,
-    (items, signal) => requests.postEvents(items, signal),
-    (items) => network.postEvents(items),
+  // Every request of this life that carries events (batches, claims of protocol 4) is watched:
+  // a job's events in two of them at once is reported.
+  const carrying = inFlightWatch(wiring.onEventsInTwoRequests);
+  const post = carrying.batches(
+    channelOrRest(
+      channelUp,
+      (items, signal) => requests.postEvents(items, signal),
+      (items) => network.postEvents(items),
+    ),
   );
   const sender = new OutboxSender(outbox, post, clock, logger);
   const inline = new InlineDocuments(logger);
+  const claimSource: ClaimEventSource = wiring.claimEventsShared
+    ? {
+        takeForClaim: (jobId) => {
+          const pending = outbox.pendingFor(jobId);
+          return pending.length > 0 ? pending : undefined;
+        },
+        settleClaim: (jobId, pending, results) => sender.settleClaim(jobId, pending, results),
+      }
+    : sender;
+  const claim = claimWithEvents(
+    claimSource,
+    () => wiring.channel.carriesClaimEvents(),
+    carrying.claims((jobId, signal, events) => requests.claim(jobId, signal, events)),
+  );
   const fetch = inlineOrFetch(
     inline,
     {
       available: channelUp,
       claim: wiring.assumeClaims
         ? async (jobId) => ({ type: 'claim_result', claim_id: 'assumed', job_id: jobId, status: 200 })
-        : (jobId, signal) => requests.claim(jobId, signal),
+        : claim,
     },
     (offer, target, signal) => claimingDownload(network, offer, target, signal, wiring.smallDocumentBytes),
     logger,
@@ -170,4 +201,36 @@ export function startAgent(wiring: AgentWiring): AgentLife {
     return true;
   };
   return { loop, ledger, outbox, inline, offer };
+}
+
+/**
+ * Counts, per job, the requests of one life in flight that carry its events; `report` hears of a
+ * job whose events go out while another request with them is still in flight.
+ */
+function inFlightWatch(report: (jobId: string) => void) {
+  const inFlight = new Map<string, number>();
+  async function watched<T>(jobIds: Set<string>, send: () => Promise<T>): Promise<T> {
+    for (const jobId of jobIds) {
+      const n = inFlight.get(jobId) ?? 0;
+      if (n > 0) report(jobId);
+      inFlight.set(jobId, n + 1);
+    }
+    try {
+      return await send();
+    } finally {
+      for (const jobId of jobIds) inFlight.set(jobId, (inFlight.get(jobId) ?? 1) - 1);
+    }
+  }
+  return {
+    batches:
+      (post: PostEvents): PostEvents =>
+      (items, signal) =>
+        watched(new Set(items.map((item) => item.job_id)), () => post(items, signal)),
+    claims:
+      (claim: ChannelClaim): ChannelClaim =>
+      (jobId, signal, events) =>
+        events && events.length > 0
+          ? watched(new Set([jobId]), () => claim(jobId, signal, events))
+          : claim(jobId, signal),
+  };
 }

@@ -1,5 +1,6 @@
 /**
- * The channel WebSocket of connector protocol 3 between the agent and the simulated cloud: the
+ * The channel WebSocket of connector protocol 3 (and 4, when the scenario draws it: a claim
+ * carries the job's first events, applied with it) between the agent and the simulated cloud: the
  * agent's real ChannelRequests over a simulated socket. Offers carry their document inline (when
  * the channel is up and the document small), its frame sometimes lost or corrupted; claims and
  * event batches travel to the cloud and their answers back, each after the network's latency.
@@ -9,7 +10,12 @@
  * later (a replay after newer ones); an outage takes the channel down too.
  */
 import { ChannelRequests } from '../../src/client/channel-requests.js';
-import type { AgentMessage, ServerMessage } from '../../src/protocol/connector-channel.js';
+import type {
+  AgentMessage,
+  JobEventBatchItem,
+  JobEventItemResult,
+  ServerMessage,
+} from '../../src/protocol/connector-channel.js';
 import type { Prng } from './prng.js';
 import type { Scenario } from './scenario.js';
 import type { SimCloud } from './sim-cloud.js';
@@ -22,6 +28,8 @@ export interface ChannelCounts {
   inlineLost: number;
   inlineCorrupted: number;
   claims: number;
+  /** Events that rode on claims (protocol 4). */
+  claimEvents: number;
   batches: number;
   cuts: number;
 }
@@ -32,6 +40,7 @@ export class SimChannel {
     inlineLost: 0,
     inlineCorrupted: 0,
     claims: 0,
+    claimEvents: 0,
     batches: 0,
     cuts: 0,
   };
@@ -58,6 +67,11 @@ export class SimChannel {
   /** True while the channel is open and speaks protocol 3. */
   up(): boolean {
     return this.scenario.channelProtocol3 && !this.network.down() && this.world.now() >= this.downUntil;
+  }
+
+  /** True while the channel is open and speaks protocol 4: claims carry the job's first events. */
+  carriesClaimEvents(): boolean {
+    return this.up() && this.scenario.channelProtocol4;
   }
 
   /**
@@ -108,15 +122,30 @@ export class SimChannel {
     if (message.type === 'claim') {
       this.counts.claims++;
       this.cloud.claim(message.job_id);
-      return { type: 'claim_result', claim_id: message.claim_id, job_id: message.job_id, status: 200 };
+      const answer = {
+        type: 'claim_result',
+        claim_id: message.claim_id,
+        job_id: message.job_id,
+        status: 200,
+      };
+      // Protocol 4: the claim's events are applied with it (a cut after this loses only the answer).
+      if (!message.events || !this.scenario.channelProtocol4) return answer as ServerMessage;
+      this.counts.claimEvents += message.events.length;
+      const sent = message.events.map((event) => ({ job_id: message.job_id, event: { ...event } }));
+      return { ...answer, events: this.applyEvents(sent) } as ServerMessage;
     }
     if (message.type !== 'events') return undefined;
     this.counts.batches++;
     const sent = message.events.map((item) => ({ job_id: item.job_id, event: { ...item.event } }));
+    return { type: 'events_result', batch_id: message.batch_id, results: this.applyEvents(sent) };
+  }
+
+  /** Applies events at the cloud, sometimes a second time later (a replay after newer ones). */
+  private applyEvents(sent: JobEventBatchItem[]): JobEventItemResult[] {
     const results = this.cloud.applyEvents(sent);
     if (this.rng.chance(this.scenario.eventDuplicateChance))
       this.world.at(this.world.now() + this.rng.int(1, 3_000), () => this.cloud.applyEvents(sent));
-    return { type: 'events_result', batch_id: message.batch_id, results };
+    return results;
   }
 
   /** A cut: drawn, or the cloud became unreachable (an outage, a reconnect under way). */

@@ -27,6 +27,8 @@ export interface CloudJob {
   claimedUnrecorded: boolean;
   /** A printer heard of the job (Create-Job or Print-Job) before the cloud had it claimed. */
   unclaimedAtPrinter: boolean;
+  /** One life of the agent had this job's events in two requests at once (batches, claims). */
+  eventsInTwoRequests: boolean;
   state: CloudJobState;
   lastApplied: number;
   /** Every distinct event received, by event_id. */
@@ -70,6 +72,7 @@ export class SimCloud {
         claimed: false,
         claimedUnrecorded: false,
         unclaimedAtPrinter: false,
+        eventsInTwoRequests: false,
         state: 'pending',
         lastApplied: 0,
         events: new Map(),

@@ -15,6 +15,7 @@ import { ChannelSocket } from '../../client/channel-socket.js';
 import type { TokenSource } from '../../client/http-base.js';
 import {
   CHANNEL_EVENTS_PROTOCOL,
+  CLAIM_EVENTS_PROTOCOL,
   type JobOffer,
   type ServerMessage,
 } from '../../protocol/connector-channel.js';
@@ -56,6 +57,11 @@ export class JobFeed {
   /** True while the channel is up and speaks protocol 3: claims and events may go on it. */
   get channelCarriesRequests(): boolean {
     return (this.socket?.isUp ?? false) && (this.socket?.protocol ?? 1) >= CHANNEL_EVENTS_PROTOCOL;
+  }
+
+  /** True while the channel is up and speaks protocol 4: a claim may carry the job's events. */
+  get channelCarriesClaimEvents(): boolean {
+    return (this.socket?.isUp ?? false) && (this.socket?.protocol ?? 1) >= CLAIM_EVENTS_PROTOCOL;
   }
 
   /** Starts the socket (websocket mode) and the poll loop. */

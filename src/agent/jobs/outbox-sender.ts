@@ -5,7 +5,9 @@
  * unsent events are retried with backoff, except when the cloud answers that the job is gone for
  * this connector (404: no such job for it, 410: gone): retrying could never succeed, so all of
  * that job's undelivered events leave the outbox, logged once. start() runs the loop; notify()
- * wakes it after an add; stop() ends it.
+ * wakes it after an add; stop() ends it. A job's events are never in two requests at once: the
+ * jobs of a batch in flight, and those whose events ride on a channel claim (protocol 4,
+ * takeForClaim / settleClaim), are left out of the next batches until their answer is in.
  */
 import type { Clock } from '../../lib/clock.js';
 import { errorMessage, isRetryable } from '../../lib/errors.js';
@@ -49,6 +51,10 @@ export class OutboxSender {
   private notified = false;
   /** A final event was added since the last round: no long linger. */
   private urgent = false;
+  /** Jobs whose events are in a batch in flight. */
+  private readonly inBatch = new Set<string>();
+  /** Jobs whose events ride on a channel claim in flight (takeForClaim until settleClaim). */
+  private readonly inClaim = new Set<string>();
 
   constructor(
     private readonly outbox: Outbox,
@@ -118,16 +124,56 @@ export class OutboxSender {
     };
   }
 
-  /** Up to MAX_IN_FLIGHT batches of due events, no job in two of them. */
+  /**
+   * The job's pending events (up to MAX_EVENT_BATCH, seq order) for a channel claim to carry, the
+   * job then left out of every batch until settleClaim; undefined (the claim carries none) when it
+   * has none or they are in a batch or claim in flight already.
+   */
+  takeForClaim(jobId: string): PendingEvent[] | undefined {
+    if (this.inBatch.has(jobId) || this.inClaim.has(jobId)) return undefined;
+    const pending = this.outbox.pendingFor(jobId).slice(0, MAX_EVENT_BATCH);
+    if (pending.length === 0) return undefined;
+    this.inClaim.add(jobId);
+    return pending;
+  }
+
+  /**
+   * The answer to a claim that carried `pending` (takeForClaim): with `results` (one per event),
+   * recorded as a batch's are, in one commit; without (no answer, a refused claim, a cloud that
+   * did not apply them) the events stay as they were and go in the next batch. Either way the job
+   * is free for the batches again, and the loop wakes.
+   */
+  settleClaim(jobId: string, pending: PendingEvent[], results: JobEventItemResult[] | undefined): void {
+    try {
+      if (results) this.record(pending, results);
+    } finally {
+      this.inClaim.delete(jobId);
+      this.notify();
+    }
+  }
+
+  /** Up to MAX_IN_FLIGHT batches of due events, no job in two of them nor in a request in flight. */
   private nextBatches(): PendingEvent[][] {
     // Most rounds end on an empty outbox: a cheap look at the earliest head spares the batch query.
     const next = this.outbox.nextDueAt();
     if (next === undefined || next > this.clock.now()) return [];
-    return this.outbox.dueBatches(MAX_IN_FLIGHT);
+    if (this.inBatch.size === 0 && this.inClaim.size === 0) return this.outbox.dueBatches(MAX_IN_FLIGHT);
+    const busy = [...this.inBatch, ...this.inClaim];
+    return this.outbox.dueBatches(MAX_IN_FLIGHT, MAX_EVENT_BATCH, MAX_EVENT_BATCH, busy);
   }
 
   /** Posts one batch and records each outcome; returns how many events were acknowledged. */
   private async deliver(batch: PendingEvent[], signal: AbortSignal): Promise<number> {
+    const jobs = new Set(batch.map((item) => item.jobId));
+    for (const jobId of jobs) this.inBatch.add(jobId);
+    try {
+      return await this.send(batch, signal);
+    } finally {
+      for (const jobId of jobs) this.inBatch.delete(jobId);
+    }
+  }
+
+  private async send(batch: PendingEvent[], signal: AbortSignal): Promise<number> {
     let results: JobEventItemResult[];
     try {
       results = await this.post(
@@ -219,8 +265,12 @@ export class OutboxSender {
       if (round.full && round.delivered > 0) continue;
       if (!this.notified) {
         const next = this.outbox.nextDueAt();
+        // Nothing went because the due jobs ride on claims: their settleClaim wakes the loop.
+        const heldBack = round.batches === 0 && this.inClaim.size > 0;
         const wait =
-          next === undefined ? this.idleMs : Math.max(0, Math.min(this.idleMs, next - this.clock.now()));
+          next === undefined || heldBack
+            ? this.idleMs
+            : Math.max(0, Math.min(this.idleMs, next - this.clock.now()));
         await this.pause(wait, 'wake');
       }
       if (!this.urgent && this.lingerMs > 0 && !signal.aborted) await this.pause(this.lingerMs, 'linger');

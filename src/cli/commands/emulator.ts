@@ -99,7 +99,7 @@ export function registerEmulatorCommand(program: Command): void {
     )
     .option(
       '--connector-protocol <n>',
-      'highest connector channel protocol spoken (2 acts as an older cloud)',
+      'highest connector channel protocol spoken (2 or 3 act as an older cloud)',
       String(CONNECTOR_PROTOCOL_VERSION),
     )
     .option(

@@ -14,6 +14,7 @@ import type { Logger } from '../../log/logger.js';
 import {
   CHANNEL_PATHS,
   type JobEvent,
+  type JobEventItemResult,
   type JobOffer,
   WAITING_PREFIX,
 } from '../../protocol/connector-channel.js';
@@ -23,6 +24,8 @@ import type { JobRecord } from './job-repo.js';
 import type { JobRecords } from './job-records.js';
 import type { JobNotifier } from '../connectors/connector-hub.js';
 import { type JobOutcomeListener, ignoreJobOutcomes } from './job-outcomes.js';
+import { type ClaimEventSteps, claimAndApply } from './job-claim-events.js';
+import type { ErrorToResult } from './job-event-batch.js';
 import { applyJobEvent, isFinal, parseJobEvent } from './job-events.js';
 import { JOB_STATUS_CODE, type JobStatus, jobStatus } from './job-status.js';
 
@@ -53,6 +56,13 @@ export interface NewJob {
 export interface JobHolder {
   hold(job: NewJob): string | undefined;
   status(orgId: string, jobId: string): JobStatus | undefined;
+}
+
+/** One event as stored: the job after it, whether it changed the job, whether it was known. */
+interface StoredEvent {
+  job: JobRecord;
+  applied: boolean;
+  duplicate: boolean;
 }
 
 /** Called with the job after every applied event or cancellation (see JobService.watch). */
@@ -194,36 +204,76 @@ export class JobService {
 
   /** Applies a connector's event (idempotent by event_id, in seq order); returns whether it changed the job. */
   async applyEvent(connector: ConnectorRecord, jobId: string, body: unknown): Promise<boolean> {
+    const event = await this.prepareEvent(jobId, body);
+    const result = this.records.transaction(() => this.storeEvent(connector, jobId, event));
+    await this.afterEvent(connector, jobId, event, result);
+    return result.applied;
+  }
+
+  /**
+   * Claims the job for the connector and applies `events` (its own, unchecked) in one transaction
+   * (connector protocol 4, job-claim-events.ts): throws as claim() does when the claim is refused
+   * (nothing applied); otherwise one result per event, as a batch answers them.
+   */
+  claimWithEvents(
+    connector: ConnectorRecord,
+    jobId: string,
+    events: unknown[],
+    toResult: ErrorToResult,
+  ): Promise<JobEventItemResult[]> {
+    const steps: ClaimEventSteps<{ event: JobEvent; result: StoredEvent }> = {
+      prepare: (body) => this.prepareEvent(jobId, body),
+      inTransaction: (work) => this.records.transaction(work),
+      claim: () => void this.claim(connector, jobId),
+      apply: (event) => ({ event, result: this.storeEvent(connector, jobId, event) }),
+      after: ({ event, result }) => this.afterEvent(connector, jobId, event, result),
+    };
+    return claimAndApply(steps, events, toResult);
+  }
+
+  /** The checked event, after the report filter. */
+  private async prepareEvent(jobId: string, body: unknown): Promise<JobEvent> {
     const parsed = parseJobEvent(body);
-    const event = this.reportFilter ? await this.reportFilter(jobId.toLowerCase(), parsed) : parsed;
-    const result = this.records.transaction(() => {
-      let job = this.requireForConnector(connector, jobId);
-      if (job.claimedBy !== null && job.claimedBy !== connector.id)
-        throw new ConflictError(`job ${jobId} is held by another connector`, 'job_id');
-      if (this.records.jobs.hasEvent(event.event_id)) return { job, applied: false, duplicate: true };
-      // Protocol 2: an event of an unclaimed job claims it for its sender (the connector of its
-      // printer), so the `received` events of several jobs in one batch claim them all at once.
-      if (job.claimedBy === null && !isFinal(job.state)) {
-        this.records.jobs.claim(job.id, connector.id, this.clock.now());
-        job = { ...job, claimedBy: connector.id, state: job.state === 'pending' ? 'claimed' : job.state };
-      }
-      const next = applyJobEvent(job, event, this.clock.now());
-      this.records.jobs.insertEvent(
-        {
-          eventId: event.event_id,
-          jobId: job.id,
-          seq: event.seq,
-          kind: event.kind,
-          at: event.at,
-          body: event,
-          applied: next !== undefined,
-        },
-        this.clock.now(),
-      );
-      if (next) this.records.jobs.saveProgress(job.id, next, this.clock.now());
-      if (next && isFinal(next.state)) this.tellOutcome({ ...job, ...next });
-      return { job: next ? { ...job, ...next } : job, applied: next !== undefined, duplicate: false };
-    });
+    return this.reportFilter ? await this.reportFilter(jobId.toLowerCase(), parsed) : parsed;
+  }
+
+  /** Writes one checked event; the caller holds the transaction. */
+  private storeEvent(connector: ConnectorRecord, jobId: string, event: JobEvent): StoredEvent {
+    let job = this.requireForConnector(connector, jobId);
+    if (job.claimedBy !== null && job.claimedBy !== connector.id)
+      throw new ConflictError(`job ${jobId} is held by another connector`, 'job_id');
+    if (this.records.jobs.hasEvent(event.event_id)) return { job, applied: false, duplicate: true };
+    // Protocol 2: an event of an unclaimed job claims it for its sender (the connector of its
+    // printer), so the `received` events of several jobs in one batch claim them all at once.
+    if (job.claimedBy === null && !isFinal(job.state)) {
+      this.records.jobs.claim(job.id, connector.id, this.clock.now());
+      job = { ...job, claimedBy: connector.id, state: job.state === 'pending' ? 'claimed' : job.state };
+    }
+    const next = applyJobEvent(job, event, this.clock.now());
+    this.records.jobs.insertEvent(
+      {
+        eventId: event.event_id,
+        jobId: job.id,
+        seq: event.seq,
+        kind: event.kind,
+        at: event.at,
+        body: event,
+        applied: next !== undefined,
+      },
+      this.clock.now(),
+    );
+    if (next) this.records.jobs.saveProgress(job.id, next, this.clock.now());
+    if (next && isFinal(next.state)) this.tellOutcome({ ...job, ...next });
+    return { job: next ? { ...job, ...next } : job, applied: next !== undefined, duplicate: false };
+  }
+
+  /** What follows a stored event once committed: the log line, the watchers, a finished job's file. */
+  private async afterEvent(
+    connector: ConnectorRecord,
+    jobId: string,
+    event: JobEvent,
+    result: StoredEvent,
+  ): Promise<void> {
     const log = this.logger.child({ job: jobId, connector: connector.id });
     log.debug(
       { kind: event.kind, seq: event.seq, applied: result.applied, duplicate: result.duplicate },
@@ -231,7 +281,6 @@ export class JobService {
     );
     if (result.applied) this.notifyWatchers(result.job.id);
     if (result.applied && isFinal(result.job.state)) await this.finished(result.job);
-    return result.applied;
   }
 
   /** Cancels an unfinished job and tells its connector; false when it already ended. */

@@ -71,4 +71,36 @@ describe('ChannelRequests', () => {
     expect(await claim).toMatchObject({ status: 409, error: 'conflict' });
     await expect(rig(false).requests.claim('job-2')).rejects.toBeInstanceOf(RetryableError);
   });
+
+  it('a claim with events (protocol 4) sends them in its frame and checks their results', async () => {
+    const { sent, requests } = rig();
+    const event = items[0]?.event;
+    if (!event) throw new Error('fixture');
+    const claim = requests.claim('a', undefined, [event]);
+    const message = sent[0] as Extract<AgentMessage, { type: 'claim' }>;
+    expect(message.events).toEqual([event]);
+    requests.answer({
+      type: 'claim_result',
+      claim_id: message.claim_id,
+      job_id: 'a',
+      status: 200,
+      events: [{ event_id: 'e1', status: 204 }],
+    });
+    expect((await claim).events).toEqual([{ event_id: 'e1', status: 204 }]);
+    // Results that do not fit the events sent: retryable (the events stay and go again).
+    const wrong = requests.claim('a', undefined, [event]);
+    const second = sent[1] as Extract<AgentMessage, { type: 'claim' }>;
+    requests.answer({
+      type: 'claim_result',
+      claim_id: second.claim_id,
+      job_id: 'a',
+      status: 200,
+      events: [],
+    });
+    await expect(wrong).rejects.toMatchObject({ code: 'bad_answer' });
+    // A claim without events sends no `events` field.
+    void requests.claim('b').catch(() => {});
+    expect(sent[2]).not.toHaveProperty('events');
+    requests.closed();
+  });
 });

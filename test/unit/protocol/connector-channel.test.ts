@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CHANNEL_CLOSE,
   CHANNEL_EVENTS_PROTOCOL,
+  CLAIM_EVENTS_PROTOCOL,
   CHANNEL_PATHS,
   CHANNEL_PROTOCOL_PARAM,
   CLAIMING_DOWNLOAD_QUERY,
@@ -25,10 +26,11 @@ import {
 const RULE = 'protocol must be a whole number from 1 up';
 
 describe('protocol versions', () => {
-  it('speaks version 3 at most; a channel whose agent asks none speaks 2; version 3 brings channel events', () => {
-    expect(CONNECTOR_PROTOCOL_VERSION).toBe(3);
+  it('speaks version 4 at most; a channel whose agent asks none speaks 2; 3 brings channel events, 4 events on claims', () => {
+    expect(CONNECTOR_PROTOCOL_VERSION).toBe(4);
     expect(UNASKED_CHANNEL_PROTOCOL).toBe(2);
     expect(CHANNEL_EVENTS_PROTOCOL).toBe(3);
+    expect(CLAIM_EVENTS_PROTOCOL).toBe(4);
     expect(CHANNEL_PROTOCOL_PARAM).toBe('protocol');
   });
 
@@ -43,6 +45,12 @@ describe('protocol versions', () => {
     [2, 3, 2],
     [1, 3, 1],
     [7, 3, 3],
+    [4, 4, 4],
+    [4, 3, 3],
+    [3, 4, 3],
+    [4, 2, 2],
+    [2, 4, 2],
+    [undefined, 4, 2],
     [3, 2, 2],
     [0, 3, 1],
     [-4, 3, 1],

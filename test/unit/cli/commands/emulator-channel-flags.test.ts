@@ -11,12 +11,16 @@ describe('emulator --connector-protocol and --inline-document-max', () => {
       maxProtocol: 3,
       inlineDocumentBytes: 262144,
     });
+    expect(channelSettings({ connectorProtocol: '4', inlineDocumentMax: '262144' })).toEqual({
+      maxProtocol: 4,
+      inlineDocumentBytes: 262144,
+    });
   });
 
   it.each([
     [
-      { connectorProtocol: '4', inlineDocumentMax: '1' },
-      /^--connector-protocol: expected a whole number from 1 to 3/,
+      { connectorProtocol: '5', inlineDocumentMax: '1' },
+      /^--connector-protocol: expected a whole number from 1 to 4/,
     ],
     [{ connectorProtocol: 'x', inlineDocumentMax: '1' }, /^--connector-protocol:/],
     [

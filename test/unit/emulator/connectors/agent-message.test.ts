@@ -29,4 +29,18 @@ describe('parseAgentMessage', () => {
       parseAgentMessage('{"type":"status","printers":[null,1,"x",{"printer_id":"p1","status":"Online"}]}'),
     ).toEqual({ type: 'status', printers: [{ printer_id: 'p1', status: 'Online' }] });
   });
+
+  it('reads a claim, with its events when it carries them (protocol 4; checked when applied)', () => {
+    expect(parseAgentMessage('{"type":"claim","claim_id":"c1","job_id":"j1"}')).toEqual({
+      type: 'claim',
+      claim_id: 'c1',
+      job_id: 'j1',
+    });
+    expect(parseAgentMessage('{"type":"claim","claim_id":"c1","job_id":"j1","events":[{"seq":1}]}')).toEqual({
+      type: 'claim',
+      claim_id: 'c1',
+      job_id: 'j1',
+      events: [{ seq: 1 }],
+    });
+  });
 });
