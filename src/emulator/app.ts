@@ -243,7 +243,7 @@ async function createContext(
       groups,
       assignments,
       files,
-      documents: new FileSender(),
+      documents: new FileSender(options.downloads === undefined ? {} : { limits: options.downloads }),
       fetcher,
       printing: new PrintService(files, fetcher, { printers, assignments, jobs }),
       pull,
