@@ -9,12 +9,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Agent } from '../../src/agent/agent.js';
-import { DEMO, parseAgentConfig } from '../../src/config/load-config.js';
+import { DEMO } from '../../src/config/load-config.js';
 import { openSqlite } from '../../src/lib/sqlite.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { VirtualPrinter } from '../../src/printing/virtual/virtual-printer.js';
 import { type EmulatorWithApp, startEmulatorWithApp } from '../support/agent-rig.js';
+import { emulatorAgent } from '../support/emulator-agent-config.js';
 
 const PRINTER = 'Busy Download Printer';
 /** Beyond the channel's inline limit (256 KiB): the agent downloads it over REST. */
@@ -27,34 +27,12 @@ describe('a download refused because the cloud is busy', () => {
   let printer: VirtualPrinter;
 
   const agent = (uri: string) =>
-    new Agent({
-      config: parseAgentConfig(
-        `
-version: 1
-cloud:
-  url: ${rig.base}
-  client_id: ${DEMO.client.id}
-  client_secret: ${DEMO.client.secret}
-  username: ${DEMO.admin.email}
-  password: ${DEMO.admin.password}
-  channel: poll
-  poll_interval_s: 1
-connector:
-  name: busy-download-test
-jobs:
-  retry_initial_ms: 50
-  retry_max_ms: 200
-  status_poll_ms: 100
-  download_attempts: 1
-printers:
-  - name: ${PRINTER}
-    uri: ${uri}
-`,
-        'agent.yaml',
-        { env: {} },
-      ),
+    emulatorAgent({
+      cloudUrl: rig.base,
+      connectorName: 'busy-download-test',
+      jobs: { download_attempts: 1 },
+      printers: [{ name: PRINTER, uri }],
       dataDir,
-      logger: silentLogger(),
     });
 
   function ledger(jobId: string): { state: string; attempts: number; last_error: string | null } | undefined {

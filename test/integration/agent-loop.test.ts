@@ -10,13 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqlite } from '../../src/lib/sqlite.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Agent } from '../../src/agent/agent.js';
+import type { Agent } from '../../src/agent/agent.js';
 import type { SfapiClient } from '../../src/client/sfapi-client.js';
-import type { AgentConfig } from '../../src/config/agent-schema.js';
-import { DEMO, parseAgentConfig } from '../../src/config/load-config.js';
 import { sleep } from '../../src/lib/abort.js';
-import { silentLogger } from '../../src/log/logger.js';
 import { type EmulatorWithApp, startEmulatorWithApp, startSlowPrinter } from '../support/agent-rig.js';
+import { emulatorAgent } from '../support/emulator-agent-config.js';
 import type { RunningIppEvePrinter } from '../support/ippeveprinter.js';
 import { peersAvailable } from '../support/peers.js';
 
@@ -31,36 +29,19 @@ describe.skipIf(!enabled)('agent with the emulator and ippeveprinter', () => {
   const printerName = 'Agent Loop Printer';
   const slowName = 'Agent Slow Printer';
 
-  function config(channel: 'websocket' | 'poll', downloadAttempts = 8): AgentConfig {
-    const yaml = `
-version: 1
-cloud:
-  url: ${base}
-  client_id: ${DEMO.client.id}
-  client_secret: ${DEMO.client.secret}
-  username: ${DEMO.admin.email}
-  password: ${DEMO.admin.password}
-  channel: ${channel}
-  poll_interval_s: 1
-connector:
-  name: loop-test
-  description: integration test
-jobs:
-  retry_initial_ms: 50
-  retry_max_ms: 500
-  status_poll_ms: 100
-  download_attempts: ${downloadAttempts}
-printers:
-  - name: ${printerName}
-    uri: ${inject('ippeveprinterUri')}
-  - name: ${slowName}
-    uri: ${slow.uri}
-`;
-    return parseAgentConfig(yaml, 'agent.yaml', { env: {} });
-  }
-
   const agentFor = (channel: 'websocket' | 'poll', dataDir = join(dir, 'agent'), downloadAttempts = 8) =>
-    new Agent({ config: config(channel, downloadAttempts), dataDir, logger: silentLogger() });
+    emulatorAgent({
+      cloudUrl: base,
+      channel,
+      connectorName: 'loop-test',
+      connectorDescription: 'integration test',
+      jobs: { retry_max_ms: 500, download_attempts: downloadAttempts },
+      printers: [
+        { name: printerName, uri: inject('ippeveprinterUri') },
+        { name: slowName, uri: slow.uri },
+      ],
+      dataDir,
+    });
 
   /** Submits a text document as an app does and returns the cloud job id. */
   async function submit(printerId: string, text: string): Promise<string> {

@@ -13,8 +13,6 @@ import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent/agent.js';
-import { DEMO, parseAgentConfig } from '../../src/config/load-config.js';
 import { sleep } from '../../src/lib/abort.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/log/logger.js';
@@ -23,6 +21,7 @@ import { openAgentDatabase } from '../../src/store/agent-db.js';
 import { JobLedger } from '../../src/store/job-ledger.js';
 import { Outbox } from '../../src/store/outbox.js';
 import { type EmulatorWithApp, startEmulatorWithApp } from '../support/agent-rig.js';
+import { emulatorAgent, firstCloudId } from '../support/emulator-agent-config.js';
 
 const PRINTER = 'Lost Document Printer';
 
@@ -88,34 +87,12 @@ describe('a resumed job whose document the cloud cannot serve', { timeout: 120_0
   let printerId: string;
 
   const agent = () =>
-    new Agent({
-      config: parseAgentConfig(
-        `
-version: 1
-cloud:
-  url: ${cloudUrl}
-  client_id: ${DEMO.client.id}
-  client_secret: ${DEMO.client.secret}
-  username: ${DEMO.admin.email}
-  password: ${DEMO.admin.password}
-  channel: poll
-  poll_interval_s: 1
-connector:
-  name: lost-document-test
-jobs:
-  retry_initial_ms: 50
-  retry_max_ms: 200
-  status_poll_ms: 100
-  download_attempts: 1000
-printers:
-  - name: ${PRINTER}
-    uri: ${printerUri}
-`,
-        'agent.yaml',
-        { env: {} },
-      ),
+    emulatorAgent({
+      cloudUrl,
+      connectorName: 'lost-document-test',
+      jobs: { download_attempts: 1000 },
+      printers: [{ name: PRINTER, uri: printerUri }],
       dataDir,
-      logger: silentLogger(),
     });
 
   /** Submits a text document as an app does; returns the cloud job id. */
@@ -171,10 +148,7 @@ printers:
     cloudUrl = await gate.start();
     printer = new VirtualPrinter({ name: PRINTER, outputDir: join(dir, 'printed'), logger: silentLogger() });
     printerUri = (await printer.start()).uri;
-    const first = agent();
-    await first.start();
-    printerId = first.printers().find((p) => p.config.name === PRINTER)?.cloudId as string;
-    await first.stop();
+    printerId = (await firstCloudId(agent(), PRINTER)) as string;
     expect(printerId).toBeTruthy();
   }, 60_000);
 

@@ -23,7 +23,7 @@ const enabled = peersAvailable('ippeveprinter', 'ipptool') && inject('ippeveprin
 // A long linger for events that are not final: the first events are still in the outbox when the
 // claim goes (as they are within milliseconds on a quiet machine), so the test does not depend on
 // the machine's speed. The final event ends any linger.
-const LONG_LINGER = '  event_linger_ms: 5000';
+const LONG_LINGER = { event_linger_ms: 5000 };
 
 describe.skipIf(!enabled)(
   'connector protocol 4 with the agent, the emulator and ippeveprinter',

@@ -10,8 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqlite } from '../../src/lib/sqlite.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent/agent.js';
-import { DEMO, parseAgentConfig } from '../../src/config/load-config.js';
 import { sleep } from '../../src/lib/abort.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/log/logger.js';
@@ -19,6 +17,7 @@ import { openAgentDatabase } from '../../src/store/agent-db.js';
 import { Outbox } from '../../src/store/outbox.js';
 import { VirtualPrinter } from '../../src/printing/virtual/virtual-printer.js';
 import { type EmulatorWithApp, startEmulatorWithApp } from '../support/agent-rig.js';
+import { emulatorAgent, firstCloudId } from '../support/emulator-agent-config.js';
 
 const PRINTER = 'Refused Document Printer';
 
@@ -30,34 +29,12 @@ describe('a document the cloud refuses for good', () => {
   let printerUri: string;
 
   const agent = () =>
-    new Agent({
-      config: parseAgentConfig(
-        `
-version: 1
-cloud:
-  url: ${rig.base}
-  client_id: ${DEMO.client.id}
-  client_secret: ${DEMO.client.secret}
-  username: ${DEMO.admin.email}
-  password: ${DEMO.admin.password}
-  channel: poll
-  poll_interval_s: 1
-connector:
-  name: refused-test
-jobs:
-  retry_initial_ms: 50
-  retry_max_ms: 200
-  status_poll_ms: 100
-  download_attempts: 50
-printers:
-  - name: ${PRINTER}
-    uri: ${printerUri}
-`,
-        'agent.yaml',
-        { env: {} },
-      ),
+    emulatorAgent({
+      cloudUrl: rig.base,
+      connectorName: 'refused-test',
+      jobs: { download_attempts: 50 },
+      printers: [{ name: PRINTER, uri: printerUri }],
       dataDir,
-      logger: silentLogger(),
     });
 
   /** Submits a text document as an app does; returns the cloud job id. */
@@ -108,10 +85,7 @@ printers:
     rig = await startEmulatorWithApp(dir);
     printer = new VirtualPrinter({ name: PRINTER, outputDir: join(dir, 'printed'), logger: silentLogger() });
     printerUri = (await printer.start()).uri;
-    const first = agent();
-    await first.start();
-    printerId = first.printers().find((p) => p.config.name === PRINTER)?.cloudId as string;
-    await first.stop();
+    printerId = (await firstCloudId(agent(), PRINTER)) as string;
     expect(printerId).toBeTruthy();
   }, 60_000);
 

@@ -8,12 +8,12 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, inject } from 'vitest';
 import { requestKind } from '../../bench/support/request-counts.js';
-import { Agent } from '../../src/agent/agent.js';
-import { DEMO, parseAgentConfig } from '../../src/config/load-config.js';
+import type { Agent } from '../../src/agent/agent.js';
 import type { ChannelSettings } from '../../src/emulator/connectors/connector-hub.js';
 import { sleep } from '../../src/lib/abort.js';
-import { createLogger, silentLogger } from '../../src/log/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 import { type EmulatorWithApp, startEmulatorWithApp } from './agent-rig.js';
+import { emulatorAgent } from './emulator-agent-config.js';
 
 /** A channel request the emulator answered (its `channel request answered` log line). */
 export interface ChannelRequestLine {
@@ -65,41 +65,23 @@ export async function emulatorCounting(
 }
 
 /**
- * An agent (not started) of the emulator, with one printer, the shared ippeveprinter; `jobsYaml`
- * adds lines to its `jobs:` section (indented by two spaces).
+ * An agent (not started) of the emulator, with one printer, the shared ippeveprinter; `jobs` adds
+ * keys to (or overrides) its `jobs:` section.
  */
 export function agentFor(
   rig: EmulatorWithApp,
   dir: string,
   printerName: string,
   channelProtocol?: number,
-  jobsYaml = '',
+  jobs: Record<string, number> = {},
 ): Agent {
-  const yaml = `
-version: 1
-cloud:
-  url: ${rig.base}
-  client_id: ${DEMO.client.id}
-  client_secret: ${DEMO.client.secret}
-  username: ${DEMO.admin.email}
-  password: ${DEMO.admin.password}
-  channel: websocket
-  poll_interval_s: 1
-connector:
-  name: protocol-test
-jobs:
-  retry_initial_ms: 50
-  retry_max_ms: 500
-  status_poll_ms: 100
-${jobsYaml}
-printers:
-  - name: ${printerName}
-    uri: ${inject('ippeveprinterUri')}
-`;
-  return new Agent({
-    config: parseAgentConfig(yaml, 'agent.yaml', { env: {} }),
+  return emulatorAgent({
+    cloudUrl: rig.base,
+    channel: 'websocket',
+    connectorName: 'protocol-test',
+    jobs: { retry_max_ms: 500, ...jobs },
+    printers: [{ name: printerName, uri: inject('ippeveprinterUri') }],
     dataDir: mkdtempSync(join(dir, 'agent-')),
-    logger: silentLogger(),
     ...(channelProtocol === undefined ? {} : { channelProtocol }),
   });
 }
