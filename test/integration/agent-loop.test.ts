@@ -15,6 +15,7 @@ import type { SfapiClient } from '../../src/client/sfapi-client.js';
 import { sleep } from '../../src/lib/abort.js';
 import { type EmulatorWithApp, startEmulatorWithApp, startSlowPrinter } from '../support/agent-rig.js';
 import { emulatorAgent } from '../support/emulator-agent-config.js';
+import { submitText } from '../support/emulator-print.js';
 import type { RunningIppEvePrinter } from '../support/ippeveprinter.js';
 import { peersAvailable } from '../support/peers.js';
 
@@ -45,19 +46,12 @@ describe.skipIf(!enabled)('agent with the emulator and ippeveprinter', () => {
 
   /** Submits a text document as an app does and returns the cloud job id. */
   async function submit(printerId: string, text: string): Promise<string> {
-    const file = join(dir, `doc-${Date.now()}.txt`);
-    writeFileSync(file, text);
-    const upload = await sfapi.prepareUpload();
     const progress: [number, number][] = [];
-    await sfapi.upload(upload.sasUri, file, (sent, total) => progress.push([sent, total]));
+    const jobid = await submitText(sfapi, dir, printerId, text, (sent, total) =>
+      progress.push([sent, total]),
+    );
     const last = progress.at(-1);
     expect(last?.[0]).toBe(last?.[1]);
-    const { jobid } = await sfapi.print({
-      fileid: upload.fileid,
-      type: 'txt',
-      printerid: printerId,
-      alias: 'a.txt',
-    });
     return jobid;
   }
 

@@ -8,20 +8,20 @@
  * document the cloud deleted (410) fails its job with the reason, never printed; status lists the
  * waiting job as waiting for its document.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../../src/lib/abort.js';
 import { systemClock } from '../../src/lib/clock.js';
-import { silentLogger } from '../../src/log/logger.js';
-import { VirtualPrinter } from '../../src/printing/virtual/virtual-printer.js';
+import type { VirtualPrinter } from '../../src/printing/virtual/virtual-printer.js';
 import { openAgentDatabase } from '../../src/store/agent-db.js';
 import { JobLedger } from '../../src/store/job-ledger.js';
 import { Outbox } from '../../src/store/outbox.js';
 import { type EmulatorWithApp, startEmulatorWithApp } from '../support/agent-rig.js';
-import { emulatorAgent, firstCloudId } from '../support/emulator-agent-config.js';
+import { emulatorAgent } from '../support/emulator-agent-config.js';
+import { registeredVirtualPrinter, submitText } from '../support/emulator-print.js';
 
 const PRINTER = 'Lost Document Printer';
 
@@ -86,25 +86,17 @@ describe('a resumed job whose document the cloud cannot serve', { timeout: 120_0
   let printerUri: string;
   let printerId: string;
 
-  const agent = () =>
+  const agent = (uri = printerUri) =>
     emulatorAgent({
       cloudUrl,
       connectorName: 'lost-document-test',
       jobs: { download_attempts: 1000 },
-      printers: [{ name: PRINTER, uri: printerUri }],
+      printers: [{ name: PRINTER, uri }],
       dataDir,
     });
 
   /** Submits a text document as an app does; returns the cloud job id. */
-  async function submit(text: string): Promise<string> {
-    const file = join(dir, `doc-${Date.now()}-${Math.random()}.txt`);
-    writeFileSync(file, text);
-    const upload = await rig.sfapi.prepareUpload();
-    await rig.sfapi.upload(upload.sasUri, file);
-    return (
-      await rig.sfapi.print({ fileid: upload.fileid, type: 'txt', printerid: printerId, alias: 'a.txt' })
-    ).jobid;
-  }
+  const submit = (text: string) => submitText(rig.sfapi, dir, printerId, text);
 
   /**
    * Records a job in the agent's ledger as an earlier life left it: offered, its document taken
@@ -146,9 +138,11 @@ describe('a resumed job whose document the cloud cannot serve', { timeout: 120_0
     rig = await startEmulatorWithApp(dir);
     gate = new DocumentGate(new URL(rig.base));
     cloudUrl = await gate.start();
-    printer = new VirtualPrinter({ name: PRINTER, outputDir: join(dir, 'printed'), logger: silentLogger() });
-    printerUri = (await printer.start()).uri;
-    printerId = (await firstCloudId(agent(), PRINTER)) as string;
+    ({
+      printer,
+      uri: printerUri,
+      cloudId: printerId = '',
+    } = await registeredVirtualPrinter(dir, PRINTER, agent));
     expect(printerId).toBeTruthy();
   }, 60_000);
 

@@ -5,19 +5,19 @@
  * leave the outbox instead of being re-sent forever. The real emulator, the real agent and the
  * virtual printer.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqlite } from '../../src/lib/sqlite.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../../src/lib/abort.js';
 import { systemClock } from '../../src/lib/clock.js';
-import { silentLogger } from '../../src/log/logger.js';
 import { openAgentDatabase } from '../../src/store/agent-db.js';
 import { Outbox } from '../../src/store/outbox.js';
-import { VirtualPrinter } from '../../src/printing/virtual/virtual-printer.js';
+import type { VirtualPrinter } from '../../src/printing/virtual/virtual-printer.js';
 import { type EmulatorWithApp, startEmulatorWithApp } from '../support/agent-rig.js';
-import { emulatorAgent, firstCloudId } from '../support/emulator-agent-config.js';
+import { emulatorAgent } from '../support/emulator-agent-config.js';
+import { registeredVirtualPrinter, submitText } from '../support/emulator-print.js';
 
 const PRINTER = 'Refused Document Printer';
 
@@ -28,25 +28,17 @@ describe('a document the cloud refuses for good', () => {
   let printer: VirtualPrinter;
   let printerUri: string;
 
-  const agent = () =>
+  const agent = (uri = printerUri) =>
     emulatorAgent({
       cloudUrl: rig.base,
       connectorName: 'refused-test',
       jobs: { download_attempts: 50 },
-      printers: [{ name: PRINTER, uri: printerUri }],
+      printers: [{ name: PRINTER, uri }],
       dataDir,
     });
 
   /** Submits a text document as an app does; returns the cloud job id. */
-  async function submit(printerId: string, text: string): Promise<string> {
-    const file = join(dir, `doc-${Date.now()}.txt`);
-    writeFileSync(file, text);
-    const upload = await rig.sfapi.prepareUpload();
-    await rig.sfapi.upload(upload.sasUri, file);
-    return (
-      await rig.sfapi.print({ fileid: upload.fileid, type: 'txt', printerid: printerId, alias: 'a.txt' })
-    ).jobid;
-  }
+  const submit = (printerId: string, text: string) => submitText(rig.sfapi, dir, printerId, text);
 
   function ledger(jobId: string): { state: string; attempts: number; last_error: string | null } {
     const db = openSqlite(join(dataDir, 'agent.db'), { readonly: true });
@@ -83,9 +75,11 @@ describe('a document the cloud refuses for good', () => {
 
   beforeAll(async () => {
     rig = await startEmulatorWithApp(dir);
-    printer = new VirtualPrinter({ name: PRINTER, outputDir: join(dir, 'printed'), logger: silentLogger() });
-    printerUri = (await printer.start()).uri;
-    printerId = (await firstCloudId(agent(), PRINTER)) as string;
+    ({
+      printer,
+      uri: printerUri,
+      cloudId: printerId = '',
+    } = await registeredVirtualPrinter(dir, PRINTER, agent));
     expect(printerId).toBeTruthy();
   }, 60_000);
 

@@ -4,7 +4,7 @@
  * its log) and the shared ippeveprinter: an emulator of a chosen protocol, an agent asking for a
  * chosen one, a job submitted through the print API and waited for, and what it cost.
  */
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, inject } from 'vitest';
 import { requestKind } from '../../bench/support/request-counts.js';
@@ -14,6 +14,7 @@ import { sleep } from '../../src/lib/abort.js';
 import { createLogger } from '../../src/log/logger.js';
 import { type EmulatorWithApp, startEmulatorWithApp } from './agent-rig.js';
 import { emulatorAgent } from './emulator-agent-config.js';
+import { submitText } from './emulator-print.js';
 
 /** A channel request the emulator answered (its `channel request answered` log line). */
 export interface ChannelRequestLine {
@@ -86,20 +87,6 @@ export function agentFor(
   });
 }
 
-async function submit(rig: EmulatorWithApp, dir: string, printerId: string, text: string): Promise<string> {
-  const file = join(dir, `doc-${Date.now()}-${Math.random()}.txt`);
-  writeFileSync(file, text);
-  const upload = await rig.sfapi.prepareUpload();
-  await rig.sfapi.upload(upload.sasUri, file, () => {});
-  const { jobid } = await rig.sfapi.print({
-    fileid: upload.fileid,
-    type: 'txt',
-    printerid: printerId,
-    alias: 'a.txt',
-  });
-  return jobid;
-}
-
 async function completed(rig: EmulatorWithApp, jobId: string): Promise<number> {
   for (let i = 0; i < 600; i++) {
     const status = await rig.sfapi.status(jobId);
@@ -130,7 +117,7 @@ export async function printOnce(
   while (!agent.channelConnected) await sleep(20);
   const printerId = agent.printers().find((p) => p.config.name === printerName)?.cloudId as string;
   const before = new Map(counts);
-  const jobId = await submit(rig, dir, printerId, text);
+  const jobId = await submitText(rig.sfapi, dir, printerId, text);
   expect(await completed(rig, jobId)).toBe(0);
   // The completed event is what the status showed: nothing of this job is left to send.
   while ((agent.outboxStats()?.depth ?? 0) > 0) await sleep(20);
