@@ -13,10 +13,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DEMO } from '../../src/config/load-config.js';
 import { SQLITE_PACKAGE } from '../../src/lib/sqlite.js';
 import { type EmulatorWithApp, startEmulatorWithApp } from '../support/agent-rig.js';
 import { type BundleApp, buildBundleApp } from '../support/bundle-app.js';
+import { demoCloudLines } from '../support/emulator-agent-config.js';
 import { peersAvailable } from '../support/peers.js';
 import { CliProcess } from './cli-process.js';
 
@@ -72,12 +72,7 @@ describe.skipIf(!enabled).each([
       config,
       [
         'version: 1',
-        'cloud:',
-        `  url: ${rig.base}`,
-        `  client_id: ${DEMO.client.id}`,
-        `  client_secret: ${DEMO.client.secret}`,
-        `  username: ${DEMO.admin.email}`,
-        `  password: ${DEMO.admin.password}`,
+        ...demoCloudLines(rig.base),
         'control:',
         '  port: 0',
         'printers:',

@@ -17,6 +17,7 @@ import { sleep } from '../../src/lib/abort.js';
 import { SQLITE_PACKAGE } from '../../src/lib/sqlite.js';
 import { packageVersion } from '../../src/lib/package-version.js';
 import { type EmulatorWithApp, startEmulatorWithApp, startSlowPrinter } from '../support/agent-rig.js';
+import { demoCloudLines } from '../support/emulator-agent-config.js';
 import type { RunningIppEvePrinter } from '../support/ippeveprinter.js';
 import { peersAvailable } from '../support/peers.js';
 import { CliProcess, runCli } from './cli-process.js';
@@ -37,12 +38,7 @@ describe.skipIf(!enabled)('agent operations: control API, status, reload, config
   const yaml = (extraPrinter: string, level: string) => `# Site agent
 # written before versions existed
 
-cloud:
-  url: ${base}
-  client_id: ${DEMO.client.id}
-  client_secret: ${DEMO.client.secret}
-  username: ${DEMO.admin.email}
-  password: ${DEMO.admin.password}
+${demoCloudLines(base).join('\n')}
 log:
   level: ${level}
 control:

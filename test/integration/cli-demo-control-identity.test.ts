@@ -13,8 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import type { AgentStatus } from '../../src/agent/control/agent-status.js';
 import { runDoctor } from '../../src/cli/commands/doctor.js';
-import { DEMO, parseAgentConfig } from '../../src/config/load-config.js';
+import { parseAgentConfig } from '../../src/config/load-config.js';
 import { silentLogger } from '../../src/log/logger.js';
+import { demoCloudLines } from '../support/emulator-agent-config.js';
 import { CliProcess, runCli } from './cli-process.js';
 
 interface RunningDemo {
@@ -100,12 +101,7 @@ describe('two demos on one machine and their control APIs', () => {
       [
         'version: 1',
         `data_dir: ${dataDir}`,
-        'cloud:',
-        `  url: ${a.url}`,
-        `  client_id: ${DEMO.client.id}`,
-        `  client_secret: ${DEMO.client.secret}`,
-        `  username: ${DEMO.admin.email}`,
-        `  password: ${DEMO.admin.password}`,
+        ...demoCloudLines(a.url),
         'control:',
         `  port: ${port}`,
         'printers: []',

@@ -26,17 +26,24 @@ export interface EmulatorAgentOptions {
 
 const DEFAULT_JOBS: Record<string, number> = { retry_initial_ms: 50, retry_max_ms: 200, status_poll_ms: 100 };
 
+/** The `cloud:` section's lines with the demo organization's client and admin, at `url`. */
+export function demoCloudLines(url: string): string[] {
+  return [
+    'cloud:',
+    `  url: ${url}`,
+    `  client_id: ${DEMO.client.id}`,
+    `  client_secret: ${DEMO.client.secret}`,
+    `  username: ${DEMO.admin.email}`,
+    `  password: ${DEMO.admin.password}`,
+  ];
+}
+
 /** The agent.yaml text of `options`. */
 export function emulatorAgentYaml(options: EmulatorAgentOptions): string {
   const jobs = { ...DEFAULT_JOBS, ...options.jobs };
   return [
     'version: 1',
-    'cloud:',
-    `  url: ${options.cloudUrl}`,
-    `  client_id: ${DEMO.client.id}`,
-    `  client_secret: ${DEMO.client.secret}`,
-    `  username: ${DEMO.admin.email}`,
-    `  password: ${DEMO.admin.password}`,
+    ...demoCloudLines(options.cloudUrl),
     `  channel: ${options.channel ?? 'poll'}`,
     '  poll_interval_s: 1',
     'connector:',
