@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../../src/agent/agent.js';
 import type { SfapiClient, UploadProgress } from '../../src/client/sfapi-client.js';
+import { expect } from 'vitest';
 import { silentLogger } from '../../src/log/logger.js';
 import { VirtualPrinter } from '../../src/printing/virtual/virtual-printer.js';
 import { firstCloudId } from './emulator-agent-config.js';
@@ -33,17 +34,20 @@ export async function submitText(
 
 /**
  * Starts a virtual printer `name` printing under `dir/printed`, starts the agent `agentWith` its
- * URI once to register it, and returns the printer (the caller stops it), its URI and its cloud id.
+ * URI once to register it, expects a cloud id, and returns the printer (the caller stops it), its
+ * URI and its cloud id.
  */
 export async function registeredVirtualPrinter(
   dir: string,
   name: string,
   agentWith: (uri: string) => Agent,
-): Promise<{ printer: VirtualPrinter; uri: string; cloudId: string | undefined }> {
+): Promise<{ printer: VirtualPrinter; uri: string; cloudId: string }> {
   const printer = new VirtualPrinter({ name, outputDir: join(dir, 'printed'), logger: silentLogger() });
   const { uri } = await printer.start();
   try {
-    return { printer, uri, cloudId: await firstCloudId(agentWith(uri), name) };
+    const cloudId = await firstCloudId(agentWith(uri), name);
+    expect(cloudId).toBeTruthy();
+    return { printer, uri, cloudId: cloudId as string };
   } catch (error) {
     await printer.stop();
     throw error;
