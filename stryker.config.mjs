@@ -17,6 +17,7 @@ const core = [
   'src/store/job-ledger.ts',
   'src/store/outbox.ts',
   'src/store/outbox-batches.ts',
+  'src/store/transaction-runner.ts',
   // The job path's steps, wherever under src/agent they live (the folder may move).
   'src/agent/**/{download-step,document-check,submit-step,ticket-overrides,reconcile-step,watch-step,held-documents,job-runner,job-loop,job-outcomes,claiming-download,waiting-report,outbox-sender,inline-documents,spool-sweep}.ts',
   // The pure protocol modules.
@@ -25,8 +26,8 @@ const core = [
   // emulator's folders may move).
   'src/emulator/**/token-service.ts',
   'src/emulator/**/client-creation-limits.ts',
-  // /TPFM/ commands.
-  'src/emulator/**/tpfm-commands.ts',
+  // /TPFM/ commands, and the /TPFM/ authentication with its connection proofs.
+  'src/emulator/**/{tpfm-commands,tpfm-auth,connection-proofs}.ts',
   // Local copy-job plans.
   'src/agent/copyjobs/local-job-plan.ts',
   // Webhook retry rules and the outbound address policy.

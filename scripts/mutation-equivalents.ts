@@ -72,6 +72,7 @@ const TS = 'src/emulator/oauth/token-service.ts';
 const OAP = 'http/outbound-address-policy.ts';
 const EIP = 'http/embedded-ipv4.ts';
 const TCM = 'tpfm/tpfm-commands.ts';
+const TA = 'tpfm/tpfm-auth.ts';
 const RU = 'src/protocol/oauth-redirect-uri.ts';
 const OB = 'src/store/outbox.ts';
 const PG = 'src/protocol/tpfm-progress.ts';
@@ -979,6 +980,14 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     replacement: 'false',
     line: "if (this.cancels.has(jobId)) waker.abort(new Error('job cancelled'));",
     why: 'every phase asks control.cancelled() before it waits, so a cancelled job queued again is cancelled before its waker could matter',
+  },
+  {
+    file: TA,
+    original: 'header === undefined',
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    line: 'const match = header === undefined ? null',
+    why: 'RegExp.exec(undefined) tests the text "undefined", which does not start with Basic, so a missing header still parses to undefined',
   },
   ...FORGET_MUTANTS.map(([original, mutator, replacement]) => ({
     file: 'jobs/job-loop.ts',

@@ -146,6 +146,49 @@ describe('JobLedger', () => {
     expect(ledger.get('j1')).toEqual(again);
   });
 
+  it('records the document of the current attempt as sent and flushed, by a move or on its own', () => {
+    const submitting = (id: string) => {
+      ledger.add(offer(id), 'spooled');
+      ledger.move(id, 'submitting', { attempt: true });
+    };
+    // A move saying the printer answered the document: sent, so flushed too.
+    submitting('j-sent');
+    const sent = ledger.move('j-sent', 'submitted', { printerJobId: '3', documentSent: true });
+    expect(sent).toMatchObject({ documentSent: true, documentFlushed: true });
+    expect(ledger.get('j-sent')).toEqual(sent);
+    // A move saying nothing keeps what was recorded: flushed stays flushed, unflushed stays so.
+    submitting('j-flushed');
+    ledger.markDocumentFlushed('j-flushed', '4');
+    expect(ledger.move('j-flushed', 'submitting', {})).toMatchObject({
+      documentSent: false,
+      documentFlushed: true,
+    });
+    submitting('j-plain');
+    expect(ledger.move('j-plain', 'submitting', {})).toMatchObject({
+      documentSent: false,
+      documentFlushed: false,
+    });
+    // The flush record given up.
+    expect(ledger.move('j-flushed', 'submitting', { documentFlushed: false })).toMatchObject({
+      documentFlushed: false,
+    });
+    expect(ledger.get('j-flushed')).toMatchObject({ printerJobId: '4', documentFlushed: false });
+    // On its own: sent and flushed at once.
+    submitting('j-mark');
+    ledger.markDocumentSent('j-mark');
+    expect(ledger.get('j-mark')).toMatchObject({ documentSent: true, documentFlushed: true });
+    expect(ledger.get('j-plain')).toMatchObject({ documentSent: false, documentFlushed: false });
+  });
+
+  it("records a spooled job's spool file written later, of that job only", () => {
+    ledger.add(offer('j-mem'), 'spooled');
+    ledger.add(offer('j-other'), 'spooled');
+    expect(ledger.get('j-mem')?.spoolPath).toBeUndefined();
+    ledger.recordSpoolFile('j-mem', '/spool/j-mem.pdf');
+    expect(ledger.get('j-mem')).toMatchObject({ state: 'spooled', spoolPath: '/spool/j-mem.pdf' });
+    expect(ledger.get('j-other')?.spoolPath).toBeUndefined();
+  });
+
   it('prunes final jobs older than a cut-off', () => {
     ledger.add(offer('a'));
     ledger.move('a', 'failed');

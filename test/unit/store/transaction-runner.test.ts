@@ -35,6 +35,21 @@ describe('transactionRunner', () => {
     expect(count()).toBe(6);
   });
 
+  it('builds it again, once, when db.transaction is replaced after the first use', () => {
+    const run = transactionRunner(db);
+    run(() => insert('before'));
+    const built: unknown[] = [];
+    const transaction = db.transaction.bind(db);
+    db.transaction = ((fn: () => unknown) => {
+      built.push(fn);
+      return transaction(fn);
+    }) as AgentDatabase['transaction'];
+    expect(run(() => insert('after').changes)).toBe(1);
+    expect(run(() => 'result')).toBe('result');
+    expect(built).toHaveLength(1);
+    expect(count()).toBe(2);
+  });
+
   it('commits the work, or nothing of it when it throws', () => {
     const run = transactionRunner(db);
     expect(run(() => insert('a').changes)).toBe(1);

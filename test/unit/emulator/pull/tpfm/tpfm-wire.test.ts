@@ -119,6 +119,9 @@ describe('parseBasic', () => {
     [basic('card:pass:with:colons'), { user: 'card', password: 'pass:with:colons' }],
     [basic(':nouser'), undefined],
     [basic('nocolon'), undefined],
+    [`bAsIc  ${Buffer.from('u:p').toString('base64')}  `, { user: 'u', password: 'p' }],
+    [`xBasic ${Buffer.from('u:p').toString('base64')}`, undefined],
+    [`Basic ${Buffer.from('u:p').toString('base64')} junk`, undefined],
     ['Bearer abc', undefined],
     [undefined, undefined],
   ])('%s', (header, expected) => {
