@@ -17,7 +17,7 @@ import { errorMessage } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { PrinterBackend } from '../../printing/printer-backend.js';
 import type { JobOffer } from '../../protocol/connector-channel.js';
-import type { JobLedger } from '../../store/job-ledger.js';
+import type { JobLedger, JobState } from '../../store/job-ledger.js';
 import type { NewJobEvent } from '../../store/outbox.js';
 import { type ServiceNotifier, startHeartbeat } from '../../service/service-notifier.js';
 import type { JobControl, JobRunner } from './job-runner.js';
@@ -112,8 +112,9 @@ export class JobLoop {
     const log = this.deps.logger.child({ job: offer.job_id });
     const { ledger } = this.deps;
     try {
-      if (!this.running || ledger.get(offer.job_id)) return false;
+      if (!this.running) return false;
       // The job and its `received` event in one commit (with `downloading`, for a document at hand).
+      // A job the ledger knows is not added again (add's INSERT OR IGNORE): no event, no queueing.
       const added = ledger.atomically(() => {
         if (!ledger.add(offer, documentHeld ? 'spooled' : 'offered')) return false;
         this.deps.emit(offer.job_id, { kind: 'received' });
@@ -180,14 +181,18 @@ export class JobLoop {
     };
     const log = this.deps.logger.child({ job: jobId });
     pipeline.queued++;
+    // The state prepare left the job in (undefined when it threw).
+    let preparedState: JobState | undefined;
     const prepared = pipeline.downloads.run(async () => {
-      if (await this.guard(log, () => this.deps.runner.prepare(jobId, control, backend)))
-        this.broken.delete(jobId);
+      const phase = async () => {
+        preparedState = (await this.deps.runner.prepare(jobId, control, backend)).state;
+      };
+      if (await this.guard(log, phase)) this.broken.delete(jobId);
       else this.broken.set(jobId, (this.broken.get(jobId) ?? 0) + 1);
     });
     pipeline.submitChain = pipeline.submitChain.then(async () => {
       await prepared;
-      if (this.waitOutOfLine(printerId, jobId)) {
+      if (this.waitOutOfLine(printerId, jobId, preparedState)) {
         pipeline.queued--;
         return;
       }
@@ -206,7 +211,11 @@ export class JobLoop {
    * includes a job whose next try is already due by the time the line reaches it (its wait
    * passed while earlier jobs were sent): it is queued again at once, never dropped.
    */
-  private waitOutOfLine(printerId: string, jobId: string): boolean {
+  private waitOutOfLine(printerId: string, jobId: string, preparedState: JobState | undefined): boolean {
+    // A job prepare left past its download never goes back to one (the ledger's moves only go
+    // forward from `spooled`): no need to read it again.
+    if (preparedState !== undefined && preparedState !== 'offered' && preparedState !== 'downloading')
+      return false;
     const job = this.deps.ledger.get(jobId);
     const notFetched = job?.state === 'offered' || job?.state === 'downloading';
     if (!job || !this.running || !notFetched) return false;
@@ -252,6 +261,7 @@ export class JobLoop {
   private forget(jobId: string): void {
     this.wakers.delete(jobId);
     this.broken.delete(jobId);
+    if (!this.cancels.has(jobId)) return;
     const state = this.deps.ledger.get(jobId)?.state;
     if (state === 'completed' || state === 'failed' || state === 'cancelled') this.cancels.delete(jobId);
   }
