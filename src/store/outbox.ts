@@ -85,13 +85,15 @@ export class Outbox {
    */
   append(kind: OutboxKind, key: string, body: (seq: number, rowId: string, now: number) => unknown): unknown {
     return this.inTransaction(() => {
-      // The record's next seq, counted and read back in one statement.
-      const { last_seq: seq } = this.db
+      const row = this.db.prepare('SELECT last_seq FROM event_seq WHERE job_id = ?').get(key) as
+        | { last_seq: number }
+        | undefined;
+      const seq = (row?.last_seq ?? 0) + 1;
+      this.db
         .prepare(
-          `INSERT INTO event_seq (job_id, last_seq) VALUES (?, 1)
-           ON CONFLICT(job_id) DO UPDATE SET last_seq = last_seq + 1 RETURNING last_seq`,
+          'INSERT INTO event_seq (job_id, last_seq) VALUES (?, ?) ON CONFLICT(job_id) DO UPDATE SET last_seq = excluded.last_seq',
         )
-        .get(key) as { last_seq: number };
+        .run(key, seq);
       const now = this.clock.now();
       const rowId = randomUUID();
       const full = body(seq, rowId, now);
