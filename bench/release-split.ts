@@ -7,6 +7,10 @@
  *
  *   BENCH_PROFILE_DIR=<dir> npx tsx bench/release-split.ts   (BENCH_ROUNDS=4, BENCH_RELEASE_JOBS=100)
  *
+ * Pinned mode (bench/support/pinning.ts; on by default with 2 cores and taskset, BENCH_PIN=0 turns
+ * it off): the agent alone on one core, the emulator and this process (printer, app) on the
+ * other, so the agent's profile is its own work on a core no other part of the rig competes for.
+ *
  * After one warm-up round per path, BENCH_ROUNDS rounds of each, the order alternating. A
  * round's window runs from the Print calls (or the swipe) until the last document is printed,
  * the station's session ended (release) and 300 ms more for the final events. Per part and path:
@@ -30,6 +34,7 @@ import { writePdf } from '../test/support/pdf.js';
 import { printerIdOf, QUEUE_PRINTER, signIn } from '../test/e2e/pull-printing-support.js';
 import type { CpuProfile } from './profile-summary.js';
 import { chargeWindows, type Window } from './support/profile-areas.js';
+import { pinPlan, pinProcess } from './support/pinning.js';
 import { agentNodeFlags, cpuSecondsOf } from './support/processes.js';
 import { ArrivalWatch } from './support/release-rig.js';
 
@@ -100,6 +105,7 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'bench-release-split-'));
   const stops: (() => Promise<void>)[] = [async () => rmSync(work, { recursive: true, force: true })];
   console.log(`load average at start: ${load()}`);
+  const pin = pinPlan();
   try {
     const printed = join(work, 'printed');
     const printer = new VirtualPrinter({
@@ -117,6 +123,15 @@ async function main(): Promise<void> {
     const agent = startChild('agent', agentArgs, agentNodeFlags());
     stops.unshift(() => agent.stop());
     await agent.next(/ready/);
+    if (pin) {
+      // The agent's worker threads exist by now; any it starts later inherit its core.
+      pinProcess(agent.child.pid as number, pin.agentCore);
+      pinProcess(emulator.child.pid as number, pin.cloudCore);
+      pinProcess(process.pid, pin.cloudCore);
+      console.log(
+        `pinned: agent on core ${pin.agentCore}; emulator, printer and app on core ${pin.cloudCore}`,
+      );
+    }
     const app = await signIn(url, DEMO.user.email, DEMO.user.password);
     stops.unshift(() => app.close());
     const arrivals = new ArrivalWatch(printed);
@@ -191,6 +206,17 @@ function mainThreadProfile(dir: string): string {
   return join(dir, newest);
 }
 
+/** Busy microseconds by source file (our files by path; libraries and V8 entries as labelled). */
+function byFile(byLabel: Map<string, number>): Map<string, number> {
+  const files = new Map<string, number>();
+  for (const [label, us] of byLabel) {
+    const own = / ((?:src|dist)\/\S+)$/.exec(label);
+    const file = own ? own[1]! : label;
+    files.set(file, (files.get(file) ?? 0) + us);
+  }
+  return files;
+}
+
 function report(
   cpu: Record<Path, Record<PartName | 'bench', number>>,
   sleeps: Record<Path, Record<PartName, number>>,
@@ -219,20 +245,17 @@ function report(
     );
     console.log(`  busy samples  ${us(charge.direct.busyUs)} / ${us(charge.release.busyUs)}`);
     console.log(`  idle samples  ${us(charge.direct.idleUs)} / ${us(charge.release.idleUs)}`);
-    for (const [title, key] of [
-      ['by area', 'byArea'],
-      ['top functions', 'byLabel'],
-    ] as const) {
+    const tables = {
+      'by area': [charge.direct.byArea, charge.release.byArea, 20],
+      'by file': [byFile(charge.direct.byLabel), byFile(charge.release.byLabel), 30],
+      'top functions': [charge.direct.byLabel, charge.release.byLabel, 30],
+    } as const;
+    for (const [title, [direct, release, top]] of Object.entries(tables)) {
       console.log(`  ${title}:`);
-      const names = new Set([...charge.direct[key].keys(), ...charge.release[key].keys()]);
-      const rows = [...names].map((name) => ({
-        name,
-        d: charge.direct[key].get(name) ?? 0,
-        r: charge.release[key].get(name) ?? 0,
-      }));
+      const names = new Set([...direct.keys(), ...release.keys()]);
+      const rows = [...names].map((name) => ({ name, d: direct.get(name) ?? 0, r: release.get(name) ?? 0 }));
       rows.sort((a, b) => Math.max(b.d, b.r) - Math.max(a.d, a.r));
-      for (const row of rows.slice(0, key === 'byArea' ? 20 : 30))
-        console.log(`    ${us(row.d)} / ${us(row.r)}  ${row.name}`);
+      for (const row of rows.slice(0, top)) console.log(`    ${us(row.d)} / ${us(row.r)}  ${row.name}`);
     }
   }
 }

@@ -18,6 +18,11 @@
  *    the HTTP requests per job by kind; then medians and spread, the round's ratio, and the
  *    ceiling the CPU puts on it (direct CPU per job / release CPU per job: a process short of
  *    CPU cannot release faster than that against direct printing).
+ *    After each round, the floor of the spec's wire in the same process: BENCH_RELEASE_JOBS
+ *    PrintJob exchanges with their progress streams in bare node (bench/support/bare-print-job.ts:
+ *    client and server, 16 at once, as the station's default parallel_releases), their CPU per
+ *    exchange, and the ceiling that cost alone would leave the ratio: direct / (direct + one
+ *    bare exchange) CPU per job.
  * 3. With BENCH_PROFILE_DIR: one more round of each path under the V8 profiler, written as
  *    direct.cpuprofile and release.cpuprofile (read them with bench/profile-summary.ts).
  * 4. Unless BENCH_TRACE=0: fresh parts logging at info level into memory, one round of each path
@@ -33,6 +38,7 @@ import { sendSwipe } from '../src/cardreader/socket/socket-reader.js';
 import { DEMO } from '../src/config/load-config.js';
 import { sleep } from '../src/lib/abort.js';
 import { silentLogger } from '../src/log/logger.js';
+import { barePrintJobClient, cpuOf, startBarePrintJobServer } from './support/bare-print-job.js';
 import { type ReleaseRig, startReleaseRig } from './support/release-rig.js';
 import {
   phaseTable,
@@ -189,10 +195,15 @@ async function measure(tap: RequestTap, rig: ReleaseRig): Promise<number[]> {
 
   const results: Record<Path, Round[]> = { direct: [], release: [] };
   const ratios: number[] = [];
+  const wire = await startBarePrintJobServer();
+  const bare = barePrintJobClient(wire.port, 'Basic YmVuY2g6YmVuY2g=');
+  const wireMs: number[] = [];
+  await cpuOf(bare.exchange, releaseJobs, 16);
   for (let r = 0; r < rounds; r++) {
     const order: Path[] = r % 2 === 0 ? ['direct', 'release'] : ['release', 'direct'];
     const loadAt = load();
     for (const path of order) results[path].push(await volume(rig, tap, path, releaseJobs));
+    wireMs.push((await cpuOf(bare.exchange, releaseJobs, 16)) / 1000 / releaseJobs);
     const [d, rel] = [results.direct[r]!, results.release[r]!];
     ratios.push(d.seconds / rel.seconds);
     console.log(
@@ -226,6 +237,13 @@ async function measure(tap: RequestTap, rig: ReleaseRig): Promise<number[]> {
   // A process short of CPU runs at (its CPU share) / (CPU per job): that bounds the ratio.
   const cpuBound = results.direct.map((d, r) => d.cpuMsPerJob / results.release[r]!.cpuMsPerJob);
   console.log(spreadLine('CPU-bound ceiling of the ratio (direct / release CPU per job)', cpuBound, 2, ''));
+  bare.close();
+  await wire.close();
+  console.log(
+    spreadLine('wire floor: one bare-node PrintJob exchange, client and server, CPU', wireMs, 3, 'ms'),
+  );
+  const wireBound = results.direct.map((d, r) => d.cpuMsPerJob / (d.cpuMsPerJob + wireMs[r]!));
+  console.log(spreadLine('ceiling the wire alone leaves (direct / (direct + wire) CPU)', wireBound, 2, ''));
   console.log(spreadLine('ratio release/direct', ratios, 2, ''));
   return ratios;
 }

@@ -26,7 +26,7 @@ export function formatStatus(status: AgentStatus, url: string): string[] {
         .map((j) => [
           j.id,
           j.printer,
-          j.state,
+          j.waitingFor === 'document' ? `${j.state} (waiting for its document)` : j.state,
           `attempts ${j.attempts}`,
           `${duration(j.ageS)} old`,
           j.lastError ?? '',

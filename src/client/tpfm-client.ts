@@ -4,6 +4,8 @@
  * printer's pull-printing password. Non-zero X-FMP-Return values become TpfmCommandError, HTTP
  * 401 becomes TpfmAuthError. PrintJob hands back a PrintRun: an async stream of progress events
  * and the final result, read from the trailer or, when a proxy dropped it, from the in-band line.
+ * Responses are read through undici's dispatch handler (tpfm-response-stream.ts), the request
+ * built from parts made once (origin, path, common headers, the last user's Basic header).
  * The caller owns the client and calls close() when it made its own dispatcher.
  */
 import type { Dispatcher } from 'undici';
@@ -27,6 +29,7 @@ import {
   type UpdateLocalJobParams,
 } from '../protocol/tpfm-local-job.js';
 import { PrintRun, readErrorFields } from './tpfm-print-run.js';
+import { dispatchStreamed, type StreamedResponse as Response } from './tpfm-response-stream.js';
 
 export { PrintRun, type TpfmPrintResult, type TpfmProgressEvent } from './tpfm-print-run.js';
 
@@ -92,20 +95,30 @@ export interface PrintJobOptions {
 }
 
 type Query = Record<string, string | number | undefined>;
-interface Response {
-  statusCode: number;
-  headers: Record<string, string | string[] | undefined>;
-  trailers: Record<string, string>;
-  body: Dispatcher.ResponseData['body'];
-}
 
 /** Client of one pull service for one printer's password; see the file comment. */
 export class TpfmClient {
   private readonly ownDispatcher: Dispatcher | undefined;
+  private readonly dispatcher: Dispatcher;
+  /** The service's origin and the /TPFM/ path, resolved once. */
+  private readonly origin: string;
+  private readonly path: string;
+  /** The headers every command carries. */
+  private readonly commonHeaders: Record<string, string>;
+  /** The last user's Basic header: a station sends many commands for one card in a row. */
+  private lastCredential: { user: string; header: string } | undefined;
 
   constructor(private readonly options: TpfmClientOptions) {
     const ca = trustedCas(options.ca);
     this.ownDispatcher = options.dispatcher ? undefined : new Agent(ca ? { connect: { ca } } : {});
+    this.dispatcher = options.dispatcher ?? (this.ownDispatcher as Dispatcher);
+    const url = new URL('/TPFM/', options.baseUrl);
+    this.origin = url.origin;
+    this.path = url.pathname;
+    this.commonHeaders = {
+      [TPFM_HEADERS.langId]: options.lang ?? 'en',
+      [TPFM_HEADERS.userAgent]: options.userAgent,
+    };
   }
 
   /** GetVersion: component versions ([FileVersions]). */
@@ -240,32 +253,25 @@ export class TpfmClient {
     signal?: AbortSignal,
     extraHeaders?: Record<string, string>,
   ) {
-    const url = new URL('/TPFM/', this.options.baseUrl);
-    url.searchParams.set('Cmd', command);
-    for (const [key, value] of Object.entries(query)) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
+    const params = new URLSearchParams();
+    params.set('Cmd', command);
+    for (const key in query) {
+      const value = query[key];
+      if (value !== undefined) params.set(key, String(value));
     }
-    const headers: Record<string, string> = {
-      [TPFM_HEADERS.langId]: this.options.lang ?? 'en',
-      [TPFM_HEADERS.userAgent]: this.options.userAgent,
-      ...extraHeaders,
-    };
-    if (user !== undefined) {
-      headers.authorization = `Basic ${Buffer.from(`${user}:${this.options.password}`, 'utf8').toString('base64')}`;
-    }
+    const headers: Record<string, string> = { ...this.commonHeaders, ...extraHeaders };
+    if (user !== undefined) headers.authorization = this.basicHeader(user);
     let response: Response;
     try {
-      response = await (this.options.dispatcher ?? (this.ownDispatcher as Dispatcher)).request({
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method: 'GET',
-        headers,
+      const path = `${this.path}?${params}`;
+      const timeout = this.options.timeoutMs ?? 30_000;
+      response = await dispatchStreamed(
+        this.dispatcher,
+        { origin: this.origin, path, method: 'GET', headers, headersTimeout: timeout, bodyTimeout: 0 },
         signal,
-        headersTimeout: this.options.timeoutMs ?? 30_000,
-        bodyTimeout: 0,
-      });
+      );
     } catch (error) {
-      throw untrustedCertificateError(`${command} ${url.origin}/TPFM/`, error) ?? error;
+      throw untrustedCertificateError(`${command} ${this.origin}/TPFM/`, error) ?? error;
     }
     this.options.logger.debug({ command, status: response.statusCode }, 'tpfm response');
     if (response.statusCode === 401) {
@@ -277,6 +283,15 @@ export class TpfmClient {
       throw new PrintRelayError('tpfm_http', `${command}: HTTP ${response.statusCode} ${body}`);
     }
     return response;
+  }
+
+  /** `Basic base64(user:password)`, made once per run of commands for the same user. */
+  private basicHeader(user: string): string {
+    if (this.lastCredential?.user !== user) {
+      const token = Buffer.from(`${user}:${this.options.password}`, 'utf8').toString('base64');
+      this.lastCredential = { user, header: `Basic ${token}` };
+    }
+    return this.lastCredential.header;
   }
 }
 

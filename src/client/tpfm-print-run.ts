@@ -4,6 +4,8 @@
  * the response header (a job that failed to start). Owned by whoever called printJob; iterating
  * to the end or calling result() consumes the body, abort() destroys it.
  */
+import { isAscii } from 'node:buffer';
+import { TextDecoder } from 'node:util';
 import { decodeErrText, parseReturnCode, TPFM_HEADERS } from '../protocol/tpfm-codes.js';
 import {
   ProgressLineSplitter,
@@ -58,7 +60,7 @@ export class PrintRun implements AsyncIterable<TpfmProgressEvent> {
 
   constructor(
     private readonly body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
-    private readonly trailers: () => Record<string, string>,
+    private readonly trailers: () => Record<string, string | string[] | undefined>,
     private readonly headerFields: ErrorFields,
     /** X-FMP-ProcId; undefined when printing did not start. */
     readonly procId: number | undefined,
@@ -71,14 +73,14 @@ export class PrintRun implements AsyncIterable<TpfmProgressEvent> {
     if (this.consumed) throw new PrintRelayError('tpfm_protocol', 'PrintJob progress can be read only once');
     this.consumed = true;
     const splitter = new ProgressLineSplitter();
-    const decoder = new TextDecoder();
+    const text = new ChunkText();
     for await (const chunk of this.body) {
-      for (const line of splitter.push(decoder.decode(chunk, { stream: true }))) {
+      for (const line of splitter.push(text.of(chunk))) {
         const event = this.take(line);
         if (event) yield event;
       }
     }
-    for (const line of splitter.push(decoder.decode())) {
+    for (const line of splitter.push(text.end())) {
       const event = this.take(line);
       if (event) yield event;
     }
@@ -118,5 +120,26 @@ export class PrintRun implements AsyncIterable<TpfmProgressEvent> {
       return { ...this.headerFields, code: this.headerFields.code, source: 'header' };
     }
     throw new PrintRelayError('tpfm_protocol', 'PrintJob response carried no X-FMP-Return');
+  }
+}
+
+/**
+ * The text of a body's chunks: an ASCII chunk (every progress line is) is read as it is; from the
+ * first other chunk on, a UTF-8 decoder reads the rest, so a character cut between two chunks
+ * stays whole in the text (and in the error that names the line).
+ */
+export class ChunkText {
+  private decoder: TextDecoder | undefined;
+
+  /** The text of the next chunk. */
+  of(chunk: Buffer): string {
+    if (!this.decoder && isAscii(chunk)) return chunk.toString('latin1');
+    this.decoder ??= new TextDecoder();
+    return this.decoder.decode(chunk, { stream: true });
+  }
+
+  /** What the decoder still holds at the end of the body (an incomplete character). */
+  end(): string {
+    return this.decoder?.decode() ?? '';
   }
 }

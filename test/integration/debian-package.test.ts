@@ -16,14 +16,17 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { takeMachineLock } from '../support/machine-lock.js';
 import { NotifySocket } from '../support/notify-socket.js';
-import { peersAvailable, which } from '../support/peers.js';
+import { peersAvailable } from '../support/peers.js';
 import { CliProcess, startEmulatorProcess } from './cli-process.js';
 
 const repo = join(import.meta.dirname, '..', '..');
@@ -183,10 +186,15 @@ describe.skipIf(!canLint)('the built .deb', () => {
 
 const blocker = installBlocker();
 if (blocker) console.warn(`skipping the .deb install test: ${blocker}`);
-const hasPeers = !blocker && peersAvailable('dpkg-deb', 'systemd-analyze', 'socat', 'setpriv');
+const hasPeers =
+  !blocker && peersAvailable('dpkg-deb', 'systemd-analyze', 'socat', 'setpriv', 'unshare', 'flock');
 
 describe.skipIf(blocker !== undefined || !hasPeers)('the .deb on this machine', () => {
   it('installs, runs, upgrades keeping the config, removes keeping state, and purges', async () => {
+    // The package, its user and its unit are the machine's: a second run of this test on the same
+    // machine (another checkout, another Node line) waits for this one instead of purging under it.
+    const lock = await takeMachineLock('/run/lock/printrelay-deb-install-test.lock', 600_000);
+    cleanups.unshift(() => lock.release());
     if (run('dpkg-query', ['-W', 'printrelay']).code === 0) ok('dpkg', ['-P', 'printrelay']);
     // The package keeps its system user on purge, as Debian does; the test removes the user it
     // made, so a CI machine ends as it began.
@@ -244,7 +252,7 @@ describe.skipIf(blocker !== undefined || !hasPeers)('the .deb on this machine', 
     expect(existsSync('/var/lib/printrelay')).toBe(false);
     expect(run('dpkg-query', ['-W', 'printrelay']).code).toBe(1);
     expect(ok('id', ['-un', 'printrelay'])).toBe('printrelay\n'); // system users stay
-  }, 600_000);
+  }, 1_200_000); // up to 600 s waiting for another run's machine lock, then the run itself
 });
 
 /**
@@ -258,10 +266,37 @@ function unitExecStart(unit: string): string[] {
 }
 
 /**
+ * The command that runs `command` with /usr/bin/node being the node of this test run, so the unit's
+ * ExecStart runs on the Node line under test (CI's Node 22 and 24 legs, .ci/node-line) with its
+ * own path: as it is when /usr/bin/node is that node, else in a mount namespace of its own where
+ * this node is bind-mounted over /usr/bin/node (the machine's /usr/bin/node stays as it is for
+ * every other process). Where the machine has no /usr/bin/node, this node runs in its place.
+ */
+function onThisNode(unitNode: string, command: string[]): string[] {
+  const self = realpathSync(process.execPath);
+  if (!existsSync(unitNode)) return command.map((part) => (part === unitNode ? self : part));
+  if (realpathSync(unitNode) === self) return command;
+  return [
+    'unshare',
+    '--mount',
+    '--propagation',
+    'private',
+    '--',
+    'sh',
+    '-c',
+    'mount --bind "$1" "$2" && shift 2 && exec "$@"',
+    'sh',
+    self,
+    unitNode,
+    ...command,
+  ];
+}
+
+/**
  * The installed agent, as the printrelay user with the unit's ExecStart command line (node, its
- * flags, the installed bin/printrelay.js running the bundle), registers with an emulator and says
- * READY=1 on a notify socket: the bundle in dist/ and the packaged natives (better-sqlite3,
- * unix-dgram) work.
+ * flags, the installed bin/printrelay.js running the bundle) on the Node line of this test run
+ * (onThisNode), registers with an emulator and says READY=1 on a notify socket: the bundle in
+ * dist/ and the packaged natives (better-sqlite3 of that line, unix-dgram) work.
  */
 async function runInstalledAgent(): Promise<void> {
   const { process: emulator, url } = await startEmulatorProcess(join(dir, 'emu'));
@@ -284,19 +319,30 @@ async function runInstalledAgent(): Promise<void> {
   const agent = new CliProcess(
     [...args, '--no-pretty'],
     env,
-    // the unit's node, or the one on PATH where this machine has none at /usr/bin
-    [
+    onThisNode(node as string, [
       'setpriv',
       '--reuid=printrelay',
       '--regid=printrelay',
       '--init-groups',
       '--',
-      existsSync(node as string) ? (node as string) : (which('node') as string),
-    ],
+      node as string,
+    ]),
   );
   cleanups.push(() => agent.stop());
-  await socket.waitFor(/^STATUS=connected as connector \S+; 0 printer\(s\) registered$/);
+  // an agent that exits (a binding this node cannot load, say) fails the test at once, with its output
+  const exitedEarly = agent.exited.then((code) => {
+    throw new Error(`the installed agent exited with ${code} before it was ready:\n${agent.stderr}`);
+  });
+  await Promise.race([
+    socket.waitFor(/^STATUS=connected as connector \S+; 0 printer\(s\) registered$/),
+    exitedEarly,
+  ]);
+  exitedEarly.catch(() => {}); // the agent exits at its stop below
   expect(socket.lines()).toContain('READY=1');
+  // the agent's process runs this test's node binary (the same file, whatever path it has there)
+  const running = statSync(`/proc/${agent.pid}/exe`);
+  const self = statSync(process.execPath);
+  expect([running.dev, running.ino]).toEqual([self.dev, self.ino]);
   expect(await agent.stop()).toBe(0);
   expect(ok('stat', ['-c', '%U %a', '/var/lib/printrelay/tokens.json'])).toBe('printrelay 600\n');
 }

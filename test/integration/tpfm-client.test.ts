@@ -30,6 +30,7 @@ const job = {
 
 interface Seen {
   cmd: string | null;
+  path: string;
   query: URLSearchParams;
   headers: IncomingMessage['headers'];
 }
@@ -69,7 +70,7 @@ function printJob(query: URLSearchParams, res: ServerResponse): void {
 function handle(req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url ?? '/', 'http://x');
   const cmd = url.searchParams.get('Cmd');
-  seen.push({ cmd, query: url.searchParams, headers: req.headers });
+  seen.push({ cmd, path: url.pathname, query: url.searchParams, headers: req.headers });
   if (cmd === 'GetVersion') return void res.end(formatVersionBody({ 'tpfm.dll': '4.1.0' }));
   if (cmd === 'GetCapabilities') {
     return void res.end(
@@ -141,6 +142,30 @@ describe('TpfmClient against a real chunked HTTP server', () => {
     });
     expect(seen.at(-1)!.query.get('ShowPutOnHoldJobs')).toBe('1');
     expect((await client.getJobList(CARD, { printer: 'other' })).visible).toBe(false);
+  });
+
+  it("sends each user's own credential when the user changes between commands", async () => {
+    const basic = (user: string) => `Basic ${Buffer.from(`${user}:${PASSWORD}`).toString('base64')}`;
+    await client.getJobList(CARD);
+    expect(seen.at(-1)!.headers.authorization).toBe(basic(CARD));
+    await expect(client.getJobList('0000000001')).rejects.toBeInstanceOf(TpfmAuthError);
+    expect(seen.at(-1)!.headers.authorization).toBe(basic('0000000001'));
+    await client.getJobList(CARD);
+    expect(seen.at(-1)!.headers.authorization).toBe(basic(CARD));
+  });
+
+  it('sends every query parameter, reserved and non-ASCII characters included, and only the /TPFM/ path', async () => {
+    const name = 'Q3 report & notes=draft?/ü 100%.spl';
+    await (await client.printJob(CARD, { job: name, printer: 'Floor 2 #1', copies: 3 })).result();
+    const last = seen.at(-1)!;
+    expect(last.cmd).toBe('PrintJob');
+    expect(Object.fromEntries(last.query)).toEqual({
+      Cmd: 'PrintJob',
+      Job: name,
+      Printer: 'Floor 2 #1',
+      Copies: '3',
+    });
+    expect(last.path).toBe('/TPFM/');
   });
 
   it('turns 401 into TpfmAuthError', async () => {

@@ -80,6 +80,9 @@ export function checkInvariants(world: WorldRecord): Violation[] {
     if (job.claimedUnrecorded) say('claim-unrecorded', 'the cloud heard a claim the ledger did not hold');
     if (job.unclaimedAtPrinter)
       say('printed-unclaimed', 'a printer had the job before the cloud had it claimed');
+    // A document that cannot be fetched again never holds its printer's line (sim-line.ts).
+    if (job.lineHeld > 0)
+      say('line-held', `its printer's line waited out ${job.lineHeld} failed fetches of its document`);
     if (job.state === 'cancelled') say('cancelled-unasked', 'cancelled although nobody cancelled it');
     eventViolations([...job.events.values()], say);
   }

@@ -32,6 +32,7 @@ describe('job path simulation', () => {
       let refetches = 0;
       let refetchSeeds = 0;
       let goneAnswers = 0;
+      let refetchFailures = 0;
       let jobLists = 0;
       const channel = { inlineOffers: 0, inlineLost: 0, inlineCorrupted: 0, claims: 0, batches: 0, cuts: 0 };
       const list = seedList();
@@ -40,6 +41,7 @@ describe('job path simulation', () => {
         refetches += result.refetches;
         refetchSeeds += result.refetches > 0 ? 1 : 0;
         goneAnswers += result.goneAnswers;
+        refetchFailures += result.refetchFailures;
         jobLists += result.jobLists;
         for (const key of Object.keys(channel) as (keyof typeof channel)[])
           channel[key] += result.channel[key];
@@ -56,7 +58,7 @@ describe('job path simulation', () => {
       for (const [id, found] of limitSeeds)
         console.log(`limit ${id} (${found.length}): seeds ${[...new Set(found)].join(' ')}`);
       console.log(
-        `simulation: ${list.length} seeds, ${violations} violations; documents fetched again after a crash: ${refetches} (in ${refetchSeeds} seeds), answered gone: ${goneAnswers}; job states from one Get-Jobs: ${jobLists}`,
+        `simulation: ${list.length} seeds, ${violations} violations; documents fetched again after a crash: ${refetches} (in ${refetchSeeds} seeds), answered gone: ${goneAnswers}, failed and waited out of line: ${refetchFailures}; job states from one Get-Jobs: ${jobLists}`,
       );
       console.log(
         `channel (protocol 3): inline offers ${channel.inlineOffers} (frames lost ${channel.inlineLost}, altered ${channel.inlineCorrupted}), claims ${channel.claims}, event batches ${channel.batches}, cuts ${channel.cuts}`,
@@ -64,6 +66,8 @@ describe('job path simulation', () => {
       expect(failed.map((r) => r.seed)).toEqual([]);
       // The second download of a small document a crash lost from memory is exercised, not only modelled.
       if (list.length >= 500) expect(refetchSeeds).toBeGreaterThan(0);
+      // So is a fetch again that fails (the job waits out of its printer's line).
+      if (list.length >= 500) expect(refetchFailures).toBeGreaterThan(0);
       // Polls of several jobs at one printer answered by one Get-Jobs are exercised too.
       if (list.length >= 500) expect(jobLists).toBeGreaterThan(0);
       // Protocol 3 is exercised, faults included, not only modelled.
@@ -122,6 +126,19 @@ describe('job path simulation', () => {
       const broken = { ...variant, claimRule: 'first' as const };
       const found = await seedsBreaking(broken, 'claim-unrecorded');
       console.log(`broken variant (claimed before recorded): violations at seeds ${found.join(' ')}`);
+      expect(found.length).toBe(3);
+    },
+    10 * 60_000,
+  );
+
+  it(
+    "finds a printer's line held by a job whose document cannot be fetched again when it keeps its turn",
+    async () => {
+      // The broken variant: the job waits out its backoff at the head of its printer's line and
+      // fetches again there (the agent before e1bee22), so the printer's later jobs wait behind it.
+      const broken = { ...variant, lineRule: 'hold' as const };
+      const found = await seedsBreaking(broken, 'line-held');
+      console.log(`broken variant (line held by a failing fetch): violations at seeds ${found.join(' ')}`);
       expect(found.length).toBe(3);
     },
     10 * 60_000,

@@ -45,6 +45,8 @@ export interface SeedResult {
   refetches: number;
   /** Downloads the cloud answered 410 (the document gone). */
   goneAnswers: number;
+  /** Fetches of a document again after a crash that failed (the job left its printer's line to wait). */
+  refetchFailures: number;
   /** Get-Jobs lists that answered the polls of several jobs at one printer. */
   jobLists: number;
   /** What the channel of protocol 3 carried. */
@@ -130,6 +132,11 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
         heldDocumentsBytes: scenario.heldDocumentsBytes,
         assumeClaims: variant.claimRule === 'assumed',
         claimFirst: variant.claimRule === 'first',
+        line: {
+          held: (jobId) => cloud.job(jobId).lineHeld++,
+          refetchFailed: (jobId) => cloud.job(jobId).refetchFailures++,
+        },
+        holdLine: variant.lineRule === 'hold',
       });
       for (const open of cloud.openOffers()) offer(open.job_id);
     };
@@ -208,6 +215,7 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
       fingerprint,
       refetches: cloudJobs.reduce((n, j) => n + j.refetches, 0),
       goneAnswers: cloudJobs.reduce((n, j) => n + j.goneAnswers, 0),
+      refetchFailures: cloudJobs.reduce((n, j) => n + j.refetchFailures, 0),
       jobLists: simBackends.reduce((n, b) => n + b.listsAnswered, 0),
       channel: channel.counts,
     };

@@ -42,6 +42,13 @@ export interface SimVariant {
    * the ledger records it (the invariant `claim-unrecorded`).
    */
   claimRule: 'confirmed' | 'assumed' | 'first';
+  /**
+   * `leave`: a job whose document could not be fetched again leaves its printer's line while it
+   * waits for its next try (the agent's rule). `hold` (the variant `line-held`, broken on purpose):
+   * it keeps its turn at the head of the line and tries again there, so the printer's later jobs
+   * wait behind it (the invariant `line-held`, sim-line.ts).
+   */
+  lineRule: 'leave' | 'hold';
 }
 
 export const DEFAULT_VARIANT: SimVariant = {
@@ -50,6 +57,7 @@ export const DEFAULT_VARIANT: SimVariant = {
   printJobOnlyPrinters: false,
   operationTimeout: true,
   claimRule: 'confirmed',
+  lineRule: 'leave',
 };
 
 /** What a printer does with a job whose connection broke before the document ended. */
@@ -132,7 +140,8 @@ export interface Scenario {
 
 /**
  * The variant SIM_VARIANT names (comma-separated): `handed` (sentRule), `no-k-octets` (kOctets
- * false), `print-job-only` (printJobOnlyPrinters), `no-operation-timeout`, `inline-unclaimed` (claimRule assumed), `claim-first` (claimRule first); unset, the default.
+ * false), `print-job-only` (printJobOnlyPrinters), `no-operation-timeout`, `inline-unclaimed` (claimRule assumed), `claim-first` (claimRule first), `line-held`
+ * (lineRule hold); unset, the default.
  */
 export function variantFromEnv(value: string | undefined): SimVariant {
   const names = new Set((value ?? '').split(',').filter((n) => n !== ''));
@@ -143,6 +152,7 @@ export function variantFromEnv(value: string | undefined): SimVariant {
     'no-operation-timeout',
     'inline-unclaimed',
     'claim-first',
+    'line-held',
   ];
   for (const name of names) {
     if (!known.includes(name))
@@ -154,6 +164,7 @@ export function variantFromEnv(value: string | undefined): SimVariant {
     printJobOnlyPrinters: names.has('print-job-only'),
     operationTimeout: !names.has('no-operation-timeout'),
     claimRule: names.has('inline-unclaimed') ? 'assumed' : names.has('claim-first') ? 'first' : 'confirmed',
+    lineRule: names.has('line-held') ? 'hold' : 'leave',
   };
 }
 

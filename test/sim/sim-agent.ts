@@ -10,7 +10,7 @@
 import { claimingDownload } from '../../src/agent/jobs/claiming-download.js';
 import { InlineDocuments, inlineOrFetch } from '../../src/agent/jobs/inline-documents.js';
 import { JobLoop } from '../../src/agent/jobs/job-loop.js';
-import { JobRunner } from '../../src/agent/jobs/job-runner.js';
+import type { JobRunner } from '../../src/agent/jobs/job-runner.js';
 import { channelOrRest, OutboxSender } from '../../src/agent/jobs/outbox-sender.js';
 import type { AgentConfig } from '../../src/config/agent-schema.js';
 import type { Clock } from '../../src/lib/clock.js';
@@ -23,6 +23,7 @@ import { JobLedger } from '../../src/store/job-ledger.js';
 import { Outbox } from '../../src/store/outbox.js';
 import type { Prng } from './prng.js';
 import type { SimChannel } from './sim-channel.js';
+import { type LineReport, LineWatch, WatchedRunner } from './sim-line.js';
 import type { SimNetwork } from './sim-network.js';
 import type { SimSpool, SimWorld } from './sim-world.js';
 
@@ -67,6 +68,13 @@ export interface AgentWiring {
    * channel first and recorded in the ledger only once the claim is answered.
    */
   claimFirst?: boolean;
+  /** What the watch of the printers' lines reports (sim-line.ts). */
+  line: LineReport;
+  /**
+   * Broken on purpose (variant `line-held`): a job whose document could not be fetched again keeps
+   * its turn at the head of its printer's line and tries again there.
+   */
+  holdLine?: boolean;
 }
 
 const clock: Clock = { now: () => Date.now() };
@@ -110,33 +118,38 @@ export function startAgent(wiring: AgentWiring): AgentLife {
     (offer, target, signal) => claimingDownload(network, offer, target, signal, wiring.smallDocumentBytes),
     logger,
   );
+  const line = new LineWatch(ledger, wiring.line);
   const emit: ConstructorParameters<typeof JobRunner>[0]['emit'] = (jobId, event) => {
     outbox.add(jobId, event);
     sender.notify({ urgent: FINAL_EVENT_KINDS.has(event.kind) });
   };
-  const runner = new JobRunner({
-    ledger,
-    emit,
-    download: fetch,
-    // A document held in memory written to its spool file in one write, which a crash may tear.
-    writeSpool: async (target, bytes) => {
-      spool.truncate(target);
-      spool.append(target, bytes);
-      try {
-        await world.delay(rng.int(0, 2));
-      } finally {
-        spool.closed(target);
-      }
+  const runner = new WatchedRunner(
+    {
+      ledger,
+      emit,
+      download: line.fetch(fetch),
+      // A document held in memory written to its spool file in one write, which a crash may tear.
+      writeSpool: async (target, bytes) => {
+        spool.truncate(target);
+        spool.append(target, bytes);
+        try {
+          await world.delay(rng.int(0, 2));
+        } finally {
+          spool.closed(target);
+        }
+      },
+      heldDocumentsBytes: wiring.heldDocumentsBytes,
+      discardEvents: (jobId) => outbox.discardJob(jobId),
+      inline,
+      jobs: SIM_JOBS,
+      spoolDir,
+      clock,
+      logger,
+      random: rng.random,
     },
-    heldDocumentsBytes: wiring.heldDocumentsBytes,
-    discardEvents: (jobId) => outbox.discardJob(jobId),
-    inline,
-    jobs: SIM_JOBS,
-    spoolDir,
-    clock,
-    logger,
-    random: rng.random,
-  });
+    line,
+    wiring.holdLine === true,
+  );
   const loop = new JobLoop({
     ledger,
     runner,

@@ -41,6 +41,10 @@ export interface CloudJob {
   refetches: number;
   /** Downloads answered 410 because the document was gone. */
   goneAnswers: number;
+  /** Fetches of the document again (a crash lost it) that failed, each a wait out of the printer's line. */
+  refetchFailures: number;
+  /** Fetches of the document after a failed one within one turn at the head of the line (sim-line.ts). */
+  lineHeld: number;
   message: string | undefined;
 }
 
@@ -74,6 +78,8 @@ export class SimCloud {
         servedWhole: false,
         refetches: 0,
         goneAnswers: 0,
+        refetchFailures: 0,
+        lineHeld: 0,
         message: undefined,
       });
     });

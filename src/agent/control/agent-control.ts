@@ -11,7 +11,7 @@ import type { LedgerJob } from '../../store/job-ledger.js';
 import type { RegisteredPrinter } from '../connector/registration.js';
 import type { StationStatus } from '../release/release-stations.js';
 import { AgentMetrics, type SwipeObserver, type SwipeOutcome } from './agent-metrics.js';
-import { type AgentStatus, CloudContact, RecentErrors } from './agent-status.js';
+import { type AgentStatus, CloudContact, type JobInFlight, RecentErrors } from './agent-status.js';
 import { ControlServer } from './control-server.js';
 
 /** What the status reads from the running agent; every call is cheap (memory or one indexed query). */
@@ -20,6 +20,10 @@ export interface AgentView {
   channelConnected(): boolean;
   printers(): RegisteredPrinter[];
   unfinishedJobs(): LedgerJob[];
+  /** Why a job's document could not be fetched again while it waits for its next try (JobLoop.documentWaitReason). */
+  documentWaitReason?(jobId: string): string | undefined;
+  /** How many jobs wait for their document that way (JobLoop.jobsWaitingForDocument). */
+  jobsWaitingForDocument?(): number;
   outbox(): { depth: number; oldestCreatedAt: number | undefined };
   stations(): StationStatus[];
   /** Expiry (epoch ms) of the stored access token, if any. */
@@ -66,6 +70,7 @@ export class AgentControl implements SwipeObserver {
         cloud: () => this.cloudConnection(),
         printers: () => view.printers().map((p) => ({ name: p.config.name, state: p.state })),
         readers: () => view.stations().map((s) => ({ station: s.name, state: s.state })),
+        jobsWaitingForDocument: () => view.jobsWaitingForDocument?.() ?? 0,
       },
       { build: { version: settings.version } },
     );
@@ -122,6 +127,21 @@ export class AgentControl implements SwipeObserver {
     if (problem !== undefined) this.error('token', problem);
   }
 
+  /** One unfinished job as /status lists it; a job waiting for its document shows why instead of its ledger error. */
+  private jobInFlight(j: LedgerJob, names: Map<string, string>, now: number): JobInFlight {
+    const documentWait = this.view.documentWaitReason?.(j.jobId);
+    const lastError = documentWait ?? j.lastError;
+    return {
+      id: j.jobId,
+      printer: names.get(j.printerId) ?? j.printerId,
+      state: j.state,
+      attempts: j.attempts,
+      ageS: Math.round((now - j.createdAt) / 1000),
+      ...optional('lastError', lastError && this.settings.scrub(lastError)),
+      ...(documentWait === undefined ? {} : { waitingFor: 'document' as const }),
+    };
+  }
+
   /** The /status document now. */
   status(): AgentStatus {
     const { clock, cloudUrl, channel, version } = this.settings;
@@ -160,14 +180,7 @@ export class AgentControl implements SwipeObserver {
       })),
       jobs: {
         inFlight: jobs.length,
-        list: jobs.slice(0, LISTED_JOBS).map((j) => ({
-          id: j.jobId,
-          printer: names.get(j.printerId) ?? j.printerId,
-          state: j.state,
-          attempts: j.attempts,
-          ageS: Math.round((now - j.createdAt) / 1000),
-          ...optional('lastError', j.lastError && this.settings.scrub(j.lastError)),
-        })),
+        list: jobs.slice(0, LISTED_JOBS).map((j) => this.jobInFlight(j, names, now)),
       },
       outbox: this.outbox(),
       readers: this.view.stations().map((s) => ({

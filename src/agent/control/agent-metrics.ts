@@ -47,6 +47,8 @@ export interface GaugeSource {
   cloud(): { connected: boolean; reachable: boolean };
   printers(): readonly { name: string; state: string }[];
   readers(): readonly { station: string; state: string }[];
+  /** Jobs whose document (lost in a restart) could not be fetched again, waiting for their next try. */
+  jobsWaitingForDocument?(): number;
 }
 
 /** Every state a printer gauge can show (one series per state, 1 for the current one). */
@@ -201,6 +203,14 @@ export class AgentMetrics implements JobObserver, TokenObserver, SyncObserver, S
       registers,
       collect() {
         this.set(source.cloud().reachable ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'printrelay_jobs_waiting_for_document',
+      help: 'Jobs whose document (lost in a restart) the cloud could not serve again, waiting out of their printer line for the next try.',
+      registers,
+      collect() {
+        this.set(source.jobsWaitingForDocument?.() ?? 0);
       },
     });
     stateGauge('printrelay_printer_state', 'printer', PRINTER_STATES, () =>

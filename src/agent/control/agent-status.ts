@@ -21,6 +21,11 @@ export interface JobInFlight {
   attempts: number;
   ageS: number;
   lastError?: string;
+  /**
+   * `document`: a `spooled` job whose document (lost in a restart) could not be fetched again; it
+   * waits out of its printer's line for its next try, `lastError` saying why the last one failed.
+   */
+  waitingFor?: 'document';
 }
 
 /** One release station and its reader. */

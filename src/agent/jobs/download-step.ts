@@ -14,7 +14,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeSpoolFile } from '../../client/channel-client.js';
 import { HttpError } from '../../client/http-base.js';
-import { sleep } from '../../lib/abort.js';
 import { backoffDelay } from '../../lib/backoff.js';
 import { errorMessage, isRetryable, PermanentError, RetryableError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
@@ -30,6 +29,14 @@ export function spoolTarget(spoolDir: string, job: LedgerJob): string {
   return join(spoolDir, `${safeName(job.jobId)}.${safeName(job.offer.document.extension)}`);
 }
 
+/** A `spooled` job waiting for the next try to fetch its document again (this life only). */
+export interface DocumentWait {
+  /** When the next try is due (milliseconds since the epoch, the deps' clock). */
+  dueAt: number;
+  /** Why the last try failed. */
+  error: string;
+}
+
 /** ensureDocument's answer: the document is there (held or spooled), or the job as it now stands. */
 export type DocumentReady = { ready: true; job: LedgerJob } | { ready: false; job: LedgerJob };
 
@@ -38,6 +45,8 @@ export class DownloadStep {
   private readonly waits = new Map<string, number>();
   /** Counted failures per job of fetching a document again (this life only). */
   private readonly refetches = new Map<string, number>();
+  /** Jobs whose document could not be fetched again: when the next try is due and why the last failed. */
+  private readonly refetchDue = new Map<string, DocumentWait>();
   private readonly writeSpool: (target: string, bytes: Buffer) => Promise<void>;
 
   constructor(
@@ -53,6 +62,20 @@ export class DownloadStep {
   forget(jobId: string): void {
     this.waits.delete(jobId);
     this.refetches.delete(jobId);
+    this.refetchDue.delete(jobId);
+  }
+
+  /**
+   * The wait of a `spooled` job whose document the last try could not fetch again (the time its
+   * next try is due, on the deps' clock, and the failure), or undefined while none failed.
+   */
+  documentWait(jobId: string): DocumentWait | undefined {
+    return this.refetchDue.get(jobId);
+  }
+
+  /** How many jobs have a document wait now (each is forgotten once fetched or ended). */
+  documentWaits(): number {
+    return this.refetchDue.size;
   }
 
   /**
@@ -109,8 +132,10 @@ export class DownloadStep {
    * came with its offer (the job was recorded `spooled` at once) is claimed and taken here through
    * the same download (inline-documents.ts: from memory once the cloud answered the claim). Not ready: the job
    * ended (the cloud refused the document for good: failed; claimed by another connector:
-   * cancelled; after `jobs.download_attempts` counted failures: failed), or waited out a failed
-   * try (backoff from `jobs.retry_initial_ms`) and is unchanged.
+   * cancelled; after `jobs.download_attempts` counted failures: failed), or the try failed and
+   * the job is unchanged: documentWait then says when the next try is due (backoff from
+   * `jobs.retry_initial_ms`). It does not wait here, so the caller can let the printer's other
+   * jobs go first.
    */
   async ensureDocument(
     job: LedgerJob,
@@ -119,7 +144,7 @@ export class DownloadStep {
     log: Logger,
   ): Promise<DocumentReady> {
     const held = this.held.get(job.jobId);
-    if ((job.spoolPath && existsSync(job.spoolPath)) || (held && sendsBytes)) return { ready: true, job };
+    if ((job.spoolPath && existsSync(job.spoolPath)) || (held && sendsBytes)) return this.fetched(job);
     const target = spoolTarget(this.deps.spoolDir, job);
     try {
       let bytes = held;
@@ -139,23 +164,19 @@ export class DownloadStep {
       this.deps.ledger.recordSpoolFile(job.jobId, target);
       return this.fetched({ ...job, spoolPath: target });
     } catch (error) {
-      return { ready: false, job: await this.refetchFailed(job, error, wake, log) };
+      return { ready: false, job: this.refetchFailed(job, error, wake, log) };
     }
   }
 
   private fetched(job: LedgerJob): DocumentReady {
     this.refetches.delete(job.jobId);
     this.waits.delete(job.jobId);
+    this.refetchDue.delete(job.jobId);
     return { ready: true, job };
   }
 
-  /** A failed fetch of a document again: the job ends, or waits for the next try (see ensureDocument). */
-  private async refetchFailed(
-    job: LedgerJob,
-    error: unknown,
-    wake: AbortSignal,
-    log: Logger,
-  ): Promise<LedgerJob> {
+  /** A failed fetch of a document again: the job ends, or records when to try next (see ensureDocument). */
+  private refetchFailed(job: LedgerJob, error: unknown, wake: AbortSignal, log: Logger): LedgerJob {
     if (error instanceof ClaimRefusedError) return this.refused(job, error.message, log);
     if (error instanceof DocumentRefusedError) return this.outcomes.fail(job, error.message, log);
     if (isRefusedForGood(error) && !wake.aborted)
@@ -179,7 +200,7 @@ export class DownloadStep {
     const delayMs = backoffDelay(this.outcomes.backoff(), waits, this.deps.random);
     log.warn({ error: message, delayMs }, 'fetching the document again failed; will try again');
     this.outcomes.reportWaiting(job.jobId, error, delayMs);
-    await sleep(delayMs, wake).catch(() => {});
+    this.refetchDue.set(job.jobId, { dueAt: this.deps.clock.now() + delayMs, error: message });
     return this.outcomes.require(job.jobId);
   }
 

@@ -4,9 +4,11 @@
  * (at most `prefetch` at once), Print-Jobs go out strictly one at a time and in arrival order,
  * and each submitted job is watched until it ends while the next one is already sent — the way
  * a spooler keeps a printer busy. A cancel offer cancels the job (at the printer once
- * submitted). A job whose download failed leaves the line while it waits for its next try and
- * joins it again at the end, so one document that cannot be fetched never holds up the printer's
- * later jobs (it fails for good after `jobs.download_attempts`). On start, unfinished ledger jobs
+ * submitted). A job whose download failed, or a resumed job whose document could not be fetched
+ * again, leaves the line while it waits for its next try, tries beside the line and joins it
+ * again at the end once the document is there, so one document that cannot be fetched never
+ * holds up the printer's later jobs (it fails for good after `jobs.download_attempts` counted
+ * failures, or at once when the cloud no longer has it). On start, unfinished ledger jobs
  * are resumed (after the spool files of ended jobs are swept): repairs first (submissions a crash interrupted, which may hold their printer), then
  * the rest, each group in arrival order. stop() waits for running jobs: a Print-Job in flight finishes, then every job
  * stops in a resumable state.
@@ -17,10 +19,11 @@ import { errorMessage } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { PrinterBackend } from '../../printing/printer-backend.js';
 import type { JobOffer } from '../../protocol/connector-channel.js';
-import type { JobLedger, JobState } from '../../store/job-ledger.js';
+import type { JobLedger } from '../../store/job-ledger.js';
 import type { NewJobEvent } from '../../store/outbox.js';
 import { type ServiceNotifier, startHeartbeat } from '../../service/service-notifier.js';
 import type { JobControl, JobRunner } from './job-runner.js';
+import { DownloadSlots } from './download-slots.js';
 import { sweepSpool } from './spool-sweep.js';
 
 /** What a JobLoop needs; all owned by the caller. */
@@ -38,29 +41,16 @@ export interface JobLoopDeps {
   notifier?: ServiceNotifier;
 }
 
-/** One printer's pipeline: the submission chain, downloads in flight, and jobs being watched. */
+/**
+ * One printer's pipeline: the submission chain, downloads in flight, jobs being watched, and the
+ * tries of jobs back from a wait out of line (not in the line yet).
+ */
 interface PrinterPipeline {
   submitChain: Promise<void>;
-  downloads: Semaphore;
+  downloads: DownloadSlots;
   active: Set<Promise<unknown>>;
+  trying: Set<Promise<void>>;
   queued: number;
-}
-
-/** A counting semaphore for the downloads of one printer. */
-class Semaphore {
-  private waiting: (() => void)[] = [];
-  constructor(private free: number) {}
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.free > 0) this.free--;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    try {
-      return await task();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free++;
-    }
-  }
 }
 
 /** Queues and runs jobs; start() resumes, stop() drains. */
@@ -143,6 +133,22 @@ export class JobLoop {
     if (waiting) this.requeue(jobId, waiting.printerId);
   }
 
+  /**
+   * Why a `spooled` job's document (lost in a restart) could not be fetched again, while it waits
+   * out of line for its next try; undefined for any other job.
+   */
+  documentWaitReason(jobId: string): string | undefined {
+    const job = this.deps.ledger.get(jobId);
+    return job && this.deps.runner.waitsForDocument(job)
+      ? this.deps.runner.documentWaitReason(jobId)
+      : undefined;
+  }
+
+  /** How many `spooled` jobs wait for their next try to fetch their document again. */
+  jobsWaitingForDocument(): number {
+    return this.deps.runner.documentWaits();
+  }
+
   /** Number of jobs not yet ended. */
   backlog(): number {
     let n = 0;
@@ -157,7 +163,7 @@ export class JobLoop {
     for (const { timer } of this.retries.values()) clearTimeout(timer);
     this.retries.clear();
     this.broken.clear();
-    await Promise.all([...this.pipelines.values()].flatMap((p) => [p.submitChain, ...p.active]));
+    await Promise.all([...this.pipelines.values()].flatMap((p) => [p.submitChain, ...p.active, ...p.trying]));
     this.pipelines.clear();
     this.stopHeartbeat();
   }
@@ -181,22 +187,19 @@ export class JobLoop {
     };
     const log = this.deps.logger.child({ job: jobId });
     pipeline.queued++;
-    // The state prepare left the job in (undefined when it threw).
-    let preparedState: JobState | undefined;
-    const prepared = pipeline.downloads.run(async () => {
-      const phase = async () => {
-        preparedState = (await this.deps.runner.prepare(jobId, control, backend)).state;
-      };
-      if (await this.guard(log, phase)) this.broken.delete(jobId);
-      else this.broken.set(jobId, (this.broken.get(jobId) ?? 0) + 1);
-    });
+    const prepared = pipeline.downloads.run(() => this.prepare(log, jobId, control, backend));
     pipeline.submitChain = pipeline.submitChain.then(async () => {
       await prepared;
-      if (this.waitOutOfLine(printerId, jobId, preparedState)) {
+      if (this.waitOutOfLine(printerId, jobId)) {
         pipeline.queued--;
         return;
       }
       await this.guard(log, () => this.deps.runner.submit(jobId, backend, control));
+      // Its document could not be fetched again at the submission either.
+      if (this.waitOutOfLine(printerId, jobId)) {
+        pipeline.queued--;
+        return;
+      }
       const watching = this.guard(log, () => this.deps.runner.watch(jobId, backend, control)).finally(() => {
         pipeline.active.delete(watching);
         pipeline.queued--;
@@ -207,17 +210,18 @@ export class JobLoop {
   }
 
   /**
-   * A job whose download waits for its next try leaves the line; a timer queues it again. That
-   * includes a job whose next try is already due by the time the line reaches it (its wait
-   * passed while earlier jobs were sent): it is queued again at once, never dropped.
+   * A job whose download waits for its next try leaves the line; a timer queues it again. So does
+   * a `spooled` job whose document (lost in a restart) could not be fetched again, unless it was
+   * cancelled (the submission ends it). That includes a job whose next try is already due by the
+   * time the line reaches it (its wait passed while earlier jobs were sent): it is queued again
+   * at once, never dropped.
    */
-  private waitOutOfLine(printerId: string, jobId: string, preparedState: JobState | undefined): boolean {
-    // A job prepare left past its download never goes back to one (the ledger's moves only go
-    // forward from `spooled`): no need to read it again.
-    if (preparedState !== undefined && preparedState !== 'offered' && preparedState !== 'downloading')
-      return false;
+  private waitOutOfLine(printerId: string, jobId: string): boolean {
     const job = this.deps.ledger.get(jobId);
-    const notFetched = job?.state === 'offered' || job?.state === 'downloading';
+    const notFetched =
+      job?.state === 'offered' ||
+      job?.state === 'downloading' ||
+      (job !== undefined && !this.cancels.has(jobId) && this.deps.runner.waitsForDocument(job));
     if (!job || !this.running || !notFetched) return false;
     this.wakers.delete(jobId);
     const timer = setTimeout(
@@ -232,7 +236,45 @@ export class JobLoop {
     const waiting = this.retries.get(jobId);
     if (waiting) clearTimeout(waiting.timer);
     this.retries.delete(jobId);
-    if (this.running) this.enqueue(printerId, jobId);
+    if (this.running) this.rejoin(printerId, jobId);
+  }
+
+  /**
+   * A job back from its wait out of line tries again before it joins the line: its download (or
+   * its fetch again) runs in the printer's download-ahead slots, and only once the document is
+   * there does the job join the line, at its end. A try that takes long (a cloud that takes the
+   * connection and does not answer until the timeout) so holds none of the printer's later jobs;
+   * a try that fails sends it out of line again. A cancelled job joins at once (its submission
+   * ends it).
+   */
+  private rejoin(printerId: string, jobId: string): void {
+    const backend = this.deps.backendFor(printerId);
+    if (!backend || this.cancels.has(jobId)) {
+      this.enqueue(printerId, jobId);
+      return;
+    }
+    const pipeline = this.pipelineOf(printerId);
+    const control = this.controlFor(jobId);
+    const log = this.deps.logger.child({ job: jobId });
+    const trying: Promise<void> = pipeline.downloads
+      .run(() => this.prepare(log, jobId, control, backend))
+      .then(() => {
+        pipeline.trying.delete(trying);
+        if (this.running && !this.waitOutOfLine(printerId, jobId)) this.enqueue(printerId, jobId);
+      });
+    pipeline.trying.add(trying);
+  }
+
+  /** The prepare phase (download ahead), counting the runner's throws in a row (brokenRunDelayMs). */
+  private async prepare(
+    log: Logger,
+    jobId: string,
+    control: JobControl,
+    backend: PrinterBackend,
+  ): Promise<void> {
+    if (await this.guard(log, () => this.deps.runner.prepare(jobId, control, backend)))
+      this.broken.delete(jobId);
+    else this.broken.set(jobId, (this.broken.get(jobId) ?? 0) + 1);
   }
 
   private pipelineOf(printerId: string): PrinterPipeline {
@@ -240,8 +282,9 @@ export class JobLoop {
     if (!pipeline) {
       pipeline = {
         submitChain: Promise.resolve(),
-        downloads: new Semaphore(this.deps.prefetch ?? 4),
+        downloads: new DownloadSlots(this.deps.prefetch ?? 4),
         active: new Set(),
+        trying: new Set(),
         queued: 0,
       };
       this.pipelines.set(printerId, pipeline);

@@ -52,10 +52,17 @@ export class JobRunner {
     this.watcher = new WatchStep(deps, this.outcomes);
   }
 
-  /** All three phases in order. */
+  /**
+   * All three phases in order, for one job on its own: a document that could not be fetched again
+   * is waited for here (its backoff), where the loop would let the printer's other jobs go first.
+   */
   async run(jobId: string, backend: PrinterBackend, control: JobControl): Promise<void> {
     await this.prepare(jobId, control);
-    await this.submit(jobId, backend, control);
+    let job = await this.submit(jobId, backend, control);
+    while (this.waitsForDocument(job) && !control.stop.aborted) {
+      await sleep(this.retryDelayMs(job), control.wake).catch(() => {});
+      job = await this.submit(jobId, backend, control);
+    }
     await this.watch(jobId, backend, control);
   }
 
@@ -66,7 +73,8 @@ export class JobRunner {
    * After `jobs.download_attempts` failed downloads the job fails with the reason. With the
    * printer's `backend`, a `spooled` job whose document is not at hand (one that came with its
    * offer, still to be claimed; one a restart lost) gets it here too, ahead of the printer's line
-   * (DownloadStep.ensureDocument, tried once; the submission tries again).
+   * (DownloadStep.ensureDocument, tried once): when that fails the job stays `spooled` and
+   * waitsForDocument says so until a later try fetched it.
    */
   async prepare(jobId: string, control: JobControl, backend?: PrinterBackend): Promise<LedgerJob> {
     const step = async (job: LedgerJob, log: Logger) => {
@@ -90,27 +98,62 @@ export class JobRunner {
     return job.state === 'downloading' && this.retryDelayMs(job) > 0;
   }
 
-  /** Milliseconds until the job's next try (0: now). */
-  retryDelayMs(job: LedgerJob): number {
-    return Math.max(0, (job.nextRetryAt ?? 0) - this.deps.clock.now());
+  /**
+   * True for a `spooled` job whose document (lost in a restart, or its spool file gone) the last
+   * try could not fetch again: it must not go to the printer before a later try fetched it.
+   */
+  waitsForDocument(job: LedgerJob): boolean {
+    return job.state === 'spooled' && this.downloads.documentWait(job.jobId) !== undefined;
   }
 
-  /** spooled | submitting -> submitted (or cancelled / failed); the caller sends one at a time per printer. */
+  /** Why the last try to fetch a `spooled` job's document again failed, while it waits for the next. */
+  documentWaitReason(jobId: string): string | undefined {
+    return this.downloads.documentWait(jobId)?.error;
+  }
+
+  /** How many jobs wait for their next try to fetch their document again (waitsForDocument). */
+  documentWaits(): number {
+    return this.downloads.documentWaits();
+  }
+
+  /** Milliseconds until the job's next try of its download, or of fetching its document again (0: now). */
+  retryDelayMs(job: LedgerJob): number {
+    const dueAt = job.state === 'spooled' ? this.downloads.documentWait(job.jobId)?.dueAt : job.nextRetryAt;
+    return Math.max(0, (dueAt ?? 0) - this.deps.clock.now());
+  }
+
+  /**
+   * spooled | submitting -> submitted (or cancelled / failed); the caller sends one at a time per
+   * printer. Returns with the job still `spooled` when its document could not be fetched again
+   * (waitsForDocument), so the caller can let the printer's later jobs go first.
+   */
   submit(jobId: string, backend: PrinterBackend, control: JobControl): Promise<LedgerJob> {
-    return this.drive(jobId, control, ['spooled', 'submitting'], async (job, log) => {
-      // An interrupted submission is resolved first: the printer may already have the job.
-      if (job.state === 'submitting') return this.reconciler.recover(job, backend, control.stop, log);
-      if (control.cancelled()) return this.outcomes.cancel(job, log);
-      // A small document a restart lost from memory is fetched again first.
-      const document = await this.downloads.ensureDocument(
-        job,
-        backend.sendsDocumentBytes === true,
-        control.wake,
-        log,
-      );
-      if (!document.ready) return document.job;
-      return this.submits.run(document.job, backend, control, log);
-    });
+    let documentMissing = false;
+    const pause = () => documentMissing;
+    return this.drive(
+      jobId,
+      control,
+      ['spooled', 'submitting'],
+      async (job, log) => {
+        // An interrupted submission is resolved first: the printer may already have the job.
+        if (job.state === 'submitting') return this.reconciler.recover(job, backend, control.stop, log);
+        if (control.cancelled()) return this.outcomes.cancel(job, log);
+        // A small document a restart lost from memory is fetched again first.
+        const document = await this.downloads.ensureDocument(
+          job,
+          backend.sendsDocumentBytes === true,
+          control.wake,
+          log,
+        );
+        if (!document.ready) {
+          // A cancel is carried out by the next round (the job never reached the printer).
+          documentMissing = !control.cancelled() && this.waitsForDocument(document.job);
+          return document.job;
+        }
+        return this.submits.run(document.job, backend, control, log);
+      },
+      pause,
+    );
   }
 
   /** submitted -> completed | failed | cancelled, reporting page progress; removes the spool file. */

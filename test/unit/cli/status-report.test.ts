@@ -86,4 +86,27 @@ describe('duration', () => {
     [3600, '1 h 0 min'],
     [90_061, '1 d 1 h'],
   ])('%d s -> %s', (s, text) => expect(duration(s)).toBe(text));
+
+  it('marks a job waiting for its document, with why the last try failed', () => {
+    const waiting = {
+      ...status,
+      jobs: {
+        inFlight: 1,
+        list: [
+          {
+            id: 'job-8',
+            printer: 'Front Desk',
+            state: 'spooled',
+            attempts: 0,
+            ageS: 5,
+            lastError: 'GET /d: ECONNREFUSED',
+            waitingFor: 'document' as const,
+          },
+        ],
+      },
+    };
+    expect(formatStatus(waiting, 'u')).toContain(
+      '  job-8  Front Desk  spooled (waiting for its document)  attempts 0  5 s old  GET /d: ECONNREFUSED',
+    );
+  });
 });

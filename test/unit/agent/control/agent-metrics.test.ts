@@ -15,6 +15,7 @@ describe('AgentMetrics', () => {
         cloud: () => cloud,
         printers: () => printers,
         readers: () => readers,
+        jobsWaitingForDocument: () => 2,
       },
       { processMetrics: false, build: { version: '1.2.3', node: 'v22.1.0' } },
     );
@@ -85,6 +86,9 @@ describe('AgentMetrics', () => {
     expect(samples(text, 'printrelay_outbox_depth')).toEqual(['printrelay_outbox_depth 3']);
     expect(samples(text, 'printrelay_outbox_oldest_age_seconds')).toEqual([
       'printrelay_outbox_oldest_age_seconds 42',
+    ]);
+    expect(samples(text, 'printrelay_jobs_waiting_for_document')).toEqual([
+      'printrelay_jobs_waiting_for_document 2',
     ]);
     expect(samples(text, 'printrelay_printer_state')).toEqual([
       'printrelay_printer_state{printer="Front",state="idle"} 0',

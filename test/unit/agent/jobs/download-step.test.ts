@@ -250,7 +250,7 @@ describe('DownloadStep', () => {
       rig.ledger.move('j', 'downloading');
       return rig.ledger.move('j', 'spooled', spoolPath ? { spoolPath } : {});
     };
-    // Waits of a few milliseconds: the fetch again waits out its backoff itself.
+    // Backoff of a few milliseconds: a failed fetch records when its next try is due (documentWait).
     beforeEach(() => build({ jobs: { ...rig.jobs, retry_initial_ms: 2 } }));
     const ensure = (job: LedgerJob, sendsBytes = true, wake = live) =>
       step.ensureDocument(job, sendsBytes, wake, rig.log.child({ job: job.jobId }));
@@ -333,10 +333,11 @@ describe('DownloadStep', () => {
       }
     });
 
-    it('counts failed fetches up to download_attempts, waiting with backoff between them', async () => {
+    it('counts failed fetches up to download_attempts, the next try due after a growing backoff', async () => {
       const error = new RetryableError('checksum_mismatch', 'sha256 0a != 0b');
       answers = [error];
       const job = spooledBefore();
+      expect(step.documentWait('j')).toBeUndefined();
       for (const delayMs of [4, 8]) {
         expect(await ensure(job)).toEqual({ ready: false, job });
         expect(rig.logged('fetching the document again failed; will try again').at(-1)).toMatchObject({
@@ -344,6 +345,7 @@ describe('DownloadStep', () => {
           error: error.message,
           delayMs,
         });
+        expect(step.documentWait('j')).toEqual({ dueAt: clock.now() + delayMs, error: error.message });
       }
       expect(await ensure(job)).toMatchObject({
         ready: false,
@@ -364,6 +366,7 @@ describe('DownloadStep', () => {
       for (let i = 0; i < 4; i++) expect(await ensure(job)).toEqual({ ready: false, job });
       answers = [Buffer.from(DOCUMENT)];
       expect(await ensure(job)).toEqual({ ready: true, job });
+      expect(step.documentWait('j')).toBeUndefined();
       held.forget('j');
       answers = [error];
       await ensure(job);

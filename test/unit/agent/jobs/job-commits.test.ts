@@ -201,11 +201,12 @@ describe('commits of a whole job (docs/agent-jobs.md, "Commits per job")', () =>
   }
 
   // Reads of the job (JobLedger.get, the printer fake's own aside): one at the start of each of
-  // the runner's four phases and one in each of the three moves (docs/performance.md, Round 6).
+  // the runner's four phases, one in each of the three moves and the line's two checks for a job
+  // that waits out of line (docs/performance.md, Round 6).
   it('a document that came with its offer: 5 commits, the offer recorded spooled with received and downloading', async () => {
     expect(await commitsOfOneJob(Buffer.from(DOCUMENT))).toEqual({
       commits: 5,
-      reads: 7,
+      reads: 9,
       claims: ['j1'],
       kinds: ['received', 'downloading', 'printing', 'completed'],
       held: false,
@@ -254,7 +255,7 @@ describe('commits of a whole job (docs/agent-jobs.md, "Commits per job")', () =>
   it('a document downloaded: 6 commits (the offer, then the download with downloading)', async () => {
     expect(await commitsOfOneJob(undefined)).toEqual({
       commits: 6,
-      reads: 9,
+      reads: 11,
       claims: [],
       kinds: ['received', 'downloading', 'printing', 'completed'],
       held: false,
