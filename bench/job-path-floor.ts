@@ -31,7 +31,11 @@
  *   npm run bench:floor    (BENCH_JOBS=200, BENCH_WARMUP_JOBS=200, BENCH_CONCURRENCY=16;
  *                           BENCH_ENTRY=dist runs the agent from dist/; BENCH_PROFILE_DIR=<dir>
  *                           writes a V8 CPU profile of every node process there, the pid of
- *                           each line printed to find its file)
+ *                           each line printed to find its file; BENCH_SQL_PROFILE=1 runs the
+ *                           agent with its statement profile and prints every SQL statement's
+ *                           runs and µs per job, the transactions' parts and the WAL pages
+ *                           per job of the measured jobs, support/sql-profile-report.ts; that
+ *                           run measures ipptool and the agent only)
  * The lines with the cloud are measured after their warm-up jobs by /proc/<pid>/stat; the lines
  * also give the connector requests and the channel's claims and event batches per job (emulator
  * log: `request completed` and `channel request answered` lines) and the IPP requests per job
@@ -53,6 +57,7 @@ import { runJobs, signIn, waitForPrinter } from './support/job-runs.js';
 import { nodeChild, outputOf, stopChild } from './support/floor-children.js';
 import { checkDocumentsAtPrinter } from './support/printer-documents.js';
 import { pinPlan, pinProcess } from './support/pinning.js';
+import { printProfile, takeDump } from './support/sql-profile-report.js';
 import { cpuSecondsOf, startEmulatorPart } from './support/processes.js';
 import { countRequests, ippCounter, perJobPhrase } from './support/request-counts.js';
 
@@ -117,12 +122,18 @@ async function main(): Promise<void> {
       line(name, ms, `${(jobs / result.seconds).toFixed(1)} jobs/s (${what})`);
       return ms;
     };
-    const bareMs = await childLeg('bare', 'ipp-floor-child.ts', 'node + undici, Print-Job encoded once');
-    const printerMs = await childLeg(
-      'printer',
-      'printer-floor-child.ts',
-      "the loop's printer half: the agent's IppBackend, no cloud",
-    );
+    // The statement profile slows the agent down: its run measures the agent's line alone.
+    const profiling = Boolean(process.env.BENCH_SQL_PROFILE);
+    const bareMs = profiling
+      ? Number.NaN
+      : await childLeg('bare', 'ipp-floor-child.ts', 'node + undici, Print-Job encoded once');
+    const printerMs = profiling
+      ? Number.NaN
+      : await childLeg(
+          'printer',
+          'printer-floor-child.ts',
+          "the loop's printer half: the agent's IppBackend, no cloud",
+        );
 
     const emulator = await startEmulatorPart(join(work, 'emulator'), ['--log-level', 'info']);
     stops.unshift(() => emulator.part.stop());
@@ -131,6 +142,7 @@ async function main(): Promise<void> {
       pinProcess(process.pid, pin.cloudCore);
     }
     const requests = countRequests(emulator.part.child.stdout as NodeJS.ReadableStream);
+    const sqlProfile = profiling ? join(work, 'sql-profile.json') : undefined;
     const agent = await startBenchAgent(
       work,
       emulator.url,
@@ -138,6 +150,7 @@ async function main(): Promise<void> {
       (pid) => {
         if (pin) pinProcess(pid, pin.agentCore);
       },
+      sqlProfile ? { PRINTRELAY_SQL_PROFILE: sqlProfile } : {},
     );
     stops.unshift(() => agent.part.stop());
     if (process.env.BENCH_PROFILE_DIR)
@@ -146,23 +159,29 @@ async function main(): Promise<void> {
     stops.unshift(() => app.close());
     const printerId = await waitForPrinter(app.sfapi, printerName);
 
-    /** Warm-up, then the measured jobs; the CPU per job of `pid` and the requests per job. */
-    const measure = async (pid: number) => {
+    /**
+     * Warm-up, then the measured jobs; the CPU per job of `pid` and the requests per job. With
+     * `profile` (the agent's statement profile file) its figures for the measured jobs printed.
+     */
+    const measure = async (pid: number, profile?: string) => {
       await runJobs(app.sfapi, onePage, printerId, warmupJobs, concurrency);
       await sleep(500);
+      const dumpBefore = profile ? await takeDump(pid, profile, 1) : undefined;
       const before = { cpu: cpuSecondsOf(pid), cloud: requests.snapshot(), ipp: ipp.snapshot() };
       const { seconds } = await runJobs(app.sfapi, onePage, printerId, jobs, concurrency);
       // The last events leave in the next batch; counted with the jobs they belong to.
       await sleep(500);
       const after = { cpu: cpuSecondsOf(pid), cloud: requests.snapshot(), ipp: ipp.snapshot() };
+      if (profile && dumpBefore) printProfile(dumpBefore, await takeDump(pid, profile, 2), jobs);
       return {
         ms: ((after.cpu - before.cpu) / jobs) * 1000,
         rest: `${(jobs / seconds).toFixed(1)} jobs/s; connector requests and channel requests per job ${perJobPhrase(before.cloud, after.cloud, jobs)}; IPP requests per job ${perJobPhrase(before.ipp, after.ipp, jobs, ['connection'])}`,
       };
     };
 
-    const ours = await measure(agent.part.pid);
+    const ours = await measure(agent.part.pid, sqlProfile);
     line('agent', ours.ms, ours.rest);
+    if (profiling) return;
     let lastLegDone = Date.now();
     await agent.part.stop();
     const figures: [string, number][] = [

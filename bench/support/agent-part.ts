@@ -18,12 +18,16 @@ export interface BenchAgent {
   readySeconds: number;
 }
 
-/** Starts the agent; `onStarted` runs right after the spawn (to pin it). The caller stops it. */
+/**
+ * Starts the agent; `onStarted` runs right after the spawn (to pin it), `env` is added to its
+ * environment. The caller stops it.
+ */
 export async function startBenchAgent(
   work: string,
   cloudUrl: string,
   printer: { name: string; uri: string },
   onStarted: (pid: number) => void = () => {},
+  env: Record<string, string> = {},
 ): Promise<BenchAgent> {
   const config = join(work, 'agent.yaml');
   const controlPort = await freePort();
@@ -43,6 +47,7 @@ export async function startBenchAgent(
     null,
     undefined,
     agentNodeFlags(),
+    { env },
   );
   onStarted(part.pid);
   const deadline = Date.now() + 120_000;

@@ -25,11 +25,22 @@ export function pinPlan(env: Record<string, string | undefined> = process.env): 
   return { agentCore: 0, cloudCore: 1 };
 }
 
-/** Moves every thread of process `pid` to `core` (threads it starts later inherit it). */
+/**
+ * Moves every thread of process `pid` to `core` (threads it starts later inherit it). taskset
+ * fails when a thread it listed ends before it is moved (ippeveprinter starts and ends threads
+ * while it runs): it is run again, up to five times, before the failure is thrown.
+ */
 export function pinProcess(pid: number, core: number): void {
-  execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', String(core), String(pid)], {
-    stdio: 'ignore',
-  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', String(core), String(pid)], {
+        stdio: 'ignore',
+      });
+      return;
+    } catch (error) {
+      if (attempt >= 5) throw error;
+    }
+  }
 }
 
 /** The command and arguments that run `command args` on `core` (unchanged without a core). */

@@ -6,6 +6,7 @@ import type { HttpClient } from '../client/http-base.js';
 import type { TokenStore } from '../client/token-store.js';
 import type { AgentConfig } from '../config/agent-schema.js';
 import type { Clock } from '../lib/clock.js';
+import type { StatementProfile } from '../lib/sqlite-profile.js';
 import type { Logger } from '../log/logger.js';
 import type { Redactor } from '../log/redaction.js';
 import type { BackendRegistry } from '../printing/backend-registry.js';
@@ -48,6 +49,8 @@ export interface AgentDeps {
   channelProtocol?: number;
   /** Called with every copy session that recorded copies (tests, status pages). */
   onCopyRecorded?: CopyJobsDeps['onRecorded'];
+  /** Counts and times the agent database's statements (PRINTRELAY_SQL_PROFILE); default none. */
+  statementProfile?: StatementProfile;
 }
 
 /** The parts that exist while the agent runs. */

@@ -105,7 +105,7 @@ export class Agent {
     const lock = await acquireDataDirLock(dataDir);
     let db: AgentDatabase;
     try {
-      db = openAgentDatabase(join(dataDir, 'agent.db'));
+      db = openAgentDatabase(join(dataDir, 'agent.db'), { profile: this.deps.statementProfile });
     } catch (error) {
       await lock.release();
       throw error;

@@ -11,6 +11,7 @@ import { errorMessage } from '../lib/errors.js';
 import { packageVersion } from '../lib/package-version.js';
 import { defaultBackendRegistry } from '../printing/backend-registry.js';
 import { FINAL_EVENT_KINDS } from '../protocol/connector-channel.js';
+import type { LedgerJob } from '../store/job-ledger.js';
 import type { NewJobEvent } from '../store/outbox.js';
 import { SyncStateStore } from '../store/sync-state-store.js';
 import type { AgentContext, Running } from './agent-parts.js';
@@ -72,8 +73,8 @@ export function jobLoop(ctx: AgentContext, r: Running, channel: ChannelClient): 
       [...r.printers.values()].find((p) => p.cloudId === cloudId)?.config.name ?? cloudId,
     clock: ctx.clock,
   });
-  const emit = (jobId: string, event: NewJobEvent) => {
-    watch(jobId, event);
+  const emit = (jobId: string, event: NewJobEvent, job?: LedgerJob) => {
+    watch(jobId, event, job);
     r.outbox.add(jobId, event);
     r.sender.notify({ urgent: FINAL_EVENT_KINDS.has(event.kind) });
   };

@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { openingDatabase } from '../lib/database-unreadable.js';
 import { makePrivateFile } from '../lib/private-paths.js';
 import { openSqlite, type SqliteDatabase } from '../lib/sqlite.js';
+import type { StatementProfile } from '../lib/sqlite-profile.js';
 import { reuseStatements } from '../lib/sqlite-statements.js';
 
 /** An open agent database (lib/sqlite.ts); closed by whoever opened it. */
@@ -104,16 +105,28 @@ const MIGRATIONS: readonly string[] = [
 /** The schema version a fully migrated database has. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+/** How a database is opened for measuring it (bench:floor's statement profile); none by default. */
+export interface AgentDatabaseOptions {
+  /**
+   * Counts and times every statement and transaction (lib/sqlite-profile.ts). A profiled file
+   * database also keeps its WAL whole (no automatic checkpoint), so the `-wal` file's growth is
+   * the pages its commits wrote.
+   */
+  profile?: StatementProfile;
+}
+
 /**
  * Opens (creating when missing) the database at `path` (a file, or ':memory:') and applies
  * pending migrations in one transaction each. The caller closes it with `db.close()`.
  */
-export function openAgentDatabase(path: string): AgentDatabase {
+export function openAgentDatabase(path: string, options: AgentDatabaseOptions = {}): AgentDatabase {
   if (path !== ':memory:' && existsSync(dirname(path))) makePrivateDatabase(path);
   return openingDatabase(path, 'agent', () => {
-    const db = reuseStatements(openSqlite(path));
+    const opened = openSqlite(path);
+    const db = reuseStatements(options.profile ? options.profile.attach(opened) : opened);
     try {
       if (path !== ':memory:') db.pragma('journal_mode = WAL');
+      if (path !== ':memory:' && options.profile) db.pragma('wal_autocheckpoint = 0');
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
       migrate(db);

@@ -27,8 +27,10 @@ export interface OutboxRow {
   last_error: string | null;
 }
 
-/** The stored row as a pending event. */
-export function toPending(row: OutboxRow): PendingEvent {
+/** The stored row (the columns a pending event needs) as a pending event. */
+export function toPending(
+  row: Pick<OutboxRow, 'id' | 'job_id' | 'body_json' | 'attempts' | 'next_attempt_at'>,
+): PendingEvent {
   return {
     id: row.id,
     jobId: row.job_id,
@@ -41,6 +43,9 @@ export function toPending(row: OutboxRow): PendingEvent {
 /**
  * A batch of due job events (see Outbox.dueBatch) and whether it holds every due event of the
  * jobs not in `exclude` (false when it reached `maxJobs` or `maxEvents`: more may be due).
+ * Two plain queries: the due heads with their jobs' pending counts (one pass over the outbox by
+ * job), then the chosen jobs' events; the one query it replaces, with a window function and
+ * three sorts, cost several times both (docs/performance.md, "Round 6").
  */
 export function selectDueBatch(
   db: AgentDatabase,
@@ -49,27 +54,36 @@ export function selectDueBatch(
   maxEvents: number,
   exclude: readonly string[],
 ): { batch: PendingEvent[]; complete: boolean } {
+  // A job's head is its row of least seq (any kind): due when it is a job event whose next
+  // attempt has come. SQLite takes the bare columns of a MIN() group from the row of the minimum.
+  const heads = db
+    .prepare(
+      `SELECT job_id, kind, id, next_attempt_at, MIN(seq) AS head_seq, COUNT(*) AS pending
+       FROM outbox GROUP BY job_id
+       HAVING kind = 'job-event' AND next_attempt_at <= ? AND job_id NOT IN (SELECT value FROM json_each(?))
+       ORDER BY id LIMIT ?`,
+    )
+    .all(now, JSON.stringify(exclude), maxJobs) as { job_id: string; pending: number }[];
+  const chosen: string[] = [];
+  let events = 0;
+  let complete = heads.length < maxJobs;
+  for (const head of heads) {
+    // Jobs come whole; only a first job that alone passes the cap is cut to its first events.
+    if (chosen.length > 0 && events + head.pending > maxEvents) {
+      complete = false;
+      break;
+    }
+    chosen.push(head.job_id);
+    events = Math.min(maxEvents, events + head.pending);
+  }
+  if (events >= maxEvents) complete = false;
+  if (chosen.length === 0) return { batch: [], complete };
   const rows = db
     .prepare(
-      `WITH heads AS (
-         SELECT o.job_id, o.id AS head_id FROM outbox o
-         WHERE o.kind = 'job-event' AND o.seq = (SELECT MIN(seq) FROM outbox WHERE job_id = o.job_id)
-           AND o.next_attempt_at <= ? AND o.job_id NOT IN (SELECT value FROM json_each(?))
-         ORDER BY o.id LIMIT ?
-       )
-       SELECT o.*, COUNT(*) OVER (PARTITION BY o.job_id) AS pending
-       FROM outbox o JOIN heads h ON h.job_id = o.job_id
-       ORDER BY h.head_id, o.seq LIMIT ?`,
+      `SELECT o.id, o.job_id, o.body_json, o.attempts, o.next_attempt_at
+       FROM json_each(?) j JOIN outbox o ON o.job_id = j.value
+       ORDER BY j.key, o.seq LIMIT ?`,
     )
-    .all(now, JSON.stringify(exclude), maxJobs, maxEvents) as (OutboxRow & { pending: number })[];
-  const batch: PendingEvent[] = [];
-  let jobs = 0;
-  for (const row of rows) {
-    const startsJob = batch.at(-1)?.jobId !== row.job_id;
-    if (startsJob && batch.length > 0 && batch.length + row.pending > maxEvents)
-      return { batch, complete: false };
-    if (startsJob) jobs++;
-    batch.push(toPending(row));
-  }
-  return { batch, complete: rows.length < maxEvents && jobs < maxJobs };
+    .all(JSON.stringify(chosen), maxEvents) as Parameters<typeof toPending>[0][];
+  return { batch: rows.map(toPending), complete };
 }

@@ -8,7 +8,7 @@ import type { TokenGrants } from '../../client/token-store.js';
 import type { Clock } from '../../lib/clock.js';
 import { errorMessage, isRetryable } from '../../lib/errors.js';
 import { FINAL_EVENT_KINDS } from '../../protocol/connector-channel.js';
-import type { JobLedger } from '../../store/job-ledger.js';
+import type { JobLedger, LedgerJob } from '../../store/job-ledger.js';
 import type { NewJobEvent } from '../../store/outbox.js';
 import type { SyncReport } from '../printer-sync/printer-sync.js';
 import type { AgentControl } from './agent-control.js';
@@ -62,17 +62,18 @@ export function countedGrants(
 /**
  * Watches job events on their way to the outbox: a final event counts the job with its latency
  * (from the ledger's creation time), `printing` counts the document's bytes, `failed` is kept
- * as a recent error. `printerName` maps a cloud printer id to its configured name.
+ * as a recent error. `printerName` maps a cloud printer id to its configured name. The job is
+ * the one given with the event (the move that queued it), else read from the ledger.
  */
 export function jobEventWatcher(deps: {
   ledger: Pick<JobLedger, 'get'>;
   control: Pick<AgentControl, 'metrics' | 'error'>;
   printerName: (cloudId: string) => string;
   clock: Clock;
-}): (jobId: string, event: NewJobEvent) => void {
-  return (jobId, event) => {
+}): (jobId: string, event: NewJobEvent, moved?: LedgerJob) => void {
+  return (jobId, event, moved) => {
     if (event.kind !== 'printing' && !FINAL_EVENT_KINDS.has(event.kind)) return;
-    const job = deps.ledger.get(jobId);
+    const job = moved ?? deps.ledger.get(jobId);
     if (!job) return;
     const printer = deps.printerName(job.printerId);
     if (event.kind === 'printing') {

@@ -102,8 +102,9 @@ export class JobLoop {
     const log = this.deps.logger.child({ job: offer.job_id });
     const { ledger } = this.deps;
     try {
-      if (!this.running || ledger.get(offer.job_id)) return false;
+      if (!this.running) return false;
       // The job and its `received` event in one commit (with `downloading`, for a document at hand).
+      // A job the ledger knows is not added again (add's INSERT OR IGNORE): no event, no queueing.
       const added = ledger.atomically(() => {
         if (!ledger.add(offer, documentHeld ? 'spooled' : 'offered')) return false;
         this.deps.emit(offer.job_id, { kind: 'received' });
@@ -303,6 +304,7 @@ export class JobLoop {
   private forget(jobId: string): void {
     this.wakers.delete(jobId);
     this.broken.delete(jobId);
+    if (!this.cancels.has(jobId)) return;
     const state = this.deps.ledger.get(jobId)?.state;
     if (state === 'completed' || state === 'failed' || state === 'cancelled') this.cancels.delete(jobId);
   }

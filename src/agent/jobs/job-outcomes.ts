@@ -57,7 +57,7 @@ export class JobOutcomes {
   step(jobId: string, to: JobState, details: MoveDetails, event: NewJobEvent): LedgerJob {
     return this.deps.ledger.atomically(() => {
       const moved = this.deps.ledger.move(jobId, to, details);
-      this.deps.emit(jobId, event);
+      this.deps.emit(jobId, event, moved);
       return moved;
     });
   }

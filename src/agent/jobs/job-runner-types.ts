@@ -6,7 +6,7 @@ import type { AgentConfig } from '../../config/agent-schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../log/logger.js';
 import type { JobOffer } from '../../protocol/connector-channel.js';
-import type { JobLedger } from '../../store/job-ledger.js';
+import type { JobLedger, LedgerJob } from '../../store/job-ledger.js';
 import type { NewJobEvent } from '../../store/outbox.js';
 import type { InlineDocuments } from './inline-documents.js';
 import type { ApplyTicketOverrides } from './ticket-overrides.js';
@@ -22,7 +22,8 @@ export function printerJobName(jobId: string): string {
 /** What a runner needs; all owned by the caller. */
 export interface JobRunnerDeps {
   ledger: JobLedger;
-  emit: (jobId: string, event: NewJobEvent) => void;
+  /** Queues a job event; `job`, when given, is the job as the move with it left it (no read). */
+  emit: (jobId: string, event: NewJobEvent, job?: LedgerJob) => void;
   /**
    * Downloads the document, claiming the job (ClaimRefusedError when the cloud refuses the claim):
    * resolves with its bytes (a Buffer, SHA-256 checked) when it fetched them into memory and wrote

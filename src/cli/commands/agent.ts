@@ -9,6 +9,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { type DestinationStream, multistream } from 'pino';
 import type { AgentConfig } from '../../config/agent-schema.js';
@@ -16,6 +17,7 @@ import { type ConfigChanges, describeChanges } from '../../config/config-changes
 import { loadMigratedAgentConfig } from '../../config/config-migrations.js';
 import { formatIssue, isConfigError } from '../../config/load-config.js';
 import { errorMessage } from '../../lib/errors.js';
+import { StatementProfile } from '../../lib/sqlite-profile.js';
 import { EventLogStream } from '../../log/event-log.js';
 import type { Logger } from '../../log/logger.js';
 import type { Redactor } from '../../log/redaction.js';
@@ -30,6 +32,7 @@ import {
   onReloadSignal,
   onShutdownSignals,
 } from '../cli-runtime.js';
+import { dumpProfileOnSignal } from '../sql-profile-dump.js';
 import { registerAgentPairCommand } from './agent-pair.js';
 
 interface AgentFlags extends LogFlags {
@@ -73,7 +76,16 @@ async function runAgent(flags: AgentFlags): Promise<void> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const { Agent } = await import('../../agent/agent.js');
   const notifier = await connectServiceManager(process.env, logger);
-  const agent = new Agent({ config, dataDir, logger, redactor, notifier, retryStartup: true });
+  const statementProfile = sqlProfile(dataDir);
+  const agent = new Agent({
+    config,
+    dataDir,
+    logger,
+    redactor,
+    notifier,
+    retryStartup: true,
+    statementProfile,
+  });
   const starting = new AbortController();
   // Every request of the first printer sync listens on this signal (one or more per printer, 16
   // printers at a time): many listeners are expected here, not a leak.
@@ -110,6 +122,18 @@ async function runAgent(flags: AgentFlags): Promise<void> {
   }
   started = true;
   logger.info('agent running');
+}
+
+/**
+ * With PRINTRELAY_SQL_PROFILE=<file> (a measuring aid, docs/performance.md), the profile that
+ * counts and times the database's statements, written to the file on each SIGUSR2.
+ */
+function sqlProfile(dataDir: string): StatementProfile | undefined {
+  const file = process.env.PRINTRELAY_SQL_PROFILE;
+  if (!file) return undefined;
+  const profile = new StatementProfile();
+  dumpProfileOnSignal(file, profile, join(dataDir, 'agent.db-wal'));
+  return profile;
 }
 
 /** Reads the file again and applies it; a bad file keeps the running configuration. */

@@ -85,7 +85,7 @@ describe('Outbox.dueBatches', () => {
     batchQueries = 0;
     const prepare = db.prepare.bind(db);
     db.prepare = ((sql: string) => {
-      if (sql.includes('WITH heads')) batchQueries++;
+      if (sql.includes('AS head_seq')) batchQueries++;
       return prepare(sql);
     }) as AgentDatabase['prepare'];
   });

@@ -121,6 +121,17 @@ describe('commits a job spares', () => {
   });
 });
 
+/** Counts the ledger's reads of a job (JobLedger.get, the moves' own included). */
+function countReads(ledger: JobLedger): { count: number } {
+  const reads = { count: 0 };
+  const get = ledger.get.bind(ledger);
+  ledger.get = (jobId) => {
+    reads.count++;
+    return get(jobId);
+  };
+  return reads;
+}
+
 describe('commits of a whole job (docs/agent-jobs.md, "Commits per job")', () => {
   let rig: JobStepRig;
   beforeEach(() => {
@@ -175,16 +186,27 @@ describe('commits of a whole job (docs/agent-jobs.md, "Commits per job")', () =>
     });
     loop.start();
     const commits = watchCommits(rig.db);
+    const reads = countReads(rig.ledger);
     offerWithDocument((o, held) => loop.offer(o, held), inline, offer, inlineDocument);
     await ended;
     commits.restore();
     await loop.stop();
-    return { commits: commits.commits, claims, kinds: rig.kinds('j1'), held: inline.has('j1') };
+    return {
+      commits: commits.commits,
+      reads: reads.count - printer.seen.length,
+      claims,
+      kinds: rig.kinds('j1'),
+      held: inline.has('j1'),
+    };
   }
 
+  // Reads of the job (JobLedger.get, the printer fake's own aside): one at the start of each of
+  // the runner's four phases, one in each of the three moves and the line's two checks for a job
+  // that waits out of line (docs/performance.md, Round 6).
   it('a document that came with its offer: 5 commits, the offer recorded spooled with received and downloading', async () => {
     expect(await commitsOfOneJob(Buffer.from(DOCUMENT))).toEqual({
       commits: 5,
+      reads: 9,
       claims: ['j1'],
       kinds: ['received', 'downloading', 'printing', 'completed'],
       held: false,
@@ -229,9 +251,11 @@ describe('commits of a whole job (docs/agent-jobs.md, "Commits per job")', () =>
     expect(inline.has('j2')).toBe(false);
   });
 
+  // Two more reads than inline: the download's two moves (downloading, spooled) in one commit.
   it('a document downloaded: 6 commits (the offer, then the download with downloading)', async () => {
     expect(await commitsOfOneJob(undefined)).toEqual({
       commits: 6,
+      reads: 11,
       claims: [],
       kinds: ['received', 'downloading', 'printing', 'completed'],
       held: false,
