@@ -76,7 +76,6 @@ export function selectDueBatch(
     chosen.push(head.job_id);
     events = Math.min(maxEvents, events + head.pending);
   }
-  if (events >= maxEvents) complete = false;
   if (chosen.length === 0) return { batch: [], complete };
   const rows = db
     .prepare(

@@ -116,4 +116,11 @@ describe('Outbox.dueBatches', () => {
     expect(jobsOf(outbox.dueBatches(2, 3, 200))).toEqual([['a', 'b', 'c']]);
     expect(batchQueries).toBe(2);
   });
+
+  it('cuts a lone job beyond the event cap to its first events and asks once (its rest waits for the next round)', () => {
+    for (let i = 0; i < 5; i++) outbox.add('a', { kind: 'progress', pages_printed: i });
+    const batches = outbox.dueBatches(3, 10, 3);
+    expect(batches.map((b) => b.map((r) => `${r.jobId}${r.event.seq}`))).toEqual([['a1', 'a2', 'a3']]);
+    expect(batchQueries).toBe(1);
+  });
 });
