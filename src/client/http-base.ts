@@ -66,8 +66,10 @@ export interface HttpClientOptions {
   clock?: Clock;
   userAgent?: string;
   /**
-   * Told after each request whether it reached the server: an answer below 500 is contact, a
-   * network failure, timeout or 5xx is not (the agent's readiness and status use it).
+   * Told after each request whether it reached the server: an answer below 500 is contact, and so
+   * is a 503 with Retry-After (the service itself saying it is busy, for example too many document
+   * downloads at once); a network failure, timeout or other 5xx is not (the agent's readiness and
+   * status use it).
    */
   onContact?: (ok: boolean, problem?: string) => void;
   /** PEM of a CA to trust besides the system roots (cloud.ca_file). */
@@ -150,7 +152,7 @@ export class HttpClient {
         headersTimeout: timeout,
         bodyTimeout: timeout,
       });
-      if (res.statusCode >= 500)
+      if (res.statusCode >= 500 && !answeredBusy(res.statusCode, res.headers))
         this.options.onContact?.(false, `${url.origin} answered HTTP ${res.statusCode}`);
       else this.options.onContact?.(true);
       return { status: res.statusCode, headers: res.headers, body: res.body };
@@ -191,6 +193,11 @@ export class HttpClient {
     }
     return pool;
   }
+}
+
+/** A 503 that says when to come back is the service answering that it is busy, not out of reach. */
+function answeredBusy(status: number, headers: Record<string, string | string[] | undefined>): boolean {
+  return status === 503 && headers['retry-after'] !== undefined;
 }
 
 /** Milliseconds to wait from a Retry-After header (seconds or an HTTP date); undefined when absent. */

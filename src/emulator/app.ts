@@ -94,8 +94,9 @@ export async function createEmulator(options: EmulatorOptions): Promise<Emulator
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   await registerOpenApi(app);
   // The sandbox reads jobs, users and webhook endpoints through their faces (SandboxRecords).
-  const { clock, logger, tokens, jobs, hub, webhooks, pull, mail } = context;
-  await sandbox.register(app, { clock, logger, tokens, jobs, hub, webhooks, pull, mail }, context.store);
+  const { clock, logger, tokens, jobs, hub, webhooks, pull, mail, documents } = context;
+  const sandboxContext = { clock, logger, tokens, jobs, hub, webhooks, pull, mail, documents };
+  await sandbox.register(app, sandboxContext, context.store);
   await registerRoutes(app, context);
   // A keep-alive connection whose last response was still finishing when close() began is not
   // idle at that moment, so the server's one sweep of idle connections misses it and close()
@@ -243,7 +244,7 @@ async function createContext(
       groups,
       assignments,
       files,
-      documents: new FileSender(),
+      documents: new FileSender(options.downloads === undefined ? {} : { limits: options.downloads }),
       fetcher,
       printing: new PrintService(files, fetcher, { printers, assignments, jobs }),
       pull,

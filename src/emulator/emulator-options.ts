@@ -8,6 +8,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../log/logger.js';
 import type { ChannelSettings } from './connectors/connector-hub.js';
 import type { UploadLimits } from './files/upload-limits.js';
+import type { DownloadLimits } from './http/download-gate.js';
 import type { CredentialLimits } from './store/credential-guard.js';
 import type { WebhookOptions } from './webhooks/webhook-parts.js';
 import type { SandboxOptions } from './sandbox/sandbox.js';
@@ -57,4 +58,9 @@ export interface EmulatorOptions {
   maxDocumentBytes?: number;
   /** Limits of PrepareUpload uploads (defaults: files/upload-limits.ts defaultUploadLimits). */
   uploadLimits?: Partial<UploadLimits>;
+  /**
+   * Caps of document downloads at once, overall and per organization, and of the line waiting
+   * for them (defaults: http/download-gate.ts DEFAULT_DOWNLOAD_LIMITS).
+   */
+  downloads?: Partial<DownloadLimits>;
 }

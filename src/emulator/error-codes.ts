@@ -37,6 +37,8 @@ declare module '../lib/errors.js' {
     too_large: 'emulator';
     block_count: 'emulator';
     fetch_failed: 'emulator';
+    // http/: document downloads beyond their caps (download-gate.ts).
+    downloads_busy: 'emulator';
     // pull/tpfm/: a /TPFM/ command's failure (its X-FMP-Return code rides along).
     tpfm_failure: 'emulator';
   }

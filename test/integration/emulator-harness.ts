@@ -11,6 +11,7 @@ import { request } from 'undici';
 import { DEMO, defaultEmulatorSeed } from '../../src/config/demo-seed.js';
 import type { EmulatorSeed } from '../../src/config/emulator-seed-schema.js';
 import { type Emulator, createEmulator } from '../../src/emulator/app.js';
+import type { DownloadLimits } from '../../src/emulator/http/download-gate.js';
 import type { WebhookOptions } from '../../src/emulator/webhooks/webhook-parts.js';
 import type { SandboxOptions } from '../../src/emulator/sandbox/sandbox.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -60,6 +61,8 @@ export async function startHarness(
     connectorChannel?: ChannelSettings;
     /** The emulator's logger (default: silent). */
     logger?: Logger;
+    /** Caps of document downloads at once (default the emulator's). */
+    downloads?: Partial<DownloadLimits>;
   } = {},
 ): Promise<Harness> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'emulator-test-')));
@@ -78,6 +81,7 @@ export async function startHarness(
     ...(options.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: options.maxDocumentBytes }),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     ...(options.connectorChannel ? { connectorChannel: options.connectorChannel } : {}),
+    ...(options.downloads ? { downloads: options.downloads } : {}),
   });
   const baseUrl = await emulator.listen(options.host ?? '127.0.0.1', 0);
   return {

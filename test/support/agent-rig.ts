@@ -12,6 +12,7 @@ import { SfapiClient } from '../../src/client/sfapi-client.js';
 import { DEMO, defaultEmulatorSeed } from '../../src/config/load-config.js';
 import { createEmulator, type Emulator } from '../../src/emulator/app.js';
 import type { ChannelSettings } from '../../src/emulator/connectors/connector-hub.js';
+import type { DownloadLimits } from '../../src/emulator/http/download-gate.js';
 import { type Logger, silentLogger } from '../../src/log/logger.js';
 import { type RunningIppEvePrinter, startIppEvePrinter } from './ippeveprinter.js';
 
@@ -26,11 +27,11 @@ export interface EmulatorWithApp {
 
 /**
  * Starts the emulator (database and files under `dir`) and signs the demo user's app in;
- * `options` may set its logger and its connector channel's protocol settings.
+ * `options` may set its logger, its connector channel's protocol settings and its download caps.
  */
 export async function startEmulatorWithApp(
   dir: string,
-  options: { logger?: Logger; connectorChannel?: ChannelSettings } = {},
+  options: { logger?: Logger; connectorChannel?: ChannelSettings; downloads?: Partial<DownloadLimits> } = {},
 ): Promise<EmulatorWithApp> {
   const emulator = await createEmulator({
     db: join(dir, 'emulator.db'),
@@ -38,6 +39,7 @@ export async function startEmulatorWithApp(
     seed: defaultEmulatorSeed(),
     logger: options.logger ?? silentLogger(),
     ...(options.connectorChannel ? { connectorChannel: options.connectorChannel } : {}),
+    ...(options.downloads ? { downloads: options.downloads } : {}),
   });
   const base = await emulator.listen('127.0.0.1', 0);
   const settings = { authUrl: base, clientId: DEMO.client.id, clientSecret: DEMO.client.secret };

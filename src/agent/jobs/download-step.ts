@@ -1,8 +1,8 @@
 /**
  * The download step of a job: the document is fetched (claiming the job) into memory when it is
  * small and there is room (held-documents.ts: no spool file), else into the spool, or the job
- * records when to try again. A download the cloud never answered or the spool could not take
- * waits without counting as an attempt; after `jobs.download_attempts` counted failures the job
+ * records when to try again. A download the cloud never answered, answered busy (503, 429: at
+ * least its Retry-After), or the spool could not take waits without counting as an attempt; after `jobs.download_attempts` counted failures the job
  * fails; a claim the cloud refused drops the job as another connector's; a document the cloud
  * refuses for good (any other 4xx: 404 no such job for this connector, 410 document deleted,
  * 403) fails the job at once with that reason, reported to the cloud once, never retried; so
@@ -104,7 +104,7 @@ export class DownloadStep {
       // fault and the job must not fail; it waits, and the log names the URL and the fix.
       if (isUntrustedCloud(error) && !stop.aborted) return this.waiting(job, error, log);
       if (!isRetryable(error) || stop.aborted) throw error;
-      if (error.code === 'network' || error.code === 'spool_write') return this.waiting(job, error, log);
+      if (isWaitNotCounted(error)) return this.waiting(job, error, log);
       return this.failed(job, errorMessage(error), log);
     }
     this.waits.delete(job.jobId);
@@ -181,9 +181,7 @@ export class DownloadStep {
     if (error instanceof DocumentRefusedError) return this.outcomes.fail(job, error.message, log);
     if (isRefusedForGood(error) && !wake.aborted)
       return this.outcomes.fail(job, `the cloud no longer has the document: ${error.message}`, log);
-    const notCounted =
-      (isUntrustedCloud(error) && !wake.aborted) ||
-      (error instanceof RetryableError && (error.code === 'network' || error.code === 'spool_write'));
+    const notCounted = (isUntrustedCloud(error) && !wake.aborted) || isWaitNotCounted(error);
     if (!notCounted && (!isRetryable(error) || wake.aborted)) throw error;
     const message = errorMessage(error);
     const failures = (this.refetches.get(job.jobId) ?? 0) + (notCounted ? 0 : 1);
@@ -197,7 +195,7 @@ export class DownloadStep {
     }
     const waits = (this.waits.get(job.jobId) ?? 0) + 1;
     this.waits.set(job.jobId, waits);
-    const delayMs = backoffDelay(this.outcomes.backoff(), waits, this.deps.random);
+    const delayMs = this.waitDelay(error, waits);
     log.warn({ error: message, delayMs }, 'fetching the document again failed; will try again');
     this.outcomes.reportWaiting(job.jobId, error, delayMs);
     this.refetchDue.set(job.jobId, { dueAt: this.deps.clock.now() + delayMs, error: message });
@@ -205,15 +203,15 @@ export class DownloadStep {
   }
 
   /**
-   * A download that failed because the cloud was unreachable, its certificate no longer
-   * verified, or the spool folder could not be written (disk full): not the document's fault, so
-   * it does not count toward
-   * `jobs.download_attempts`; the job waits with backoff and the spool problem is reported.
+   * A download that failed because the cloud was unreachable or busy (503, 429), its certificate
+   * no longer verified, or the spool folder could not be written (disk full): not the document's
+   * fault, so it does not count toward `jobs.download_attempts`; the job waits with backoff (at
+   * least the cloud's Retry-After) and the spool problem is reported.
    */
   private waiting(job: LedgerJob, error: RetryableError | PermanentError, log: Logger): LedgerJob {
     const waits = (this.waits.get(job.jobId) ?? 0) + 1;
     this.waits.set(job.jobId, waits);
-    const delayMs = backoffDelay(this.outcomes.backoff(), waits, this.deps.random);
+    const delayMs = this.waitDelay(error, waits);
     const message = errorMessage(error);
     log.warn({ error: message, delayMs }, 'download could not complete; waiting, not counted as an attempt');
     const moved = this.moveFrom(job, 'downloading', {
@@ -223,6 +221,12 @@ export class DownloadStep {
     if (error instanceof RetryableError && error.code === 'spool_write')
       this.outcomes.reportWaiting(job.jobId, error, delayMs);
     return moved;
+  }
+
+  /** The backoff of a job's `waits`-th wait, and at least the cloud's Retry-After. */
+  private waitDelay(error: unknown, waits: number): number {
+    const backoff = backoffDelay(this.outcomes.backoff(), waits, this.deps.random);
+    return Math.max(backoff, isRetryable(error) ? (error.retryAfterMs ?? 0) : 0);
   }
 
   /**
@@ -267,6 +271,21 @@ function safeName(value: string): string {
 /** A 4xx answer to the download other than 408 (timeout) and 429 (retryable already): retrying cannot help. */
 function isRefusedForGood(error: unknown): error is HttpError {
   return error instanceof HttpError && error.status >= 400 && error.status < 500 && error.status !== 408;
+}
+
+/**
+ * A failed download that waits without counting as an attempt: the cloud did not answer, the
+ * spool could not take it, or the cloud said it is busy (503: too many downloads at once; 429):
+ * none of them is the document's fault.
+ */
+function isWaitNotCounted(error: unknown): error is RetryableError {
+  return (
+    error instanceof RetryableError &&
+    (error.code === 'network' ||
+      error.code === 'spool_write' ||
+      error.code === 'http_503' ||
+      error.code === 'http_429')
+  );
 }
 
 /** An untrusted certificate of the cloud (`tls_untrusted`, client/cloud-trust.ts). */

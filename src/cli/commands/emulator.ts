@@ -8,7 +8,8 @@
  * --registration-sheet-interval-s N (one registration sheet per unknown card per N s; 600),
  * --cors-origin ORIGIN (browser origins allowed besides registered redirect URLs), --faults FILE
  * (fault rules in force from the start), --no-faults (no console, fault switchboard or test
- * clock: a production-like start). Subcommands `faults` and `clock` steer a running one
+ * clock: a production-like start), --downloads-max / --downloads-max-per-org / --downloads-wait-ms
+ * (document downloads at once: download-flags.ts). Subcommands `faults` and `clock` steer a running one
  * (emulator-sandbox.ts). Prints
  * `listening on <url>`; a signal closes it.
  */
@@ -24,6 +25,7 @@ import { defaultEmulatorSeed } from '../../config/load-config.js';
 import { readTlsFiles, selfSignedTls, type TlsMaterial } from '../tls-files.js';
 import { addOutboundOption, type OutboundFlags, outboundAllowOf } from '../outbound-flags.js';
 import { addCorsOption, type CorsFlags, corsOriginsOf } from '../cors-flags.js';
+import { addDownloadOptions, type DownloadFlags, downloadLimitsOf } from '../download-flags.js';
 import {
   addLogOptions,
   CliError,
@@ -34,7 +36,7 @@ import {
   parseListenAddress,
 } from '../cli-runtime.js';
 
-interface EmulatorFlags extends LogFlags, OutboundFlags, CorsFlags {
+interface EmulatorFlags extends LogFlags, OutboundFlags, CorsFlags, DownloadFlags {
   listen: string;
   db?: string;
   seed?: string;
@@ -113,6 +115,7 @@ export function registerEmulatorCommand(program: Command): void {
   addSandboxCommands(command);
   addOutboundOption(command, 'default: public addresses only');
   addCorsOption(command);
+  addDownloadOptions(command);
   addLogOptions(command).action(async (flags: EmulatorFlags) => runEmulator(flags));
 }
 
@@ -136,6 +139,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
     7 * 24 * 3600,
   );
   const connectorChannel = channelSettings(flags);
+  const downloads = downloadLimitsOf(flags);
   const { createEmulator } = await import('../../emulator/app.js');
   const emulator = await createEmulator({
     db,
@@ -148,6 +152,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
     outboundAllow,
     registrationSheetIntervalMs: sheetIntervalS * 1000,
     corsOrigins,
+    downloads,
     sandbox: flags.faults === false ? { enabled: false } : { faults },
   });
   let url: string;

@@ -141,7 +141,8 @@ export const connectorJobRoutes: RoutePlugin<ConnectorJobRouteContext> = async (
       const claim = parseClaimFlag((request.query as Record<string, unknown>)['claim']);
       const job = jobs.documentFor(caller(request), request.params.id, { claim });
       const { path, size, sha256, contentType } = job.file;
-      await documents.send(request, reply, { path, size, etag: `"${sha256}"`, contentType });
+      const file = { path, size, etag: `"${sha256}"`, contentType };
+      await documents.send(request, reply, file, job.organizationId);
       return reply;
     },
   );

@@ -144,6 +144,7 @@ export const connectorJobSchemas = {
       404,
       409,
       410,
+      503,
     ),
   },
   jobEvents: { ...own, params: IdParams, response: responses({ 204: NoContent }, 400, 401, 403, 404, 409) },

@@ -3,14 +3,16 @@
  * /_emulator/state), the live stream (GET /_emulator/events: server-sent events, one `state`
  * event with the whole snapshot at once and again whenever it changed: at once after a fault
  * rule or the clock changed, else within LIVE_CHECK_MS), a job's document
- * (GET /_emulator/jobs/<id>/document) and a webhook retry (POST
+ * (GET /_emulator/jobs/<id>/document: the connector download's sender, so Range, If-Range, HEAD
+ * and the download slots as there) and a webhook retry (POST
  * /_emulator/webhooks/<endpoint>/events/<event>/retry). Data routes follow sandbox-access.ts;
  * the page and script hold no data. Streams end when the emulator closes.
  */
-import { createReadStream, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { Type as T } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { GoneError, NotFoundError } from '../../../lib/errors.js';
+import type { FileSender } from '../../http/file-sender.js';
 import type { WebhookService } from '../../webhooks/webhook-service.js';
 import { errorResponses, otherContent } from '../../http/schemas.js';
 import { sandboxReader } from '../sandbox-access.js';
@@ -29,9 +31,11 @@ const AnyJson = T.Object({}, { additionalProperties: true });
 /** The sandbox's parts the console reads: its clock, its rules and the records it is lent. */
 type SandboxParts = ConsoleSources;
 
-/** What the console uses: what its snapshot reads, and the webhook retries it offers. */
+/** What the console uses: what its snapshot reads, the webhook retries it offers, the document sender. */
 export interface ConsoleContext extends ConsoleSnapshotContext {
   webhooks: WebhookService;
+  /** Sends a job's document as the connector download does (Range, HEAD, pooled buffers, slots). */
+  documents: FileSender;
 }
 
 /** Registers the console's routes. */
@@ -89,7 +93,9 @@ export function registerConsoleRoutes(
         params: T.Object({ id: T.String() }),
         response: {
           200: otherContent('application/octet-stream', 'the document as submitted'),
-          ...errorResponses(401, 403, 404, 410),
+          206: otherContent('application/octet-stream', 'the requested byte range'),
+          416: otherContent('text/plain', 'the range is not satisfiable'),
+          ...errorResponses(401, 403, 404, 410, 503),
         },
       },
     },
@@ -102,11 +108,15 @@ export function registerConsoleRoutes(
       if (job.fileDeleted || !existsSync(job.file.path))
         throw new GoneError(`the document of job ${id} was deleted`);
       const name = job.file.name.replace(/[^\w.\- ]/g, '_');
-      return reply
-        .type(job.file.contentType)
-        .header('content-length', job.file.size)
-        .header('content-disposition', `attachment; filename="${name}"`)
-        .send(createReadStream(job.file.path));
+      reply.header('content-disposition', `attachment; filename="${name}"`);
+      const { path, size, sha256, contentType } = job.file;
+      await context.documents.send(
+        request,
+        reply,
+        { path, size, etag: `"${sha256}"`, contentType },
+        job.organizationId,
+      );
+      return reply;
     },
   );
   app.post(

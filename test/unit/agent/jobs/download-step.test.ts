@@ -1,7 +1,7 @@
 /**
  * DownloadStep on its own (no printer: the download is the test's function): where a document is
  * spooled, a document kept in memory or written to the spool, each kind of failed download
- * (claim refused, document refused, refused for good, cloud away or untrusted, spool full,
+ * (claim refused, document refused, refused for good, cloud away, busy or untrusted, spool full,
  * counted failures up to `jobs.download_attempts`) with its move, delay, events and log line, and
  * ensureDocument's fetch of a document a restart lost.
  */
@@ -184,6 +184,8 @@ describe('DownloadStep', () => {
       ['the cloud away', new RetryableError('network', 'GET /d/j: ECONNREFUSED')],
       ['an untrusted cloud', untrusted()],
       ['a full spool', new RetryableError('spool_write', 'cannot write the spool file: disk full')],
+      ['a busy cloud (503)', new RetryableError('http_503', 'too many document downloads: at most 8 ...')],
+      ['a throttling cloud (429)', new RetryableError('http_429', 'too many requests')],
     ])('waits out %s without counting an attempt, its backoff growing per wait', async (_what, error) => {
       answers = [error];
       const first = await run(offered());
@@ -211,6 +213,15 @@ describe('DownloadStep', () => {
       await run(again);
       step.forget('j');
       expect(await run(rig.ledger.get('j') as LedgerJob)).toMatchObject({ nextRetryAt: clock.now() + 200 });
+    });
+
+    it("waits at least a busy cloud's Retry-After, longer than its backoff", async () => {
+      answers = [new RetryableError('http_503', 'too many document downloads', { retryAfterMs: 2000 })];
+      const first = await run(offered());
+      expect(first).toMatchObject({ state: 'downloading', attempts: 0, nextRetryAt: clock.now() + 2000 });
+      expect(rig.logged('download could not complete; waiting, not counted as an attempt')).toEqual([
+        expect.objectContaining({ delayMs: 2000 }),
+      ]);
     });
 
     it('counts any other failure as an attempt, with backoff, and fails the job at the last one', async () => {
