@@ -4,7 +4,8 @@
  * savepoint of its own, so one refused event rolls back only itself; the later ones answered
  * `skipped`). A refused claim applies none and throws as the claim does; an event error that maps
  * to 5xx rolls everything back, the claim too, and is rethrown. The steps are injected
- * (JobService.claimWithEvents), so this module does no I/O of its own and holds nothing.
+ * (JobEventApplier.claimWithEvents in job-event-applier.ts), so this module does no I/O of its own
+ * and holds nothing.
  */
 import { ValidationError } from '../../lib/errors.js';
 import {
@@ -15,7 +16,7 @@ import {
 } from '../../protocol/connector-channel.js';
 import type { ErrorToResult } from './job-event-batch.js';
 
-/** What a claim with events does, step by step (JobService's own). */
+/** What a claim with events does, step by step (JobEventApplier's own). */
 export interface ClaimEventSteps<Applied> {
   /** Checks (and filters) one event before anything is written; throws what the event route would. */
   prepare(event: unknown): Promise<JobEvent>;

@@ -3,40 +3,38 @@
  * offered to the connector that owns the printer (WebSocket or poll), claimed by one connector,
  * downloaded, and driven by the connector's events; status() answers the spec's Status. With
  * printanddelete the stored file is removed once the job ends; a document missing from disk at
- * the download fails its job with that reason (410). No resources to clean up.
+ * the download fails its job with that reason (410). Its parts, built here: the events applied
+ * (job-event-applier.ts), the watchers (job-watchers.ts), a job's end (job-endings.ts) and the
+ * offer (job-offer.ts). No resources to clean up.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import type { Clock } from '../../lib/clock.js';
-import { ConflictError, GoneError, NotFoundError, PrintRelayError } from '../../lib/errors.js';
+import { ConflictError, GoneError, NotFoundError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
-import {
-  CHANNEL_PATHS,
-  type JobEvent,
-  type JobEventItemResult,
-  type JobOffer,
-  WAITING_PREFIX,
-} from '../../protocol/connector-channel.js';
+import { type JobEventItemResult, type JobOffer, WAITING_PREFIX } from '../../protocol/connector-channel.js';
 import type { PrintTicket } from '../../protocol/print-ticket.js';
-import type { ConnectorRecord } from '../connectors/connectors-face.js';
-import type { JobRecord } from './job-repo.js';
-import type { JobRecords } from './job-records.js';
 import type { JobNotifier } from '../connectors/connector-hub.js';
-import { type JobOutcomeListener, ignoreJobOutcomes } from './job-outcomes.js';
-import { type ClaimEventSteps, claimAndApply } from './job-claim-events.js';
+import type { ConnectorRecord } from '../connectors/connectors-face.js';
+import { JobEndings } from './job-endings.js';
+import { JobEventApplier, type JobReportFilter } from './job-event-applier.js';
 import type { ErrorToResult } from './job-event-batch.js';
-import { applyJobEvent, isFinal, parseJobEvent } from './job-events.js';
+import { isFinal } from './job-events.js';
+import { jobOffer, requireJobOfConnector } from './job-offer.js';
+import { type JobOutcomeListener, ignoreJobOutcomes } from './job-outcomes.js';
+import type { JobRecords } from './job-records.js';
+import type { JobRecord } from './job-repo.js';
 import { JOB_STATUS_CODE, type JobStatus, jobStatus } from './job-status.js';
+import { type JobWatcher, JobWatchers } from './job-watchers.js';
 
 /** Why a printer's jobs are held back from its connector (the sandbox's printer faults), or undefined. */
 export type PrinterGate = (printerId: string) => string | undefined;
 
-/** Sees a connector's job event before it is applied and returns the event to apply instead. */
-export type JobReportFilter = (jobId: string, event: JobEvent) => Promise<JobEvent>;
-
 /** The Status response (re-exported for the print API). */
 export type { JobStatus } from './job-status.js';
+/** The report filter (job-event-applier.ts) and the watcher (job-watchers.ts), re-exported for callers. */
+export type { JobReportFilter } from './job-event-applier.js';
+export type { JobWatcher } from './job-watchers.js';
 
 /** A job as the print API creates it. */
 export interface NewJob {
@@ -58,22 +56,13 @@ export interface JobHolder {
   status(orgId: string, jobId: string): JobStatus | undefined;
 }
 
-/** One event as stored: the job after it, whether it changed the job, whether it was known. */
-interface StoredEvent {
-  job: JobRecord;
-  applied: boolean;
-  duplicate: boolean;
-}
-
-/** Called with the job after every applied event or cancellation (see JobService.watch). */
-export type JobWatcher = (job: JobRecord) => void;
-
 /** Creates, routes and tracks jobs. */
 export class JobService {
   private holder: JobHolder | undefined;
-  private reportFilter: JobReportFilter | undefined;
   private printerGate: PrinterGate = () => undefined;
-  private readonly watchers = new Map<string, Set<JobWatcher>>();
+  private readonly watchers: JobWatchers;
+  private readonly endings: JobEndings;
+  private readonly events: JobEventApplier;
 
   constructor(
     /** Its jobs, and the printers, connectors and users they name (job-records.ts). */
@@ -82,8 +71,13 @@ export class JobService {
     private readonly logger: Logger,
     private readonly notifier: JobNotifier,
     /** Told of every final state inside the storing transaction (the webhook publisher). */
-    private readonly outcomes: JobOutcomeListener = ignoreJobOutcomes,
-  ) {}
+    outcomes: JobOutcomeListener = ignoreJobOutcomes,
+  ) {
+    this.watchers = new JobWatchers((jobId) => records.jobs.findById(jobId));
+    this.endings = new JobEndings(records, logger, outcomes);
+    const claim = (connector: ConnectorRecord, jobId: string) => void this.claim(connector, jobId);
+    this.events = new JobEventApplier(records, clock, logger, this.watchers, this.endings, claim);
+  }
 
   /** Stores a pending job and offers it to the printer's connector. NotFoundError for a foreign printer. */
   create(job: NewJob): { jobId: string } {
@@ -192,10 +186,10 @@ export class JobService {
       this.records.transaction(() => {
         this.records.jobs.saveProgress(job.id, ended, now);
         this.records.jobs.markFileDeleted(job.id);
-        this.tellOutcome(ended);
+        this.endings.tellOutcome(ended);
       });
       this.logger.warn({ job: job.id }, 'the document of the job is missing on disk: job failed');
-      this.notifyWatchers(job.id);
+      this.watchers.notify(job.id);
     } else {
       this.records.jobs.markFileDeleted(job.id);
     }
@@ -203,11 +197,8 @@ export class JobService {
   }
 
   /** Applies a connector's event (idempotent by event_id, in seq order); returns whether it changed the job. */
-  async applyEvent(connector: ConnectorRecord, jobId: string, body: unknown): Promise<boolean> {
-    const event = await this.prepareEvent(jobId, body);
-    const result = this.records.transaction(() => this.storeEvent(connector, jobId, event));
-    await this.afterEvent(connector, jobId, event, result);
-    return result.applied;
+  applyEvent(connector: ConnectorRecord, jobId: string, body: unknown): Promise<boolean> {
+    return this.events.apply(connector, jobId, body);
   }
 
   /**
@@ -221,66 +212,7 @@ export class JobService {
     events: unknown[],
     toResult: ErrorToResult,
   ): Promise<JobEventItemResult[]> {
-    const steps: ClaimEventSteps<{ event: JobEvent; result: StoredEvent }> = {
-      prepare: (body) => this.prepareEvent(jobId, body),
-      inTransaction: (work) => this.records.transaction(work),
-      claim: () => void this.claim(connector, jobId),
-      apply: (event) => ({ event, result: this.storeEvent(connector, jobId, event) }),
-      after: ({ event, result }) => this.afterEvent(connector, jobId, event, result),
-    };
-    return claimAndApply(steps, events, toResult);
-  }
-
-  /** The checked event, after the report filter. */
-  private async prepareEvent(jobId: string, body: unknown): Promise<JobEvent> {
-    const parsed = parseJobEvent(body);
-    return this.reportFilter ? await this.reportFilter(jobId.toLowerCase(), parsed) : parsed;
-  }
-
-  /** Writes one checked event; the caller holds the transaction. */
-  private storeEvent(connector: ConnectorRecord, jobId: string, event: JobEvent): StoredEvent {
-    let job = this.requireForConnector(connector, jobId);
-    if (job.claimedBy !== null && job.claimedBy !== connector.id)
-      throw new ConflictError(`job ${jobId} is held by another connector`, 'job_id');
-    if (this.records.jobs.hasEvent(event.event_id)) return { job, applied: false, duplicate: true };
-    // Protocol 2: an event of an unclaimed job claims it for its sender (the connector of its
-    // printer), so the `received` events of several jobs in one batch claim them all at once.
-    if (job.claimedBy === null && !isFinal(job.state)) {
-      this.records.jobs.claim(job.id, connector.id, this.clock.now());
-      job = { ...job, claimedBy: connector.id, state: job.state === 'pending' ? 'claimed' : job.state };
-    }
-    const next = applyJobEvent(job, event, this.clock.now());
-    this.records.jobs.insertEvent(
-      {
-        eventId: event.event_id,
-        jobId: job.id,
-        seq: event.seq,
-        kind: event.kind,
-        at: event.at,
-        body: event,
-        applied: next !== undefined,
-      },
-      this.clock.now(),
-    );
-    if (next) this.records.jobs.saveProgress(job.id, next, this.clock.now());
-    if (next && isFinal(next.state)) this.tellOutcome({ ...job, ...next });
-    return { job: next ? { ...job, ...next } : job, applied: next !== undefined, duplicate: false };
-  }
-
-  /** What follows a stored event once committed: the log line, the watchers, a finished job's file. */
-  private async afterEvent(
-    connector: ConnectorRecord,
-    jobId: string,
-    event: JobEvent,
-    result: StoredEvent,
-  ): Promise<void> {
-    const log = this.logger.child({ job: jobId, connector: connector.id });
-    log.debug(
-      { kind: event.kind, seq: event.seq, applied: result.applied, duplicate: result.duplicate },
-      'job event',
-    );
-    if (result.applied) this.notifyWatchers(result.job.id);
-    if (result.applied && isFinal(result.job.state)) await this.finished(result.job);
+    return this.events.claimWithEvents(connector, jobId, events, toResult);
   }
 
   /** Cancels an unfinished job and tells its connector; false when it already ended. */
@@ -292,13 +224,13 @@ export class JobService {
     const ended: JobRecord = { ...job, state: 'cancelled', finishedAt: now };
     this.records.transaction(() => {
       this.records.jobs.saveProgress(job.id, ended, now);
-      this.tellOutcome(ended);
+      this.endings.tellOutcome(ended);
     });
     const printer = this.records.printers.findById(job.printerId);
     const connectorId = job.claimedBy ?? printer?.connectorId;
     if (connectorId) this.notifier.jobCancelled(connectorId, job.id);
-    this.notifyWatchers(job.id);
-    void this.finished({ ...job, state: 'cancelled' });
+    this.watchers.notify(job.id);
+    void this.endings.finished({ ...job, state: 'cancelled' });
     return true;
   }
 
@@ -317,7 +249,7 @@ export class JobService {
 
   /** Installs the filter of connectors' reports (the sandbox's job faults; a later call replaces it). */
   setReportFilter(filter: JobReportFilter): void {
-    this.reportFilter = filter;
+    this.events.setReportFilter(filter);
   }
 
   /** Installs the pull-printing hold hook (one holder; a later call replaces it). */
@@ -330,98 +262,15 @@ export class JobService {
    * the function that stops watching (the caller calls it when done).
    */
   watch(jobId: string, watcher: JobWatcher): () => void {
-    const set = this.watchers.get(jobId) ?? new Set<JobWatcher>();
-    this.watchers.set(jobId, set);
-    set.add(watcher);
-    return () => {
-      set.delete(watcher);
-      if (set.size === 0 && this.watchers.get(jobId) === set) this.watchers.delete(jobId);
-    };
-  }
-
-  private notifyWatchers(jobId: string): void {
-    const set = this.watchers.get(jobId);
-    if (!set) return;
-    const job = this.records.jobs.findById(jobId);
-    if (job) for (const watcher of [...set]) watcher(job);
+    return this.watchers.watch(jobId, watcher);
   }
 
   /** The offer the connector gets for a job. */
   offer(job: JobRecord): JobOffer {
-    const printer = this.records.printers.findById(job.printerId);
-    const user = this.records.users.findById(job.userId);
-    return {
-      job_id: job.id,
-      printer_id: job.printerId,
-      tp_id: printer?.tpId ?? 0,
-      document: {
-        url: CHANNEL_PATHS.document(job.id),
-        size: job.file.size,
-        sha256: job.file.sha256,
-        extension: job.file.extension,
-        content_type: job.file.contentType,
-        name: job.file.name,
-      },
-      ticket: job.ticket,
-      user: {
-        id: job.userId,
-        email: user?.email ?? '',
-        name: user ? `${user.firstName} ${user.lastName}`.trim() : '',
-      },
-      created: new Date(job.createdAt).toISOString(),
-    };
+    return jobOffer(this.records, job);
   }
 
   private requireForConnector(connector: ConnectorRecord, jobId: string): JobRecord {
-    const job = this.records.jobs.findById(jobId);
-    const printer = job && this.records.printers.findById(job.printerId);
-    if (
-      !job ||
-      job.organizationId !== connector.organizationId ||
-      !printer ||
-      printer.connectorId !== connector.id
-    ) {
-      if (
-        job &&
-        job.organizationId === connector.organizationId &&
-        job.claimedBy !== null &&
-        job.claimedBy !== connector.id
-      ) {
-        throw new ConflictError(`job ${jobId} is held by another connector`, 'job_id');
-      }
-      // A job of the organization on another connector's printer: the answer names the connector
-      // the call was taken as, so a caller taken for another one (no X-Host-Id) can tell.
-      const sameOrg = job?.organizationId === connector.organizationId;
-      throw new NotFoundError(
-        sameOrg ? `job ${jobId} of connector "${connector.readableName}"` : `job ${jobId}`,
-      );
-    }
-    return job;
-  }
-
-  /**
-   * Tells the outcome listener inside a savepoint of the caller's transaction: a listener that
-   * throws rolls back only its own writes, and the job's final state is stored all the same.
-   */
-  private tellOutcome(job: JobRecord): void {
-    try {
-      this.records.transaction(() => this.outcomes.jobEnded(job));
-    } catch (error) {
-      this.logger.error({ job: job.id, err: error }, 'the job outcome listener failed; the job is stored');
-    }
-  }
-
-  private async finished(job: JobRecord): Promise<void> {
-    this.logger.info({ job: job.id, state: job.state }, 'job ended');
-    if (!job.deleteAfterPrint || job.fileDeleted) return;
-    try {
-      await rm(job.file.path, { force: true });
-      this.records.jobs.markFileDeleted(job.id);
-    } catch (error) {
-      this.logger.warn(
-        { job: job.id, err: error instanceof PrintRelayError ? error.message : error },
-        'could not delete the printed file',
-      );
-    }
+    return requireJobOfConnector(this.records, connector, jobId);
   }
 }
