@@ -19,7 +19,7 @@ const core = [
   'src/store/outbox-batches.ts',
   'src/store/transaction-runner.ts',
   // The job path's steps, wherever under src/agent they live (the folder may move).
-  'src/agent/**/{download-step,document-check,submit-step,ticket-overrides,reconcile-step,watch-step,held-documents,job-runner,job-loop,job-outcomes,claiming-download,waiting-report,outbox-sender,inline-documents,spool-sweep}.ts',
+  'src/agent/**/{download-step,document-check,submit-step,ticket-overrides,reconcile-step,watch-step,held-documents,job-runner,job-loop,out-of-line-waits,download-slots,job-outcomes,claiming-download,waiting-report,outbox-sender,inline-documents,spool-sweep}.ts',
   // The pure protocol modules.
   'src/protocol/*.ts',
   // The token service and the OAuth client rules (wherever under src/emulator they live: the

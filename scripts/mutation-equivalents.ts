@@ -31,13 +31,18 @@ const DOWNLOAD_WAIT_REPORT =
 const ABORT_REASON =
   'the abort reason is never read: a wait it ends is caught and dropped, and a download it aborts ends in the cancelled or stopped branch of the runner, which logs no message';
 
+const LEDGER_KEEPS_JOBS = 'the ledger never deletes a job, so a queued job is always found';
+
+const DOCUMENT_WAIT_ONLY_SPOOLED =
+  'the runner keeps a document wait only for a `spooled` job whose fetch again failed (dropped once fetched or ended), and an unknown job has none, so its reason is undefined for any other job either way';
+
 const FORGET_WHY =
   'forget() only frees memory: a job that ended is never queued again by this loop (a new offer of it is refused, the ledger holds it), so its waker, cancel mark and count of runner failures are never read again';
 const FORGET_CONDITION = "state === 'completed' || state === 'failed' || state === 'cancelled'";
 /** The mutants of JobLoop.forget() (original, mutator, replacement). */
 const FORGET_MUTANTS: [string, string, string][] = [
   [
-    "{\n    this.wakers.delete(jobId);\n    this.broken.delete(jobId);\n    const state = this.deps.ledger.get(jobId)?.state;\n    if (state === 'completed' || state === 'failed' || state === 'cancelled') this.cancels.delete(jobId);\n  }",
+    "{\n    this.wakers.delete(jobId);\n    this.waits.forget(jobId);\n    const state = this.deps.ledger.get(jobId)?.state;\n    if (state === 'completed' || state === 'failed' || state === 'cancelled') this.cancels.delete(jobId);\n  }",
     'BlockStatement',
     '{}',
   ],
@@ -926,51 +931,47 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     why: ABORT_REASON,
   },
   {
-    file: 'jobs/job-loop.ts',
+    file: 'jobs/out-of-line-waits.ts',
     original: 'job?.state',
     mutator: 'OptionalChaining',
     replacement: 'job.state',
-    line: "const notFetched = job?.state === 'offered'",
-    why: 'the ledger never deletes a job, so a queued job is always found',
+    why: LEDGER_KEEPS_JOBS,
   },
   {
-    file: 'jobs/job-loop.ts',
-    original: 'Math.max(10, this.deps.runner.retryDelayMs(job))',
-    mutator: 'MethodExpression',
-    replacement: 'Math.min(10, this.deps.runner.retryDelayMs(job))',
-    why: 'a job queued again before its try is due finds prepare pausing at once and leaves the line again: only wake-ups are added',
-  },
-  {
-    file: 'jobs/job-loop.ts',
-    original: 'true',
-    mutator: 'BooleanLiteral',
-    replacement: 'false',
-    line: '    return true;',
-    why: 'the waiting job then passes through submit and watch, which take nothing from a job not fetched, and its timer queues it again all the same',
-  },
-  {
-    file: 'jobs/job-loop.ts',
-    original: 'waiting',
+    file: 'jobs/out-of-line-waits.ts',
+    original: 'job !== undefined',
     mutator: 'ConditionalExpression',
     replacement: 'true',
-    line: 'if (waiting) clearTimeout(waiting.timer);',
-    why: 'clearTimeout(undefined) does nothing',
+    why: LEDGER_KEEPS_JOBS,
   },
   {
-    file: 'jobs/job-loop.ts',
-    original: 'waiting',
-    mutator: 'ConditionalExpression',
-    replacement: 'false',
-    line: 'if (waiting) clearTimeout(waiting.timer);',
-    why: 'a timer left after a cancel queues the cancelled job again, whose phases take nothing from an ended job',
-  },
-  {
-    file: 'jobs/job-loop.ts',
-    original: 'this.running',
+    file: 'jobs/out-of-line-waits.ts',
+    original: 'job && this.deps.runner.waitsForDocument(job)',
     mutator: 'ConditionalExpression',
     replacement: 'true',
-    line: 'if (this.running) this.enqueue(printerId, jobId);',
-    why: 'stop() clears every retry timer, so after it requeue is never reached',
+    why: DOCUMENT_WAIT_ONLY_SPOOLED,
+  },
+  {
+    file: 'jobs/out-of-line-waits.ts',
+    original: 'job && this.deps.runner.waitsForDocument(job)',
+    mutator: 'LogicalOperator',
+    replacement: 'job || this.deps.runner.waitsForDocument(job)',
+    why: DOCUMENT_WAIT_ONLY_SPOOLED,
+  },
+  {
+    file: 'jobs/out-of-line-waits.ts',
+    original: 'this.deps.running()',
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    line: 'if (this.deps.running()) this.tryBeside(',
+    why: 'stop() clears every timer (clear()), so once the loop stopped no job waits and comeBack returns before this check',
+  },
+  {
+    file: 'jobs/out-of-line-waits.ts',
+    original: '{\n    this.broken.delete(jobId);\n  }',
+    mutator: 'BlockStatement',
+    replacement: '{}',
+    why: FORGET_WHY,
   },
   {
     file: 'jobs/job-loop.ts',

@@ -24,6 +24,7 @@ import type { NewJobEvent } from '../../store/outbox.js';
 import { type ServiceNotifier, startHeartbeat } from '../../service/service-notifier.js';
 import type { JobControl, JobRunner } from './job-runner.js';
 import { DownloadSlots } from './download-slots.js';
+import { OutOfLineWaits } from './out-of-line-waits.js';
 import { sweepSpool } from './spool-sweep.js';
 
 /** What a JobLoop needs; all owned by the caller. */
@@ -41,15 +42,11 @@ export interface JobLoopDeps {
   notifier?: ServiceNotifier;
 }
 
-/**
- * One printer's pipeline: the submission chain, downloads in flight, jobs being watched, and the
- * tries of jobs back from a wait out of line (not in the line yet).
- */
+/** One printer's pipeline: the submission chain, downloads in flight, jobs being watched. */
 interface PrinterPipeline {
   submitChain: Promise<void>;
   downloads: DownloadSlots;
   active: Set<Promise<unknown>>;
-  trying: Set<Promise<void>>;
   queued: number;
 }
 
@@ -58,15 +55,22 @@ export class JobLoop {
   private readonly pipelines = new Map<string, PrinterPipeline>();
   private readonly cancels = new Set<string>();
   private readonly wakers = new Map<string, AbortController>();
-  /** Jobs waiting for their next download try: the timer that queues them again. */
-  private readonly retries = new Map<string, { timer: NodeJS.Timeout; printerId: string }>();
-  /** Jobs whose runner threw (a bug or a broken store, not the job's own failure): times in a row. */
-  private readonly broken = new Map<string, number>();
+  private readonly waits: OutOfLineWaits;
   private stopController = new AbortController();
   private running = false;
   private stopHeartbeat = () => {};
 
-  constructor(private readonly deps: JobLoopDeps) {}
+  constructor(private readonly deps: JobLoopDeps) {
+    this.waits = new OutOfLineWaits({
+      ledger: deps.ledger,
+      runner: deps.runner,
+      running: () => this.running,
+      cancelled: (jobId) => this.cancels.has(jobId),
+      enqueue: (printerId, jobId) => this.enqueue(printerId, jobId),
+      tryDownload: (printerId, jobId) => this.tryDownload(printerId, jobId),
+      left: (jobId) => this.wakers.delete(jobId),
+    });
+  }
 
   /**
    * Creates the spool directory, removes the files of jobs that ended before a crash could remove
@@ -129,8 +133,7 @@ export class JobLoop {
     this.cancels.add(jobId);
     this.deps.logger.info({ job: jobId }, 'cancel requested');
     this.wakers.get(jobId)?.abort(new Error('job cancelled'));
-    const waiting = this.retries.get(jobId);
-    if (waiting) this.requeue(jobId, waiting.printerId);
+    this.waits.comeBack(jobId);
   }
 
   /**
@@ -138,10 +141,7 @@ export class JobLoop {
    * out of line for its next try; undefined for any other job.
    */
   documentWaitReason(jobId: string): string | undefined {
-    const job = this.deps.ledger.get(jobId);
-    return job && this.deps.runner.waitsForDocument(job)
-      ? this.deps.runner.documentWaitReason(jobId)
-      : undefined;
+    return this.waits.documentWaitReason(jobId);
   }
 
   /** How many `spooled` jobs wait for their next try to fetch their document again. */
@@ -160,10 +160,9 @@ export class JobLoop {
   async stop(): Promise<void> {
     this.running = false;
     this.stopController.abort(new Error('agent stopping'));
-    for (const { timer } of this.retries.values()) clearTimeout(timer);
-    this.retries.clear();
-    this.broken.clear();
-    await Promise.all([...this.pipelines.values()].flatMap((p) => [p.submitChain, ...p.active, ...p.trying]));
+    this.waits.clear();
+    const pipelines = [...this.pipelines.values()];
+    await Promise.all([...pipelines.flatMap((p) => [p.submitChain, ...p.active]), this.waits.settled()]);
     this.pipelines.clear();
     this.stopHeartbeat();
   }
@@ -190,13 +189,13 @@ export class JobLoop {
     const prepared = pipeline.downloads.run(() => this.prepare(log, jobId, control, backend));
     pipeline.submitChain = pipeline.submitChain.then(async () => {
       await prepared;
-      if (this.waitOutOfLine(printerId, jobId)) {
+      if (this.waits.leave(printerId, jobId)) {
         pipeline.queued--;
         return;
       }
       await this.guard(log, () => this.deps.runner.submit(jobId, backend, control));
       // Its document could not be fetched again at the submission either.
-      if (this.waitOutOfLine(printerId, jobId)) {
+      if (this.waits.leave(printerId, jobId)) {
         pipeline.queued--;
         return;
       }
@@ -209,72 +208,24 @@ export class JobLoop {
     });
   }
 
-  /**
-   * A job whose download waits for its next try leaves the line; a timer queues it again. So does
-   * a `spooled` job whose document (lost in a restart) could not be fetched again, unless it was
-   * cancelled (the submission ends it). That includes a job whose next try is already due by the
-   * time the line reaches it (its wait passed while earlier jobs were sent): it is queued again
-   * at once, never dropped.
-   */
-  private waitOutOfLine(printerId: string, jobId: string): boolean {
-    const job = this.deps.ledger.get(jobId);
-    const notFetched =
-      job?.state === 'offered' ||
-      job?.state === 'downloading' ||
-      (job !== undefined && !this.cancels.has(jobId) && this.deps.runner.waitsForDocument(job));
-    if (!job || !this.running || !notFetched) return false;
-    this.wakers.delete(jobId);
-    const timer = setTimeout(
-      () => this.requeue(jobId, printerId),
-      Math.max(brokenRunDelayMs(this.broken.get(jobId) ?? 0), this.deps.runner.retryDelayMs(job)),
-    );
-    this.retries.set(jobId, { timer, printerId });
-    return true;
-  }
-
-  private requeue(jobId: string, printerId: string): void {
-    const waiting = this.retries.get(jobId);
-    if (waiting) clearTimeout(waiting.timer);
-    this.retries.delete(jobId);
-    if (this.running) this.rejoin(printerId, jobId);
-  }
-
-  /**
-   * A job back from its wait out of line tries again before it joins the line: its download (or
-   * its fetch again) runs in the printer's download-ahead slots, and only once the document is
-   * there does the job join the line, at its end. A try that takes long (a cloud that takes the
-   * connection and does not answer until the timeout) so holds none of the printer's later jobs;
-   * a try that fails sends it out of line again. A cancelled job joins at once (its submission
-   * ends it).
-   */
-  private rejoin(printerId: string, jobId: string): void {
+  /** The job's prepare phase in its printer's download slots; undefined for a printer not served. */
+  private tryDownload(printerId: string, jobId: string): Promise<void> | undefined {
     const backend = this.deps.backendFor(printerId);
-    if (!backend || this.cancels.has(jobId)) {
-      this.enqueue(printerId, jobId);
-      return;
-    }
-    const pipeline = this.pipelineOf(printerId);
-    const control = this.controlFor(jobId);
+    if (!backend) return undefined;
     const log = this.deps.logger.child({ job: jobId });
-    const trying: Promise<void> = pipeline.downloads
-      .run(() => this.prepare(log, jobId, control, backend))
-      .then(() => {
-        pipeline.trying.delete(trying);
-        if (this.running && !this.waitOutOfLine(printerId, jobId)) this.enqueue(printerId, jobId);
-      });
-    pipeline.trying.add(trying);
+    const control = this.controlFor(jobId);
+    return this.pipelineOf(printerId).downloads.run(() => this.prepare(log, jobId, control, backend));
   }
 
-  /** The prepare phase (download ahead), counting the runner's throws in a row (brokenRunDelayMs). */
+  /** The prepare phase (download ahead), counting the runner's throws in a row (OutOfLineWaits). */
   private async prepare(
     log: Logger,
     jobId: string,
     control: JobControl,
     backend: PrinterBackend,
   ): Promise<void> {
-    if (await this.guard(log, () => this.deps.runner.prepare(jobId, control, backend)))
-      this.broken.delete(jobId);
-    else this.broken.set(jobId, (this.broken.get(jobId) ?? 0) + 1);
+    const ok = await this.guard(log, () => this.deps.runner.prepare(jobId, control, backend));
+    this.waits.countRun(jobId, !ok);
   }
 
   private pipelineOf(printerId: string): PrinterPipeline {
@@ -284,7 +235,6 @@ export class JobLoop {
         submitChain: Promise.resolve(),
         downloads: new DownloadSlots(this.deps.prefetch ?? 4),
         active: new Set(),
-        trying: new Set(),
         queued: 0,
       };
       this.pipelines.set(printerId, pipeline);
@@ -303,7 +253,7 @@ export class JobLoop {
 
   private forget(jobId: string): void {
     this.wakers.delete(jobId);
-    this.broken.delete(jobId);
+    this.waits.forget(jobId);
     if (!this.cancels.has(jobId)) return;
     const state = this.deps.ledger.get(jobId)?.state;
     if (state === 'completed' || state === 'failed' || state === 'cancelled') this.cancels.delete(jobId);
@@ -330,19 +280,6 @@ export class JobLoop {
       this.deps.emit(jobId, { kind: 'failed', error_code: 3011, message });
     });
   }
-}
-
-/** Longest wait before a job whose runner keeps throwing joins its line again. */
-export const BROKEN_RUN_MAX_DELAY_MS = 60_000;
-
-/**
- * How long a job not yet fetched waits out of line before it joins its line again, after its
- * runner threw `times` times in a row: 10 ms when it did not, then 10, 20, 40 ms and so on up to
- * BROKEN_RUN_MAX_DELAY_MS, so a runner that keeps throwing (a broken store, a bug) neither spins
- * nor fills the log.
- */
-export function brokenRunDelayMs(times: number): number {
-  return Math.min(10 * 2 ** Math.max(0, times - 1), BROKEN_RUN_MAX_DELAY_MS);
 }
 
 /**

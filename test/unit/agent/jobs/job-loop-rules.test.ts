@@ -8,13 +8,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  BROKEN_RUN_MAX_DELAY_MS,
-  brokenRunDelayMs,
-  type JobLoopDeps,
-  JobLoop,
-  resumeOrder,
-} from '../../../../src/agent/jobs/job-loop.js';
+import { type JobLoopDeps, JobLoop, resumeOrder } from '../../../../src/agent/jobs/job-loop.js';
+import { BROKEN_RUN_MAX_DELAY_MS, brokenRunDelayMs } from '../../../../src/agent/jobs/out-of-line-waits.js';
 import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
 import type { JobRunnerDeps } from '../../../../src/agent/jobs/job-runner-types.js';
 import { systemClock } from '../../../../src/lib/clock.js';
