@@ -9,11 +9,18 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { JobLoop, type JobLoopDeps } from '../../src/agent/jobs/job-loop.js';
+import type { JobRunner } from '../../src/agent/jobs/job-runner.js';
 import type { JobRunnerDeps } from '../../src/agent/jobs/job-runner-types.js';
 import type { AgentConfig } from '../../src/config/agent-schema.js';
 import { type Clock, ManualClock } from '../../src/lib/clock.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
-import type { BackendJob, BackendJobState, SubmittedJob } from '../../src/printing/printer-backend.js';
+import type {
+  BackendJob,
+  BackendJobState,
+  PrinterBackend,
+  SubmittedJob,
+} from '../../src/printing/printer-backend.js';
 import { type AgentDatabase, openAgentDatabase } from '../../src/store/agent-db.js';
 import { JobLedger } from '../../src/store/job-ledger.js';
 import { type NewJobEvent, Outbox } from '../../src/store/outbox.js';
@@ -86,6 +93,26 @@ export class JobStepRig {
     };
   }
 
+  /**
+   * A job loop (not started) over the rig's ledger, events, spool folder and log, running jobs with
+   * `runner` on the printers `backendFor` serves; `extra` laid over those deps.
+   */
+  loop(
+    runner: JobRunner,
+    backendFor: (printerId: string) => PrinterBackend | undefined,
+    extra: Partial<JobLoopDeps> = {},
+  ): JobLoop {
+    return new JobLoop({
+      ledger: this.ledger,
+      runner,
+      emit: this.deps().emit,
+      backendFor,
+      spoolDir: this.spoolDir,
+      logger: this.log,
+      ...extra,
+    });
+  }
+
   /** The kinds of a job's undelivered events, in order. */
   kinds(jobId: string): string[] {
     return this.outbox.pendingFor(jobId).map((pending) => pending.event.kind);
@@ -154,4 +181,12 @@ export class RecordingPrinter extends FakePrinter {
     }
     return { printerJobId };
   }
+}
+
+/** Resolves once `holds` is true, checking after each turn of the event loop. */
+export function eachTurnUntil(holds: () => boolean): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const check = () => (holds() ? resolve() : setImmediate(check));
+    check();
+  });
 }

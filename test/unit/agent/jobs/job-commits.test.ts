@@ -5,7 +5,6 @@ import {
   inlineOrFetch,
   offerWithDocument,
 } from '../../../../src/agent/jobs/inline-documents.js';
-import { JobLoop } from '../../../../src/agent/jobs/job-loop.js';
 import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
 import { systemClock } from '../../../../src/lib/clock.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
@@ -176,14 +175,7 @@ describe('commits of a whole job (docs/agent-jobs.md, "Commits per job")', () =>
       if (event.kind === 'completed') completed();
     };
     const printer = new CreateJobPrinter(rig.ledger);
-    const loop = new JobLoop({
-      ledger: rig.ledger,
-      runner: new JobRunner(deps),
-      emit: deps.emit,
-      backendFor: () => printer,
-      spoolDir: rig.spoolDir,
-      logger: rig.log,
-    });
+    const loop = rig.loop(new JobRunner(deps), () => printer, { emit: deps.emit });
     loop.start();
     const commits = watchCommits(rig.db);
     const reads = countReads(rig.ledger);

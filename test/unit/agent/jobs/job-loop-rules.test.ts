@@ -8,7 +8,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type JobLoopDeps, JobLoop, resumeOrder } from '../../../../src/agent/jobs/job-loop.js';
+import { type JobLoopDeps, type JobLoop, resumeOrder } from '../../../../src/agent/jobs/job-loop.js';
 import { BROKEN_RUN_MAX_DELAY_MS, brokenRunDelayMs } from '../../../../src/agent/jobs/out-of-line-waits.js';
 import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
 import type { JobRunnerDeps } from '../../../../src/agent/jobs/job-runner-types.js';
@@ -16,7 +16,7 @@ import { systemClock } from '../../../../src/lib/clock.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
 import type { JobLedger } from '../../../../src/store/job-ledger.js';
 import { jobOffer } from '../../../support/job-offers.js';
-import { JobStepRig, RecordingPrinter } from '../../../support/job-step-rig.js';
+import { JobStepRig, RecordingPrinter, eachTurnUntil } from '../../../support/job-step-rig.js';
 
 /** A runner whose prepare phase throws for the jobs named (a bug, not a job's failure). */
 class BrokenRunner extends JobRunner {
@@ -40,15 +40,11 @@ describe('JobLoop', () => {
 
   const download: JobRunnerDeps['download'] = async (_offer, target) => writeFileSync(target, '%PDF-');
   const loopWith = (extra: Partial<JobLoopDeps> = {}) => {
-    loop = new JobLoop({
-      ledger,
-      runner: new JobRunner(rig.deps({ download })),
-      emit: rig.deps().emit,
-      backendFor: (id) => (id === 'p1' ? printer : undefined),
-      spoolDir: rig.spoolDir,
-      logger: rig.log,
-      ...extra,
-    });
+    loop = rig.loop(
+      new JobRunner(rig.deps({ download })),
+      (id) => (id === 'p1' ? printer : undefined),
+      extra,
+    );
     return loop;
   };
   /** Resolves once every job of `ids` ended (the ledger's word), checking after each event. */
@@ -57,12 +53,7 @@ describe('JobLoop', () => {
       ids.every((id) => ['completed', 'failed', 'cancelled'].includes(ledger.get(id)?.state ?? '')),
     );
 
-  /** Resolves once `holds` is true, checking after each turn of the event loop. */
-  const until = (holds: () => boolean) =>
-    new Promise<void>((resolve) => {
-      const check = () => (holds() ? resolve() : setImmediate(check));
-      check();
-    });
+  const until = eachTurnUntil;
 
   beforeEach(() => {
     rig = new JobStepRig({ clock: systemClock });

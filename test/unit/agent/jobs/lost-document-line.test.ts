@@ -9,14 +9,14 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentControl } from '../../../../src/agent/control/agent-control.js';
-import { JobLoop } from '../../../../src/agent/jobs/job-loop.js';
+import type { JobLoop } from '../../../../src/agent/jobs/job-loop.js';
 import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
 import { HttpError } from '../../../../src/client/http-base.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
 import { formatStatus } from '../../../../src/cli/status-report.js';
 import { jobOffer } from '../../../support/job-offers.js';
-import { JobStepRig, RecordingPrinter } from '../../../support/job-step-rig.js';
+import { JobStepRig, RecordingPrinter, eachTurnUntil } from '../../../support/job-step-rig.js';
 import { quietControl } from '../../../support/job-control.js';
 
 const DOCUMENT = Buffer.from('%PDF-1.4 one page');
@@ -67,12 +67,7 @@ describe('a resumed job whose document cannot be fetched', () => {
   const state = (id: string) => rig.ledger.get(id)?.state;
   const printed = (id: string) =>
     printer.submitted.filter((job) => job.jobName === `printrelay-${id}`).length;
-  /** Resolves once `holds` is true, checking after each turn of the event loop. */
-  const until = (holds: () => boolean) =>
-    new Promise<void>((resolve) => {
-      const check = () => (holds() ? resolve() : setImmediate(check));
-      check();
-    });
+  const until = eachTurnUntil;
 
   /** Job A was downloaded into memory by an earlier life of the agent, which then died. */
   const spooledByAnEarlierLife = async () => {
@@ -82,14 +77,7 @@ describe('a resumed job whose document cannot be fetched', () => {
   };
   /** The restarted agent's loop, resuming A. */
   const restart = () => {
-    loop = new JobLoop({
-      ledger: rig.ledger,
-      runner: runner(),
-      emit: rig.deps().emit,
-      backendFor: (id) => (id === 'p1' ? printer : undefined),
-      spoolDir: rig.spoolDir,
-      logger: rig.log,
-    });
+    loop = rig.loop(runner(), (id) => (id === 'p1' ? printer : undefined));
     loop.start();
     return loop;
   };

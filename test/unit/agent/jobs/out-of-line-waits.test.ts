@@ -6,13 +6,13 @@
  * its try beside the line is still running ends it, never printed.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JobLoop } from '../../../../src/agent/jobs/job-loop.js';
+import type { JobLoop } from '../../../../src/agent/jobs/job-loop.js';
 import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
 import { jobOffer } from '../../../support/job-offers.js';
 import { quietControl } from '../../../support/job-control.js';
-import { JobStepRig, RecordingPrinter } from '../../../support/job-step-rig.js';
+import { JobStepRig, RecordingPrinter, eachTurnUntil } from '../../../support/job-step-rig.js';
 
 const DOCUMENT = Buffer.from('%PDF-1.4 one page');
 
@@ -36,11 +36,7 @@ describe('a job waiting out of its printer line', () => {
   };
   const runner = () => new JobRunner(rig.deps({ download, random: () => 1 }));
   const state = (id: string) => rig.ledger.get(id)?.state;
-  const until = (holds: () => boolean) =>
-    new Promise<void>((resolve) => {
-      const check = () => (holds() ? resolve() : setImmediate(check));
-      check();
-    });
+  const until = eachTurnUntil;
 
   /** Job A, spooled in memory by an earlier life of the agent; the restarted loop resumes it. */
   const restartWithALost = async () => {
@@ -48,14 +44,7 @@ describe('a job waiting out of its printer line', () => {
     expect(await runner().prepare('A', quietControl())).toMatchObject({ state: 'spooled' });
     asked = 0;
     failing = true;
-    loop = new JobLoop({
-      ledger: rig.ledger,
-      runner: runner(),
-      emit: rig.deps().emit,
-      backendFor: (id) => (served.has(id) ? printer : undefined),
-      spoolDir: rig.spoolDir,
-      logger: rig.log,
-    });
+    loop = rig.loop(runner(), (id) => (served.has(id) ? printer : undefined));
     loop.start();
     return loop;
   };
