@@ -12,6 +12,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO, type Harness, passwordToken, startHarness } from './emulator-harness.js';
 import { connectorWithPrinter } from './emulator-job-driver.js';
+import { pdfFileRecord } from '../support/pdf-file-record.js';
 
 const MiB = 1024 * 1024;
 const content = Buffer.from(Array.from({ length: 3 * MiB + 777 }, (_, i) => (i * 13) % 251));
@@ -35,14 +36,7 @@ describe("the console's document download", () => {
       organizationId: orgId,
       userId: admin.id,
       printerId,
-      file: {
-        path,
-        size: content.length,
-        sha256: createHash('sha256').update(content).digest('hex'),
-        extension: 'pdf',
-        contentType: 'application/pdf',
-        name: 'quarterly report.pdf',
-      },
+      file: pdfFileRecord(path, content, 'quarterly report.pdf'),
       ticket: { copies: 1 },
       deleteAfterPrint: false,
     });

@@ -5,7 +5,6 @@
  * The data routes refuse ordinary users and never carry a secret; an admin's snapshot holds their
  * organization's rows only, and jobs of a user that is gone are left out.
  */
-import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -16,6 +15,7 @@ import { makeTestCertificates, startHttpsReceiver } from '../support/https-recei
 import { peersAvailable } from '../support/peers.js';
 import { call, DEMO, type Harness, passwordToken, startHarness } from './emulator-harness.js';
 import { connectorWithPrinter, createJob, finishJob } from './emulator-job-driver.js';
+import { pdfFileRecord } from '../support/pdf-file-record.js';
 
 const REMOTE = { 'x-forwarded-for': '203.0.113.9' };
 
@@ -62,14 +62,7 @@ describe("the console's lists", () => {
       organizationId: ctx.store.users.findById(userId)!.organizationId,
       userId,
       printerId,
-      file: {
-        path,
-        size: content.length,
-        sha256: createHash('sha256').update(content).digest('hex'),
-        extension: 'pdf',
-        contentType: 'application/pdf',
-        name,
-      },
+      file: pdfFileRecord(path, content, name),
       ticket: { copies: 1 },
       deleteAfterPrint: false,
     }).jobId;

@@ -5,7 +5,6 @@
  * newJob(), which stores a document in the emulator's data folder and creates a job of it as the
  * admin's. close() stops the emulator; the caller cleans up anything else it started.
  */
-import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EmulatorContext } from '../../src/emulator/context.js';
@@ -19,6 +18,7 @@ import {
   registration,
   startHarness,
 } from '../integration/emulator-harness.js';
+import { pdfFileRecord } from './pdf-file-record.js';
 
 /** What a job of newJob() differs in; by default on the rig's printer, default ticket, kept after print. */
 export interface RigJobOptions {
@@ -71,14 +71,7 @@ export async function startConnectorRig(
       organizationId: admin.organizationId,
       userId: admin.id,
       printerId: job.printerId ?? printerId,
-      file: {
-        path,
-        size: content.length,
-        sha256: createHash('sha256').update(content).digest('hex'),
-        extension: 'pdf',
-        contentType: 'application/pdf',
-        name: job.name ?? 'doc.pdf',
-      },
+      file: pdfFileRecord(path, content, job.name ?? 'doc.pdf'),
       ticket: job.ticket ?? defaultTicket,
       deleteAfterPrint: job.deleteAfterPrint ?? false,
     }).jobId;
