@@ -113,6 +113,22 @@ describe('a job waiting for its document, restarted', () => {
     expect(printer.submitted).toEqual([]);
   });
 
+  it('a job run on its own (JobRunner.run) waits out the recorded next try before it fetches', async () => {
+    const due = await firstLifeFailsThrice(() => new RetryableError('http_503', 'GET /d/A: 503 busy'));
+    answer = () => Buffer.from(DOCUMENT);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const running = runner().run('A', printer, quietControl());
+    await eachTurnUntil(() => vi.getTimerCount() > 0);
+    await vi.advanceTimersByTimeAsync(due - clock.now() - 1);
+    expect(asked).toBe(0);
+    clock.advance(due - clock.now());
+    await vi.advanceTimersByTimeAsync(1);
+    await running;
+    expect(asked).toBe(1);
+    expect(rig.ledger.get('A')).toMatchObject({ state: 'completed', refetchTries: 0 });
+    expect(printer.submitted.map((submitted) => submitted.jobName)).toEqual(['printrelay-A']);
+  });
+
   it('the restarted loop asks the cloud only at the recorded next try, the backoff going on from there', async () => {
     const due = await firstLifeFailsThrice(() => new RetryableError('http_503', 'GET /d/A: 503 busy'));
     // A 503 is not counted, only waited out.
