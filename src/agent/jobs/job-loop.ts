@@ -195,6 +195,7 @@ export class JobLoop {
       }
       await this.guard(log, () => this.deps.runner.submit(jobId, backend, control));
       // Its document could not be fetched again at the submission either.
+      // Stryker disable next-line BlockStatement: without it the job, still `spooled`, goes to watch(), which returns it unchanged at once, and its finally takes it off the backlog the same (its waker and count of throws are unset)
       if (this.waits.leave(printerId, jobId)) {
         pipeline.queued--;
         return;
