@@ -257,8 +257,12 @@ describe('a resumed job whose document cannot be fetched', () => {
       ]);
       const line = formatStatus(control.status(), 'u').find((text) => text.includes('  A  '));
       expect(line).toMatch(
-        /^ {2}A {2}p1 {2}spooled \(waiting for its document\) .*GET \/d\/A: ECONNREFUSED$/,
+        /^ {2}A {2}p1 {2}spooled \(waiting for its document, \d+ failed tr(y|ies), next in \d+ s\) .*GET \/d\/A: ECONNREFUSED$/,
       );
+      // The count is the ledger row's (a restart keeps it).
+      const tries = control.status().jobs.list[0]?.documentTries ?? 0;
+      expect(tries).toBeGreaterThanOrEqual(2);
+      expect(tries).toBeLessThanOrEqual(rig.ledger.get('A')?.refetchTries ?? 0);
 
       const waiting = async () =>
         (await control.metrics.render())
