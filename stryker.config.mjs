@@ -15,6 +15,7 @@
 const core = [
   // The agent's store: the job ledger and the outbox.
   'src/store/job-ledger.ts',
+  'src/store/ledger-job.ts',
   'src/store/outbox.ts',
   'src/store/outbox-batches.ts',
   'src/store/transaction-runner.ts',

@@ -12,18 +12,10 @@ import type { Clock } from '../lib/clock.js';
 import { PrintRelayError } from '../lib/errors.js';
 import type { JobOffer } from '../protocol/connector-channel.js';
 import type { AgentDatabase } from './agent-db.js';
+import { type JobRow, type JobState, jobRowToJob, type LedgerJob } from './ledger-job.js';
 import { type TransactionRunner, transactionRunner } from './transaction-runner.js';
 
-/** The states a job moves through in the ledger. */
-export type JobState =
-  | 'offered'
-  | 'downloading'
-  | 'spooled'
-  | 'submitting'
-  | 'submitted'
-  | 'completed'
-  | 'failed'
-  | 'cancelled';
+export type { JobState, LedgerJob } from './ledger-job.js';
 
 const FINAL: ReadonlySet<JobState> = new Set(['completed', 'failed', 'cancelled']);
 
@@ -57,44 +49,6 @@ export class LedgerTransitionError extends PrintRelayError {
   }
 }
 
-/** One job in the ledger. */
-export interface LedgerJob {
-  jobId: string;
-  printerId: string;
-  offer: JobOffer;
-  state: JobState;
-  attempts: number;
-  /** Epoch ms before which the next submit attempt should not happen. */
-  nextRetryAt: number | undefined;
-  lastError: string | undefined;
-  printerJobId: string | undefined;
-  /** The document's spool file; none for a small document kept in memory (fetched again after a restart). */
-  spoolPath: string | undefined;
-  /** Epoch ms of the first submit attempt (for give_up_after_s). */
-  firstTryAt: number | undefined;
-  /**
-   * The current submit attempt's document counts as sent: every byte went to the operating system
-   * and the printer answered the request carrying it with success (docs/agent-jobs.md).
-   */
-  documentSent: boolean;
-  /** Every byte of the current attempt's document went to the operating system (answer not yet seen). */
-  documentFlushed: boolean;
-  /** Printer job ids of earlier submit attempts: never taken for the current attempt's job. */
-  earlierPrinterJobs: string[];
-  /** Arrival order (a sequence, 1 for the first job ever recorded): what a restart resumes by. */
-  arrival: number;
-  /**
-   * A `spooled` job whose document (lost in a restart) could not be fetched again: the failed tries
-   * in a row (above 0 while it waits: until `nextRetryAt`, `lastError` saying why), kept across
-   * restarts (recordRefetchWait); 0 once the document is there.
-   */
-  refetchTries: number;
-  /** Those of the refetch tries that count toward `jobs.download_attempts`. */
-  refetchFailures: number;
-  createdAt: number;
-  updatedAt: number;
-}
-
 /** Extra facts recorded with a move. */
 export interface MoveDetails {
   lastError?: string;
@@ -126,27 +80,6 @@ export interface RefetchWait {
   /** When the next try is due (epoch ms, the ledger's clock). */
   nextRetryAt: number;
   lastError: string;
-}
-
-interface JobRow {
-  job_id: string;
-  printer_id: string;
-  offer_json: string;
-  state: JobState;
-  attempts: number;
-  next_retry_at: number | null;
-  last_error: string | null;
-  printer_job_id: string | null;
-  spool_path: string | null;
-  first_try_at: number | null;
-  document_sent: number;
-  document_flushed: number;
-  earlier_printer_jobs: string;
-  arrival: number;
-  refetch_tries: number;
-  refetch_failures: number;
-  created_at: number;
-  updated_at: number;
 }
 
 /** Reads and moves jobs; the database is owned by the caller. */
@@ -188,7 +121,7 @@ export class JobLedger {
   /** The job, or undefined. */
   get(jobId: string): LedgerJob | undefined {
     const row = this.db.prepare('SELECT * FROM jobs WHERE job_id = ?').get(jobId) as JobRow | undefined;
-    return row ? toJob(row) : undefined;
+    return row ? jobRowToJob(row) : undefined;
   }
 
   /** Moves a job to `to`, recording details; throws LedgerTransitionError for a forbidden move. */
@@ -317,7 +250,7 @@ export class JobLedger {
     const rows = this.db
       .prepare("SELECT * FROM jobs WHERE state NOT IN ('completed', 'failed', 'cancelled') ORDER BY arrival")
       .all() as JobRow[];
-    return rows.map(toJob);
+    return rows.map(jobRowToJob);
   }
 
   /** Jobs in one state. */
@@ -325,7 +258,7 @@ export class JobLedger {
     const rows = this.db
       .prepare('SELECT * FROM jobs WHERE state = ? ORDER BY arrival')
       .all(state) as JobRow[];
-    return rows.map(toJob);
+    return rows.map(jobRowToJob);
   }
 
   /** Deletes final jobs last updated before `beforeMs`; returns how many. */
@@ -334,29 +267,6 @@ export class JobLedger {
       .prepare("DELETE FROM jobs WHERE state IN ('completed', 'failed', 'cancelled') AND updated_at < ?")
       .run(beforeMs).changes;
   }
-}
-
-function toJob(row: JobRow): LedgerJob {
-  return {
-    jobId: row.job_id,
-    printerId: row.printer_id,
-    offer: JSON.parse(row.offer_json) as JobOffer,
-    state: row.state,
-    attempts: row.attempts,
-    nextRetryAt: row.next_retry_at ?? undefined,
-    lastError: row.last_error ?? undefined,
-    printerJobId: row.printer_job_id ?? undefined,
-    spoolPath: row.spool_path ?? undefined,
-    firstTryAt: row.first_try_at ?? undefined,
-    documentSent: row.document_sent === 1,
-    documentFlushed: row.document_flushed === 1,
-    earlierPrinterJobs: JSON.parse(row.earlier_printer_jobs) as string[],
-    arrival: row.arrival,
-    refetchTries: row.refetch_tries,
-    refetchFailures: row.refetch_failures,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
 }
 
 /** The printer jobs of earlier attempts, with `printerJobId` added once. */
