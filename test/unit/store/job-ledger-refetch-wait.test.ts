@@ -94,6 +94,20 @@ describe('the ledger keeps a document wait across a restart', () => {
     }
   });
 
+  it('refuses a wait for a job the ledger does not have, naming the job', () => {
+    const db = openAgentDatabase(':memory:');
+    try {
+      const ledger = new JobLedger(db, clock);
+      const wait = { tries: 1, failures: 1, nextRetryAt: clock.now(), lastError: 'e' };
+      expect(() => ledger.recordRefetchWait('nope', wait)).toThrow(
+        expect.objectContaining({ code: 'not_found', message: 'job nope not in the ledger' }),
+      );
+      expect(ledger.refetchWaits()).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+
   it('migration 8 gives the jobs of a version 7 database no wait, keeping every row', () => {
     const old = openAgentDatabase(path);
     const ledger = new JobLedger(old, clock);

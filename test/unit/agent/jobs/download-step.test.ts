@@ -413,6 +413,36 @@ describe('DownloadStep', () => {
       });
     });
 
+    it('takes a document that came with its offer through the download without saying it was fetched again', async () => {
+      answers = [Buffer.from(DOCUMENT)];
+      const inline = new Set(['j']);
+      build({
+        jobs: { ...rig.jobs, retry_initial_ms: 2 },
+        inline: { has: (id) => inline.has(id), take: () => undefined },
+      });
+      const job = spooledBefore();
+      expect(await ensure(job)).toEqual({ ready: true, job });
+      expect(downloads).toHaveLength(1);
+      expect(held.get('j')).toEqual(DOCUMENT);
+      expect(rig.logged('document fetched again')).toEqual([]);
+      // A job whose inline document is gone (a restart) is fetched again, and says so.
+      const other = offered('k');
+      expect(await ensure(other)).toMatchObject({ ready: true });
+      expect(rig.logged('document fetched again')).toEqual([expect.objectContaining({ inMemory: true })]);
+    });
+
+    it('reads a wait whose row lacks its due time or its reason as due at once, with no reason', () => {
+      const bare: LedgerJob = {
+        ...offered(),
+        state: 'spooled',
+        refetchTries: 2,
+        nextRetryAt: undefined,
+        lastError: undefined,
+      };
+      expect(documentWait(bare)).toEqual({ dueAt: 0, error: '', tries: 2 });
+      expect(documentWait({ ...bare, refetchTries: 0 })).toBeUndefined();
+    });
+
     it('passes on a failure trying again cannot fix, and any failure once woken', async () => {
       const job = spooledBefore();
       const broken = new PermanentError('internal', 'broken');
