@@ -13,7 +13,13 @@ import type { Clock } from '../lib/clock.js';
 import { type JobEvent, MAX_EVENT_BATCH } from '../protocol/connector-channel.js';
 import type { AgentDatabase } from './agent-db.js';
 import { type TransactionRunner, transactionRunner } from './transaction-runner.js';
-import { type OutboxRow, type PendingEvent, selectDueBatch, toPending } from './outbox-batches.js';
+import {
+  JOB_ROWS_SQL,
+  type OutboxRow,
+  type PendingEvent,
+  selectDueBatches,
+  toPending,
+} from './outbox-batches.js';
 
 export type { PendingEvent };
 
@@ -122,9 +128,7 @@ export class Outbox {
 
   /** Every undelivered row of record `key` in seq order, any kind. */
   rowsOf(key: string): OutboxRecordRow[] {
-    const rows = this.db
-      .prepare('SELECT * FROM outbox WHERE job_id = ? ORDER BY seq')
-      .all(key) as OutboxRow[];
+    const rows = this.db.prepare(JOB_ROWS_SQL).all(key) as OutboxRow[];
     return rows.map((r) => ({
       id: r.id,
       key: r.job_id,
@@ -204,13 +208,13 @@ export class Outbox {
     maxEvents = MAX_EVENT_BATCH,
     exclude: Iterable<string> = [],
   ): PendingEvent[] {
-    return selectDueBatch(this.db, this.clock.now(), maxJobs, maxEvents, [...exclude]).batch;
+    return selectDueBatches(this.db, this.clock.now(), 1, maxJobs, maxEvents, exclude)[0] ?? [];
   }
 
   /**
    * Up to `count` batches of dueBatch(), no job in two of them, none of the jobs in `exclude`
-   * (their events are in a request still in flight). The query runs again only while the batch
-   * before left due events out (it reached a cap), so the usual round costs one query.
+   * (their events are in a request still in flight): one query for the due jobs and one per
+   * batch for its events (outbox-batches.ts).
    */
   dueBatches(
     count: number,
@@ -218,16 +222,7 @@ export class Outbox {
     maxEvents = MAX_EVENT_BATCH,
     exclude: Iterable<string> = [],
   ): PendingEvent[][] {
-    const batches: PendingEvent[][] = [];
-    const taken: string[] = [...exclude];
-    while (batches.length < count) {
-      const { batch, complete } = selectDueBatch(this.db, this.clock.now(), maxJobs, maxEvents, taken);
-      if (batch.length === 0) break;
-      batches.push(batch);
-      if (complete) break;
-      for (const item of batch) taken.push(item.jobId);
-    }
-    return batches;
+    return selectDueBatches(this.db, this.clock.now(), count, maxJobs, maxEvents, exclude);
   }
 
   /** Epoch ms of the earliest next attempt among heads of `kind`, or undefined when none. */
@@ -246,12 +241,19 @@ export class Outbox {
     this.db.prepare('DELETE FROM outbox WHERE id = ?').run(id);
   }
 
-  /** The cloud acknowledged all these rows: remove them with one statement (one commit). */
+  /**
+   * The cloud acknowledged all these rows: remove them in one commit, with delivered()'s statement
+   * run once per row. One statement over a json_each list of the ids cost the running agent more:
+   * its list's setup, paid from cold caches, outweighed the few rows a batch names
+   * (docs/performance.md, "Round 7: the outbox's shape").
+   */
   deliveredMany(ids: readonly number[]): void {
-    if (ids.length === 0) return;
-    this.db
-      .prepare('DELETE FROM outbox WHERE id IN (SELECT value FROM json_each(?))')
-      .run(JSON.stringify(ids));
+    const [only] = ids;
+    if (ids.length === 1 && only !== undefined) this.delivered(only);
+    else if (ids.length > 1)
+      this.inTransaction(() => {
+        for (const id of ids) this.delivered(id);
+      });
   }
 
   /**
@@ -316,9 +318,7 @@ export class Outbox {
 
   /** Every pending event of one job in seq order (for status views and tests). */
   pendingFor(jobId: string): PendingEvent[] {
-    const rows = this.db
-      .prepare('SELECT * FROM outbox WHERE job_id = ? ORDER BY seq')
-      .all(jobId) as OutboxRow[];
+    const rows = this.db.prepare(JOB_ROWS_SQL).all(jobId) as OutboxRow[];
     return rows.map(toPending);
   }
 }
