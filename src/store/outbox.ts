@@ -2,16 +2,16 @@
  * The outbox: every record the cloud must receive, in one table. Rows have a kind: job events
  * (`job-event`, delivered over the connector channel) and local copy-job operations
  * (`local-job`, delivered with /TPFM/ CreateLocalJob / UpdateLocalJob, see local-job-outbox.ts).
- * Each row gets a UUID and its record's next seq when added; delivery is in seq order per record
+ * Each row gets its record's next seq and a UUID derived from the two (event-ids.ts) when added; delivery is in seq order per record
  * (the head of a record blocks its later rows), failed deliveries are retried with jittered
  * backoff, and nothing is ever dropped: a row leaves the table only when the cloud acknowledged
  * it. stats() tells depth, oldest age and the last error of every kind.
  */
-import { randomUUID } from 'node:crypto';
 import { type BackoffPolicy, backoffDelay } from '../lib/backoff.js';
 import type { Clock } from '../lib/clock.js';
 import { type JobEvent, MAX_EVENT_BATCH } from '../protocol/connector-channel.js';
 import type { AgentDatabase } from './agent-db.js';
+import { EVENT_ID_NAMESPACE_KEY, outboxRowId } from './event-ids.js';
 import { type TransactionRunner, transactionRunner } from './transaction-runner.js';
 import {
   JOB_ROWS_SQL,
@@ -62,9 +62,19 @@ export type NewJobEvent = Omit<JobEvent, 'event_id' | 'seq' | 'at'>;
 
 const JOB_EVENT: OutboxKind = 'job-event';
 
+/**
+ * A record's last seq: the highest of its pending rows (the (job_id, seq) index), or, when none
+ * is pending, the floor the `outbox_seq_floor` trigger kept in event_seq as its rows left
+ * (agent-db.ts, migration 8); 0 for a new record.
+ */
+const LAST_SEQ_SQL = `SELECT MAX(
+    COALESCE((SELECT MAX(seq) FROM outbox WHERE job_id = @key), 0),
+    COALESCE((SELECT last_seq FROM event_seq WHERE job_id = @key), 0)) AS last`;
+
 /** Durable, ordered event queue; the database is owned by the caller. */
 export class Outbox {
   private readonly inTransaction: TransactionRunner;
+  private rowIdNamespace: Buffer | undefined;
 
   constructor(
     private readonly db: AgentDatabase,
@@ -87,21 +97,15 @@ export class Outbox {
 
   /**
    * Appends a row of `kind` for record `key` with the record's next seq, in one transaction;
-   * `body` builds the stored JSON from the seq, the row's UUID and the time. Returns the body.
+   * `body` builds the stored JSON from the seq, the row's UUID (derived from key and seq) and the
+   * time. Returns the body.
    */
   append(kind: OutboxKind, key: string, body: (seq: number, rowId: string, now: number) => unknown): unknown {
     return this.inTransaction(() => {
-      const row = this.db.prepare('SELECT last_seq FROM event_seq WHERE job_id = ?').get(key) as
-        | { last_seq: number }
-        | undefined;
-      const seq = (row?.last_seq ?? 0) + 1;
-      this.db
-        .prepare(
-          'INSERT INTO event_seq (job_id, last_seq) VALUES (?, ?) ON CONFLICT(job_id) DO UPDATE SET last_seq = excluded.last_seq',
-        )
-        .run(key, seq);
+      const { last } = this.db.prepare(LAST_SEQ_SQL).get({ key }) as { last: number };
+      const seq = last + 1;
       const now = this.clock.now();
-      const rowId = randomUUID();
+      const rowId = outboxRowId(this.namespace(), key, seq);
       const full = body(seq, rowId, now);
       this.db
         .prepare(
@@ -111,6 +115,19 @@ export class Outbox {
         .run(kind, key, seq, rowId, JSON.stringify(full), now, now);
       return full;
     });
+  }
+
+  /** The database's namespace of row ids (event-ids.ts), read once. */
+  private namespace(): Buffer {
+    if (!this.rowIdNamespace) {
+      const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(EVENT_ID_NAMESPACE_KEY) as
+        | { value: string }
+        | undefined;
+      if (!row || !/^[0-9a-f]{32}$/.test(row.value))
+        throw new Error(`agent database: meta ${EVENT_ID_NAMESPACE_KEY} must be 32 hex digits (migration 8)`);
+      this.rowIdNamespace = Buffer.from(row.value, 'hex');
+    }
+    return this.rowIdNamespace;
   }
 
   /** Keys of the records of `kind` whose head row is due now, oldest head first. */
