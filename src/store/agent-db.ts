@@ -100,13 +100,19 @@ const MIGRATIONS: readonly string[] = [
   // outbox_record indexed the columns the UNIQUE (job_id, seq) constraint's index already holds:
   // each event's commit wrote its pages twice (docs/performance.md, "Round 5: the cost of a commit").
   `DROP INDEX outbox_record;`,
+  // The wait of a `spooled` job whose document (lost in a restart) could not be fetched again,
+  // so a restart resumes it where it stood (docs/agent-jobs.md, "Downloading"): the failed tries
+  // in a row (the backoff step; above 0 while the job waits, next_retry_at its next try and
+  // last_error why the last one failed) and those of them that count toward download_attempts.
+  `ALTER TABLE jobs ADD COLUMN refetch_tries INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE jobs ADD COLUMN refetch_failures INTEGER NOT NULL DEFAULT 0;`,
   // The outbox's shape (docs/performance.md, "Round 7: the outbox's shape"). A row's event_id is
   // now derived from its key and seq (event-ids.ts, in the namespace drawn here), so it needs no
   // UNIQUE index: the table is rebuilt without it, every row, id and AUTOINCREMENT's high mark
   // kept. A record's last seq is read from its pending rows (the (job_id, seq) index) and, once
   // they all left, from event_seq, which the trigger writes as a record's highest pending row
   // leaves: a seq never goes back, and an event no longer writes event_seq. event_seq's rows of
-  // version 7 (every record's last seq) are that floor already.
+  // versions 1-8 (every record's last seq) are that floor already.
   `CREATE TABLE outbox_v8 (
      id INTEGER PRIMARY KEY AUTOINCREMENT,
      kind TEXT NOT NULL DEFAULT 'job-event',

@@ -1,7 +1,7 @@
 /**
  * Outbox row ids derived from what identifies the row, so that none has to be stored under a
  * UNIQUE index: a name-based UUID (RFC 9562 version 5, SHA-1) of the record's key and seq in a
- * namespace of 16 random bytes drawn once per database (migration 8 keeps it in `meta`). The same
+ * namespace of 16 random bytes drawn once per database (migration 9 keeps it in `meta`). The same
  * (key, seq) always gives the same id, across restarts and retries; a seq is never used twice for
  * a key (outbox.ts); and another connector, or this one after a new database, draws another
  * namespace, so the same job id seen there gives other ids (the cloud drops an event whose

@@ -65,7 +65,7 @@ const JOB_EVENT: OutboxKind = 'job-event';
 /**
  * A record's last seq: the highest of its pending rows (the (job_id, seq) index), or, when none
  * is pending, the floor the `outbox_seq_floor` trigger kept in event_seq as its rows left
- * (agent-db.ts, migration 8); 0 for a new record.
+ * (agent-db.ts, migration 9); 0 for a new record.
  */
 const LAST_SEQ_SQL = `SELECT MAX(
     COALESCE((SELECT MAX(seq) FROM outbox WHERE job_id = @key), 0),
@@ -124,7 +124,7 @@ export class Outbox {
         | { value: string }
         | undefined;
       if (!row || !/^[0-9a-f]{32}$/.test(row.value))
-        throw new Error(`agent database: meta ${EVENT_ID_NAMESPACE_KEY} must be 32 hex digits (migration 8)`);
+        throw new Error(`agent database: meta ${EVENT_ID_NAMESPACE_KEY} must be 32 hex digits (migration 9)`);
       this.rowIdNamespace = Buffer.from(row.value, 'hex');
     }
     return this.rowIdNamespace;

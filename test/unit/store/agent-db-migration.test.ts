@@ -105,7 +105,7 @@ describe('agent database migrations of the outbox', () => {
     }
   });
 
-  it('8: rebuilds the outbox of a version 7 database without the event_id index, keeping rows, order, ids, row ids and every next seq', () => {
+  it('9 (through 8): rebuilds the outbox of a version 7 database without the event_id index, keeping rows, order, ids, row ids and every next seq', () => {
     const old = oldDatabase(path, 7);
     expect(old.pragma('user_version', { simple: true })).toBe(7);
     const ledger = new JobLedger(old, clock);
@@ -140,8 +140,8 @@ describe('agent database migrations of the outbox', () => {
 
     const db = openAgentDatabase(path);
     try {
-      expect(SCHEMA_VERSION).toBe(8);
-      expect(db.pragma('user_version', { simple: true })).toBe(8);
+      expect(SCHEMA_VERSION).toBe(9);
+      expect(db.pragma('user_version', { simple: true })).toBe(9);
       // Every row kept with its id, key, seq, row id, body and delivery state, in the same order.
       const after = db.prepare('SELECT * FROM outbox ORDER BY id').all() as Record<string, unknown>[];
       expect(after).toEqual(before);

@@ -4,7 +4,7 @@ import { type AgentDatabase, openAgentDatabase } from '../../../src/store/agent-
 import { nameBasedUuid, outboxRowId } from '../../../src/store/event-ids.js';
 import { Outbox } from '../../../src/store/outbox.js';
 
-// The outbox's shape since schema version 8: row ids derived from (key, seq) in the database's
+// The outbox's shape since schema version 9: row ids derived from (key, seq) in the database's
 // namespace, no UNIQUE index on them, a record's last seq from its pending rows or the floor the
 // outbox_seq_floor trigger keeps as they leave.
 
@@ -25,7 +25,7 @@ describe('nameBasedUuid', () => {
   });
 });
 
-describe('Outbox row ids and seqs (schema 8)', () => {
+describe('Outbox row ids and seqs (schema 9)', () => {
   let db: AgentDatabase;
   let outbox: Outbox;
   const namespaceOf = (d: AgentDatabase) =>
