@@ -8,6 +8,7 @@
  * event_id it has already seen).
  */
 import { createHash } from 'node:crypto';
+import type { AgentDatabase } from './agent-db.js';
 
 /** The `meta` key of the database's namespace (32 hex digits). */
 export const EVENT_ID_NAMESPACE_KEY = 'event_id_namespace';
@@ -26,4 +27,14 @@ export function nameBasedUuid(namespace: Uint8Array, name: string): string {
 export function outboxRowId(namespace: Uint8Array, key: string, seq: number): string {
   // The seq's digits end at the first colon, so no two (key, seq) pairs give the same name.
   return nameBasedUuid(namespace, `${seq}:${key}`);
+}
+
+/** The database's namespace (`meta` EVENT_ID_NAMESPACE_KEY, written by migration 9) as 16 bytes. */
+export function readRowIdNamespace(db: AgentDatabase): Buffer {
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(EVENT_ID_NAMESPACE_KEY) as
+    | { value: string }
+    | undefined;
+  if (!row || !/^[0-9a-f]{32}$/.test(row.value))
+    throw new Error(`agent database: meta ${EVENT_ID_NAMESPACE_KEY} must be 32 hex digits (migration 9)`);
+  return Buffer.from(row.value, 'hex');
 }

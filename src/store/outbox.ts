@@ -11,7 +11,7 @@ import { type BackoffPolicy, backoffDelay } from '../lib/backoff.js';
 import type { Clock } from '../lib/clock.js';
 import { type JobEvent, MAX_EVENT_BATCH } from '../protocol/connector-channel.js';
 import type { AgentDatabase } from './agent-db.js';
-import { EVENT_ID_NAMESPACE_KEY, outboxRowId } from './event-ids.js';
+import { outboxRowId, readRowIdNamespace } from './event-ids.js';
 import { type TransactionRunner, transactionRunner } from './transaction-runner.js';
 import {
   JOB_ROWS_SQL,
@@ -119,14 +119,7 @@ export class Outbox {
 
   /** The database's namespace of row ids (event-ids.ts), read once. */
   private namespace(): Buffer {
-    if (!this.rowIdNamespace) {
-      const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(EVENT_ID_NAMESPACE_KEY) as
-        | { value: string }
-        | undefined;
-      if (!row || !/^[0-9a-f]{32}$/.test(row.value))
-        throw new Error(`agent database: meta ${EVENT_ID_NAMESPACE_KEY} must be 32 hex digits (migration 9)`);
-      this.rowIdNamespace = Buffer.from(row.value, 'hex');
-    }
+    this.rowIdNamespace ??= readRowIdNamespace(this.db);
     return this.rowIdNamespace;
   }
 
