@@ -508,13 +508,6 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     why: 'falls through to the transaction, which runs the same DELETE and nothing else when there is nothing failed or discarded, and returns the same empty map',
   },
   {
-    file: 'store/outbox-batches.ts',
-    original: 'chosen.length === 0',
-    mutator: 'ConditionalExpression',
-    replacement: 'false',
-    why: 'a shortcut: with no job chosen the second query joins an empty json_each and returns no rows, so the answer is the same empty batch',
-  },
-  {
     file: 'jobs/outbox-sender.ts',
     original: '[]',
     mutator: 'ArrayDeclaration',

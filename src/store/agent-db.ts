@@ -106,6 +106,40 @@ const MIGRATIONS: readonly string[] = [
   // last_error why the last one failed) and those of them that count toward download_attempts.
   `ALTER TABLE jobs ADD COLUMN refetch_tries INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE jobs ADD COLUMN refetch_failures INTEGER NOT NULL DEFAULT 0;`,
+  // The outbox's shape (docs/performance.md, "Round 7: the outbox's shape"). A row's event_id is
+  // now derived from its key and seq (event-ids.ts, in the namespace drawn here), so it needs no
+  // UNIQUE index: the table is rebuilt without it, every row, id and AUTOINCREMENT's high mark
+  // kept. A record's last seq is read from its pending rows (the (job_id, seq) index) and, once
+  // they all left, from event_seq, which the trigger writes as a record's highest pending row
+  // leaves: a seq never goes back, and an event no longer writes event_seq. event_seq's rows of
+  // versions 1-8 (every record's last seq) are that floor already.
+  `CREATE TABLE outbox_v8 (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     kind TEXT NOT NULL DEFAULT 'job-event',
+     job_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     event_id TEXT NOT NULL,
+     body_json TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at INTEGER NOT NULL,
+     last_error TEXT,
+     created_at INTEGER NOT NULL,
+     UNIQUE (job_id, seq)
+   );
+   INSERT INTO outbox_v8 (id, kind, job_id, seq, event_id, body_json, attempts, next_attempt_at, last_error, created_at)
+     SELECT id, kind, job_id, seq, event_id, body_json, attempts, next_attempt_at, last_error, created_at FROM outbox;
+   DELETE FROM sqlite_sequence WHERE name = 'outbox_v8';
+   INSERT INTO sqlite_sequence (name, seq) SELECT 'outbox_v8', seq FROM sqlite_sequence WHERE name = 'outbox';
+   DROP TABLE outbox;
+   ALTER TABLE outbox_v8 RENAME TO outbox;
+   CREATE INDEX outbox_kind_head ON outbox(kind, next_attempt_at);
+   CREATE TRIGGER outbox_seq_floor AFTER DELETE ON outbox
+     WHEN NOT EXISTS (SELECT 1 FROM outbox WHERE job_id = old.job_id AND seq > old.seq)
+   BEGIN
+     INSERT INTO event_seq (job_id, last_seq) VALUES (old.job_id, old.seq)
+       ON CONFLICT(job_id) DO UPDATE SET last_seq = MAX(last_seq, excluded.last_seq);
+   END;
+   INSERT OR IGNORE INTO meta (key, value) VALUES ('event_id_namespace', lower(hex(randomblob(16))));`,
 ];
 
 /** The schema version a fully migrated database has. */
@@ -154,15 +188,18 @@ function makePrivateDatabase(path: string): void {
   for (const journal of [`${path}-wal`, `${path}-shm`]) if (existsSync(journal)) makePrivateFile(journal);
 }
 
-/** Applies every migration newer than the database's user_version. */
-export function migrate(db: AgentDatabase): void {
+/**
+ * Applies every migration newer than the database's user_version, up to `upTo` (the newest by
+ * default; an older version builds a database as an older agent left it, for migration tests).
+ */
+export function migrate(db: AgentDatabase, upTo: number = MIGRATIONS.length): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > MIGRATIONS.length) {
     throw new Error(
       `agent database schema version ${current} is newer than this agent (${MIGRATIONS.length}); upgrade the agent`,
     );
   }
-  for (let version = current; version < MIGRATIONS.length; version++) {
+  for (let version = current; version < Math.min(upTo, MIGRATIONS.length); version++) {
     const sql = MIGRATIONS[version] as string;
     db.transaction(() => {
       db.exec(sql);

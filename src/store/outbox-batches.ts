@@ -14,6 +14,9 @@ export interface PendingEvent {
   nextAttemptAt: number;
 }
 
+/** Every row of one record (a job's events) in seq order. */
+export const JOB_ROWS_SQL = 'SELECT * FROM outbox WHERE job_id = ? ORDER BY seq';
+
 /** An outbox row as SQLite returns it. */
 export interface OutboxRow {
   id: number;
@@ -40,49 +43,87 @@ export function toPending(
   };
 }
 
+/** A job whose head row is a due job event: the head's row id and the job's pending row count. */
+interface DueHead {
+  job_id: string;
+  id: number;
+  pending: number;
+}
+
 /**
- * A batch of due job events (see Outbox.dueBatch) and whether it holds every due event of the
- * jobs not in `exclude` (false when it reached `maxJobs` or `maxEvents`: more may be due).
- * Two plain queries: the due heads with their jobs' pending counts (one pass over the outbox by
- * job), then the chosen jobs' events; the one query it replaces, with a window function and
- * three sorts, cost several times both (docs/performance.md, "Round 6").
+ * Every job whose head (its row of least seq, any kind) is a job event due at `now`, with the
+ * job's pending row count, oldest head first, the jobs in `exclude` left out. One plain pass over
+ * the outbox by job; the leaving out and the order are done here, not in SQL: with the few rows
+ * the outbox holds in the running agent, the NOT IN list's ephemeral table and the ORDER BY's
+ * sorter were most of the query's cost, paid from cold caches on each run (docs/performance.md,
+ * "Round 7: the outbox's shape").
  */
-export function selectDueBatch(
-  db: AgentDatabase,
-  now: number,
-  maxJobs: number,
-  maxEvents: number,
-  exclude: readonly string[],
-): { batch: PendingEvent[]; complete: boolean } {
-  // A job's head is its row of least seq (any kind): due when it is a job event whose next
-  // attempt has come. SQLite takes the bare columns of a MIN() group from the row of the minimum.
-  const heads = db
+function dueHeads(db: AgentDatabase, now: number, exclude: ReadonlySet<string>): DueHead[] {
+  // SQLite takes the bare columns of a MIN() group from the row of the minimum.
+  const rows = db
     .prepare(
       `SELECT job_id, kind, id, next_attempt_at, MIN(seq) AS head_seq, COUNT(*) AS pending
        FROM outbox GROUP BY job_id
-       HAVING kind = 'job-event' AND next_attempt_at <= ? AND job_id NOT IN (SELECT value FROM json_each(?))
-       ORDER BY id LIMIT ?`,
+       HAVING kind = 'job-event' AND next_attempt_at <= ?`,
     )
-    .all(now, JSON.stringify(exclude), maxJobs) as { job_id: string; pending: number }[];
+    .all(now) as DueHead[];
+  const heads = exclude.size === 0 ? rows : rows.filter((row) => !exclude.has(row.job_id));
+  return heads.sort((a, b) => a.id - b.id);
+}
+
+/**
+ * The jobs of the next batch from `heads` (oldest first): whole jobs, one after the other, up to
+ * `maxJobs` jobs and `maxEvents` events; the batch ends before a job that does not fit, and only a
+ * first job that alone passes the event cap is taken (cut to its first events).
+ */
+function chooseJobs(heads: readonly DueHead[], maxJobs: number, maxEvents: number): string[] {
   const chosen: string[] = [];
   let events = 0;
-  let complete = heads.length < maxJobs;
   for (const head of heads) {
-    // Jobs come whole; only a first job that alone passes the cap is cut to its first events.
-    if (chosen.length > 0 && events + head.pending > maxEvents) {
-      complete = false;
-      break;
-    }
+    if (chosen.length === maxJobs || (chosen.length > 0 && events + head.pending > maxEvents)) break;
     chosen.push(head.job_id);
     events = Math.min(maxEvents, events + head.pending);
   }
-  if (chosen.length === 0) return { batch: [], complete };
-  const rows = db
-    .prepare(
-      `SELECT o.id, o.job_id, o.body_json, o.attempts, o.next_attempt_at
-       FROM json_each(?) j JOIN outbox o ON o.job_id = j.value
-       ORDER BY j.key, o.seq LIMIT ?`,
-    )
-    .all(JSON.stringify(chosen), maxEvents) as Parameters<typeof toPending>[0][];
-  return { batch: rows.map(toPending), complete };
+  return chosen;
+}
+
+/**
+ * The pending events of `jobs` in that job order and seq order, at most `maxEvents`: one run per
+ * job of the statement that reads a job's events for a claim (Outbox.pendingFor), through the
+ * `(job_id, seq)` index. A batch names a few jobs; one query over their ids (json_each, an ORDER
+ * BY sorter) cost the running agent more per batch than these runs (docs/performance.md, "Round
+ * 7: the outbox's shape").
+ */
+function eventsOf(db: AgentDatabase, jobs: readonly string[], maxEvents: number): PendingEvent[] {
+  const events: PendingEvent[] = [];
+  const statement = db.prepare(JOB_ROWS_SQL);
+  for (const jobId of jobs) {
+    const rows = statement.all(jobId) as OutboxRow[];
+    for (const row of rows.slice(0, maxEvents - events.length)) events.push(toPending(row));
+  }
+  return events;
+}
+
+/**
+ * Up to `count` batches of due job events (see Outbox.dueBatch), no job in two of them, none of
+ * the jobs in `exclude`: one query for the due heads, then one per batch for its events. The
+ * batches follow one another in head order; a batch after one that reached no cap would be empty,
+ * so the usual round costs the two queries.
+ */
+export function selectDueBatches(
+  db: AgentDatabase,
+  now: number,
+  count: number,
+  maxJobs: number,
+  maxEvents: number,
+  exclude: Iterable<string>,
+): PendingEvent[][] {
+  let heads = dueHeads(db, now, new Set(exclude));
+  const batches: PendingEvent[][] = [];
+  while (batches.length < count && heads.length > 0) {
+    const chosen = chooseJobs(heads, maxJobs, maxEvents);
+    batches.push(eventsOf(db, chosen, maxEvents));
+    heads = heads.slice(chosen.length);
+  }
+  return batches;
 }

@@ -2,18 +2,24 @@
  * The outbox: every record the cloud must receive, in one table. Rows have a kind: job events
  * (`job-event`, delivered over the connector channel) and local copy-job operations
  * (`local-job`, delivered with /TPFM/ CreateLocalJob / UpdateLocalJob, see local-job-outbox.ts).
- * Each row gets a UUID and its record's next seq when added; delivery is in seq order per record
+ * Each row gets its record's next seq and a UUID derived from the two (event-ids.ts) when added; delivery is in seq order per record
  * (the head of a record blocks its later rows), failed deliveries are retried with jittered
  * backoff, and nothing is ever dropped: a row leaves the table only when the cloud acknowledged
  * it. stats() tells depth, oldest age and the last error of every kind.
  */
-import { randomUUID } from 'node:crypto';
 import { type BackoffPolicy, backoffDelay } from '../lib/backoff.js';
 import type { Clock } from '../lib/clock.js';
 import { type JobEvent, MAX_EVENT_BATCH } from '../protocol/connector-channel.js';
 import type { AgentDatabase } from './agent-db.js';
+import { outboxRowId, readRowIdNamespace } from './event-ids.js';
 import { type TransactionRunner, transactionRunner } from './transaction-runner.js';
-import { type OutboxRow, type PendingEvent, selectDueBatch, toPending } from './outbox-batches.js';
+import {
+  JOB_ROWS_SQL,
+  type OutboxRow,
+  type PendingEvent,
+  selectDueBatches,
+  toPending,
+} from './outbox-batches.js';
 
 export type { PendingEvent };
 
@@ -56,9 +62,19 @@ export type NewJobEvent = Omit<JobEvent, 'event_id' | 'seq' | 'at'>;
 
 const JOB_EVENT: OutboxKind = 'job-event';
 
+/**
+ * A record's last seq: the highest of its pending rows (the (job_id, seq) index), or, when none
+ * is pending, the floor the `outbox_seq_floor` trigger kept in event_seq as its rows left
+ * (agent-db.ts, migration 9); 0 for a new record.
+ */
+const LAST_SEQ_SQL = `SELECT MAX(
+    COALESCE((SELECT MAX(seq) FROM outbox WHERE job_id = @key), 0),
+    COALESCE((SELECT last_seq FROM event_seq WHERE job_id = @key), 0)) AS last`;
+
 /** Durable, ordered event queue; the database is owned by the caller. */
 export class Outbox {
   private readonly inTransaction: TransactionRunner;
+  private rowIdNamespace: Buffer | undefined;
 
   constructor(
     private readonly db: AgentDatabase,
@@ -81,21 +97,15 @@ export class Outbox {
 
   /**
    * Appends a row of `kind` for record `key` with the record's next seq, in one transaction;
-   * `body` builds the stored JSON from the seq, the row's UUID and the time. Returns the body.
+   * `body` builds the stored JSON from the seq, the row's UUID (derived from key and seq) and the
+   * time. Returns the body.
    */
   append(kind: OutboxKind, key: string, body: (seq: number, rowId: string, now: number) => unknown): unknown {
     return this.inTransaction(() => {
-      const row = this.db.prepare('SELECT last_seq FROM event_seq WHERE job_id = ?').get(key) as
-        | { last_seq: number }
-        | undefined;
-      const seq = (row?.last_seq ?? 0) + 1;
-      this.db
-        .prepare(
-          'INSERT INTO event_seq (job_id, last_seq) VALUES (?, ?) ON CONFLICT(job_id) DO UPDATE SET last_seq = excluded.last_seq',
-        )
-        .run(key, seq);
+      const { last } = this.db.prepare(LAST_SEQ_SQL).get({ key }) as { last: number };
+      const seq = last + 1;
       const now = this.clock.now();
-      const rowId = randomUUID();
+      const rowId = outboxRowId(this.namespace(), key, seq);
       const full = body(seq, rowId, now);
       this.db
         .prepare(
@@ -105,6 +115,12 @@ export class Outbox {
         .run(kind, key, seq, rowId, JSON.stringify(full), now, now);
       return full;
     });
+  }
+
+  /** The database's namespace of row ids (event-ids.ts), read once. */
+  private namespace(): Buffer {
+    this.rowIdNamespace ??= readRowIdNamespace(this.db);
+    return this.rowIdNamespace;
   }
 
   /** Keys of the records of `kind` whose head row is due now, oldest head first. */
@@ -122,9 +138,7 @@ export class Outbox {
 
   /** Every undelivered row of record `key` in seq order, any kind. */
   rowsOf(key: string): OutboxRecordRow[] {
-    const rows = this.db
-      .prepare('SELECT * FROM outbox WHERE job_id = ? ORDER BY seq')
-      .all(key) as OutboxRow[];
+    const rows = this.db.prepare(JOB_ROWS_SQL).all(key) as OutboxRow[];
     return rows.map((r) => ({
       id: r.id,
       key: r.job_id,
@@ -204,13 +218,13 @@ export class Outbox {
     maxEvents = MAX_EVENT_BATCH,
     exclude: Iterable<string> = [],
   ): PendingEvent[] {
-    return selectDueBatch(this.db, this.clock.now(), maxJobs, maxEvents, [...exclude]).batch;
+    return selectDueBatches(this.db, this.clock.now(), 1, maxJobs, maxEvents, exclude)[0] ?? [];
   }
 
   /**
    * Up to `count` batches of dueBatch(), no job in two of them, none of the jobs in `exclude`
-   * (their events are in a request still in flight). The query runs again only while the batch
-   * before left due events out (it reached a cap), so the usual round costs one query.
+   * (their events are in a request still in flight): one query for the due jobs and one per
+   * batch for its events (outbox-batches.ts).
    */
   dueBatches(
     count: number,
@@ -218,16 +232,7 @@ export class Outbox {
     maxEvents = MAX_EVENT_BATCH,
     exclude: Iterable<string> = [],
   ): PendingEvent[][] {
-    const batches: PendingEvent[][] = [];
-    const taken: string[] = [...exclude];
-    while (batches.length < count) {
-      const { batch, complete } = selectDueBatch(this.db, this.clock.now(), maxJobs, maxEvents, taken);
-      if (batch.length === 0) break;
-      batches.push(batch);
-      if (complete) break;
-      for (const item of batch) taken.push(item.jobId);
-    }
-    return batches;
+    return selectDueBatches(this.db, this.clock.now(), count, maxJobs, maxEvents, exclude);
   }
 
   /** Epoch ms of the earliest next attempt among heads of `kind`, or undefined when none. */
@@ -246,12 +251,19 @@ export class Outbox {
     this.db.prepare('DELETE FROM outbox WHERE id = ?').run(id);
   }
 
-  /** The cloud acknowledged all these rows: remove them with one statement (one commit). */
+  /**
+   * The cloud acknowledged all these rows: remove them in one commit, with delivered()'s statement
+   * run once per row. One statement over a json_each list of the ids cost the running agent more:
+   * its list's setup, paid from cold caches, outweighed the few rows a batch names
+   * (docs/performance.md, "Round 7: the outbox's shape").
+   */
   deliveredMany(ids: readonly number[]): void {
-    if (ids.length === 0) return;
-    this.db
-      .prepare('DELETE FROM outbox WHERE id IN (SELECT value FROM json_each(?))')
-      .run(JSON.stringify(ids));
+    const [only] = ids;
+    if (ids.length === 1 && only !== undefined) this.delivered(only);
+    else if (ids.length > 1)
+      this.inTransaction(() => {
+        for (const id of ids) this.delivered(id);
+      });
   }
 
   /**
@@ -316,9 +328,7 @@ export class Outbox {
 
   /** Every pending event of one job in seq order (for status views and tests). */
   pendingFor(jobId: string): PendingEvent[] {
-    const rows = this.db
-      .prepare('SELECT * FROM outbox WHERE job_id = ? ORDER BY seq')
-      .all(jobId) as OutboxRow[];
+    const rows = this.db.prepare(JOB_ROWS_SQL).all(jobId) as OutboxRow[];
     return rows.map(toPending);
   }
 }

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/lib/clock.js';
 import { type AgentDatabase, openAgentDatabase } from '../../../src/store/agent-db.js';
 import { Outbox } from '../../../src/store/outbox.js';
+import { JOB_ROWS_SQL } from '../../../src/store/outbox-batches.js';
 
 describe('Outbox edges', () => {
   let db: AgentDatabase;
@@ -78,49 +79,71 @@ describe('Outbox edges', () => {
 describe('Outbox.dueBatches', () => {
   let db: AgentDatabase;
   let outbox: Outbox;
-  let batchQueries: number;
+  let headQueries: number;
+  let eventQueries: number;
   beforeEach(() => {
     db = openAgentDatabase(':memory:');
     outbox = new Outbox(db, new ManualClock(), { initialMs: 100, maxMs: 1000, factor: 2, jitter: 0 });
-    batchQueries = 0;
+    headQueries = 0;
+    eventQueries = 0;
     const prepare = db.prepare.bind(db);
     db.prepare = ((sql: string) => {
-      if (sql.includes('AS head_seq')) batchQueries++;
+      if (sql.includes('AS head_seq')) headQueries++;
+      // A batch's events: the per-job statement, prepared once per batch (outbox-batches.ts eventsOf).
+      if (sql === JOB_ROWS_SQL) eventQueries++;
       return prepare(sql);
     }) as AgentDatabase['prepare'];
   });
+  const queries = () => {
+    const counts = { heads: headQueries, events: eventQueries };
+    headQueries = 0;
+    eventQueries = 0;
+    return counts;
+  };
   afterEach(() => db.close());
 
   const jobsOf = (batches: ReturnType<Outbox['dueBatches']>) =>
     batches.map((b) => [...new Set(b.map((r) => r.jobId))]);
 
-  it('asks once when the first batch holds everything due', () => {
+  it('asks once for the due jobs and once for the events when the first batch holds everything due', () => {
     outbox.add('a', { kind: 'received' });
     outbox.add('b', { kind: 'received' });
     outbox.add('a', { kind: 'printing' });
     expect(jobsOf(outbox.dueBatches(2))).toEqual([['a', 'b']]);
-    expect(batchQueries).toBe(1);
+    expect(queries()).toEqual({ heads: 1, events: 1 });
   });
 
-  it('asks again, without the jobs taken, when a batch reached its event cap or its job cap', () => {
+  it('forms the next batch, without the jobs taken, from the same due jobs when a batch reached its event cap or its job cap', () => {
     for (let i = 0; i < 60; i++) outbox.add('a', { kind: 'progress', pages_printed: i });
     for (let i = 0; i < 50; i++) outbox.add('b', { kind: 'progress', pages_printed: i });
     outbox.add('c', { kind: 'received' });
     expect(jobsOf(outbox.dueBatches(2))).toEqual([['a'], ['b', 'c']]);
-    expect(batchQueries).toBe(2);
-    batchQueries = 0;
+    expect(queries()).toEqual({ heads: 1, events: 2 });
     expect(jobsOf(outbox.dueBatches(3, 1))).toEqual([['a'], ['b'], ['c']]);
-    expect(batchQueries).toBe(3);
-    batchQueries = 0;
-    // Three jobs at the job cap 3: more may be due, the second query finds nothing.
+    expect(queries()).toEqual({ heads: 1, events: 3 });
+    // Three jobs at the job cap 3: the due jobs' list shows none is left, no second batch is read.
     expect(jobsOf(outbox.dueBatches(2, 3, 200))).toEqual([['a', 'b', 'c']]);
-    expect(batchQueries).toBe(2);
+    expect(queries()).toEqual({ heads: 1, events: 1 });
+    // Fewer batches asked than the jobs would fill: the rest waits.
+    expect(jobsOf(outbox.dueBatches(2, 1))).toEqual([['a'], ['b']]);
+    expect(queries()).toEqual({ heads: 1, events: 2 });
+  });
+
+  it('leaves the jobs in `exclude` out and keeps the oldest head first', () => {
+    outbox.add('b', { kind: 'received' });
+    outbox.add('a', { kind: 'received' });
+    outbox.add('c', { kind: 'received' });
+    outbox.add('b', { kind: 'printing' });
+    expect(jobsOf(outbox.dueBatches(3, 1, 50, ['a']))).toEqual([['b'], ['c']]);
+    expect(jobsOf(outbox.dueBatches(1, 50, 50, ['b', 'c']))).toEqual([['a']]);
+    expect(outbox.dueBatches(2, 50, 50, ['a', 'b', 'c'])).toEqual([]);
+    expect(queries()).toEqual({ heads: 3, events: 3 });
   });
 
   it('cuts a lone job beyond the event cap to its first events and asks once (its rest waits for the next round)', () => {
     for (let i = 0; i < 5; i++) outbox.add('a', { kind: 'progress', pages_printed: i });
     const batches = outbox.dueBatches(3, 10, 3);
     expect(batches.map((b) => b.map((r) => `${r.jobId}${r.event.seq}`))).toEqual([['a1', 'a2', 'a3']]);
-    expect(batchQueries).toBe(1);
+    expect(queries()).toEqual({ heads: 1, events: 1 });
   });
 });

@@ -8,8 +8,8 @@ import { transactionRunner } from '../../../src/store/transaction-runner.js';
 describe('transactionRunner', () => {
   let dir: string;
   let db: AgentDatabase;
-  const count = () => (db.prepare('SELECT COUNT(*) AS n FROM meta').get() as { n: number }).n;
-  const insert = (key: string) => db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(key, 'v');
+  const count = () => (db.prepare('SELECT COUNT(*) AS n FROM scratch').get() as { n: number }).n;
+  const insert = (key: string) => db.prepare('INSERT INTO scratch (key, value) VALUES (?, ?)').run(key, 'v');
   /** From now on, every function db.transaction() is asked to wrap, in order. */
   const recordTransactionsBuilt = (): unknown[] => {
     const built: unknown[] = [];
@@ -24,6 +24,8 @@ describe('transactionRunner', () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'tx-runner-'));
     db = openAgentDatabase(join(dir, 'agent.db'));
+    // A table of the test's own: the agent's tables hold rows of their own (meta's namespace).
+    db.exec('CREATE TABLE scratch (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
   });
   afterEach(() => {
     db.close();
@@ -75,6 +77,6 @@ describe('transactionRunner', () => {
       ).toThrow('inner');
       expect(db.inTransaction).toBe(true);
     });
-    expect(db.prepare('SELECT key FROM meta ORDER BY key').all()).toEqual([{ key: 'outer' }]);
+    expect(db.prepare('SELECT key FROM scratch ORDER BY key').all()).toEqual([{ key: 'outer' }]);
   });
 });

@@ -185,6 +185,7 @@ describe('commits of a whole job (docs/agent-jobs.md, "Commits per job")', () =>
     await loop.stop();
     return {
       commits: commits.commits,
+      writes: commits.writes,
       reads: reads.count - printer.seen.length,
       claims,
       kinds: rig.kinds('j1'),
@@ -195,9 +196,13 @@ describe('commits of a whole job (docs/agent-jobs.md, "Commits per job")', () =>
   // Reads of the job (JobLedger.get, the printer fake's own aside): one at the start of each of
   // the runner's four phases, one in each of the three moves and the line's two checks for a job
   // that waits out of line (docs/performance.md, Round 6).
+  // Writing statements: the job's insert and its moves, one INSERT per event (four), and the
+  // flush record; before schema 8 each event also upserted event_seq (13 and 15, four more;
+  // docs/performance.md, Round 7).
   it('a document that came with its offer: 5 commits, the offer recorded spooled with received and downloading', async () => {
     expect(await commitsOfOneJob(Buffer.from(DOCUMENT))).toEqual({
       commits: 5,
+      writes: 9,
       reads: 9,
       claims: ['j1'],
       kinds: ['received', 'downloading', 'printing', 'completed'],
@@ -247,6 +252,7 @@ describe('commits of a whole job (docs/agent-jobs.md, "Commits per job")', () =>
   it('a document downloaded: 6 commits (the offer, then the download with downloading)', async () => {
     expect(await commitsOfOneJob(undefined)).toEqual({
       commits: 6,
+      writes: 11,
       reads: 11,
       claims: [],
       kinds: ['received', 'downloading', 'printing', 'completed'],
