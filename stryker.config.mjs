@@ -13,11 +13,12 @@
 
 /** The core: the files whose rules every release depends on. */
 const core = [
-  // The agent's store: the job ledger and the outbox.
+  // The agent's store: the job ledger and the outbox (with its row ids).
   'src/store/job-ledger.ts',
   'src/store/ledger-job.ts',
   'src/store/outbox.ts',
   'src/store/outbox-batches.ts',
+  'src/store/event-ids.ts',
   'src/store/transaction-runner.ts',
   // The job path's steps, wherever under src/agent they live (the folder may move).
   'src/agent/**/{download-step,document-check,submit-step,ticket-overrides,reconcile-step,watch-step,held-documents,job-runner,job-loop,out-of-line-waits,download-slots,job-outcomes,claiming-download,waiting-report,outbox-sender,inline-documents,spool-sweep}.ts',
