@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/lib/clock.js';
 import { type AgentDatabase, openAgentDatabase } from '../../../src/store/agent-db.js';
-import { nameBasedUuid, outboxRowId } from '../../../src/store/event-ids.js';
+import { nameBasedUuid, outboxRowId, readRowIdNamespace } from '../../../src/store/event-ids.js';
 import { Outbox } from '../../../src/store/outbox.js';
 
 // The outbox's shape since schema version 9: row ids derived from (key, seq) in the database's
@@ -122,6 +122,19 @@ describe('Outbox row ids and seqs (schema 9)', () => {
     expect(floors()).toEqual([]);
     outbox.delivered(outbox.pendingFor('a')[0]?.id as number);
     expect(floors()).toEqual([{ job_id: 'a', last_seq: 2 }]);
+  });
+
+  it('reads the namespace only when the whole stored value is 32 hex digits', () => {
+    const stored = (
+      db.prepare("SELECT value FROM meta WHERE key = 'event_id_namespace'").get() as {
+        value: string;
+      }
+    ).value;
+    expect(readRowIdNamespace(db)).toEqual(Buffer.from(stored, 'hex'));
+    for (const value of [`x${stored}`, `${stored}x`, `${stored}0`, stored.slice(1), stored.toUpperCase()]) {
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'event_id_namespace'").run(value);
+      expect(() => readRowIdNamespace(db), value).toThrow(/meta event_id_namespace must be 32 hex digits/);
+    }
   });
 
   it('refuses to number rows on a database without its namespace, naming the key and the rule', () => {

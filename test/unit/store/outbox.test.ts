@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/lib/clock.js';
 import { type AgentDatabase, openAgentDatabase } from '../../../src/store/agent-db.js';
 import { Outbox } from '../../../src/store/outbox.js';
+import { watchCommits } from '../../support/sqlite-commits.js';
 
 describe('Outbox', () => {
   let db: AgentDatabase;
@@ -154,6 +155,26 @@ describe('Outbox', () => {
     }
     expect(outbox.dueBatch()).toEqual([]);
     expect(outbox.size()).toBe(2);
+  });
+
+  it('deliveredMany and failedMany: nothing given, no commit; one row, its own statement; more, one commit', () => {
+    for (const job of ['a', 'b', 'c']) outbox.add(job, { kind: 'received' });
+    const ids = ['a', 'b', 'c'].map((job) => outbox.pendingFor(job)[0]?.id as number);
+    const counter = watchCommits(db);
+    try {
+      outbox.deliveredMany([]);
+      outbox.failedMany([], 'cloud down');
+      outbox.settleBatch({ delivered: [], failed: [], discardJobs: [] });
+      expect(counter).toMatchObject({ commits: 0, writes: 0 });
+      outbox.deliveredMany(ids.slice(0, 1));
+      expect(counter).toMatchObject({ commits: 1, writes: 1 });
+      counter.reset();
+      outbox.deliveredMany(ids.slice(1));
+      expect(counter).toMatchObject({ commits: 1, writes: 2 });
+      expect(outbox.size()).toBe(0);
+    } finally {
+      counter.restore();
+    }
   });
 
   it('keeps local-job rows in the same table, apart from job-event delivery, and reports stats per kind', () => {
