@@ -480,32 +480,11 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
   },
   {
     file: OB,
-    original: 'ids.length === 0',
-    mutator: 'ConditionalExpression',
-    replacement: 'false',
-    why: 'a transaction over no ids changes nothing either',
-  },
-  {
-    file: OB,
     original: '[]',
     mutator: 'ArrayDeclaration',
     replacement: '["Stryker was here"]',
     line: 'const taken: string[] = []',
     why: 'a first exclusion of one job id no job has leaves the same rows',
-  },
-  {
-    file: OB,
-    original: 'failed.length === 0 && discardJobs.length === 0',
-    mutator: 'ConditionalExpression',
-    replacement: 'false',
-    why: 'the fast path only spares a transaction around the one DELETE; the transaction below runs the same DELETE and nothing else when there is nothing failed or discarded',
-  },
-  {
-    file: OB,
-    original: '{\n      this.deliveredMany(delivered);\n      return dropped;\n    }',
-    mutator: 'BlockStatement',
-    replacement: '{}',
-    why: 'falls through to the transaction, which runs the same DELETE and nothing else when there is nothing failed or discarded, and returns the same empty map',
   },
   {
     file: 'jobs/outbox-sender.ts',
