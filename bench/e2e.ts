@@ -30,6 +30,7 @@ import { runJobs } from './support/job-runs.js';
 import { largeDocumentRun } from './support/large-document.js';
 import { pinPlan, pinProcess } from './support/pinning.js';
 import {
+  agentNodeEnv,
   agentNodeFlags,
   cpuSecondsOf,
   emptyNodeMemory,
@@ -155,7 +156,7 @@ async function main(): Promise<void> {
     console.log(
       `memory  agent peak RSS ${mb(memoryOf(agent.part.pid).peak)} (now ${mb(memoryOf(agent.part.pid).rss)}: ${pagesPhrase(agentPages)}); during the jobs peak private ${mb(jobPeak.private)}, peak PSS ${mb(jobPeak.pss)}; emulator peak RSS ${mb(memoryOf(emulator.part.pid).peak)}`,
     );
-    const empty = await emptyNodeMemory(agentNodeFlags());
+    const empty = await emptyNodeMemory(agentNodeFlags(), agentNodeEnv());
     console.log(
       `memory  empty node with the agent's flags (the floor): RSS ${mb(empty.rss)} (${pagesPhrase(empty)})`,
     );
