@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { describeViolation } from './invariants.js';
 import { removeSpoolDir, runSeed, type SeedResult } from './run-seed.js';
 import { variantFromEnv } from './scenario.js';
+import { noChannelCounts } from './sim-channel.js';
 
 const single = process.env.SIM_SEED;
 const seeds = Number(process.env.SIM_SEEDS ?? 10_000);
@@ -34,15 +35,7 @@ describe('job path simulation', () => {
       let goneAnswers = 0;
       let refetchFailures = 0;
       let jobLists = 0;
-      const channel = {
-        inlineOffers: 0,
-        inlineLost: 0,
-        inlineCorrupted: 0,
-        claims: 0,
-        claimEvents: 0,
-        batches: 0,
-        cuts: 0,
-      };
+      const channel = noChannelCounts();
       const list = seedList();
       for (const seed of list) {
         const result = await runSeed(seed, variant);

@@ -34,8 +34,9 @@ export interface ChannelCounts {
   cuts: number;
 }
 
-export class SimChannel {
-  readonly counts: ChannelCounts = {
+/** Every channel count at zero: one seed's start, or a run's sum before its first seed. */
+export function noChannelCounts(): ChannelCounts {
+  return {
     inlineOffers: 0,
     inlineLost: 0,
     inlineCorrupted: 0,
@@ -44,6 +45,10 @@ export class SimChannel {
     batches: 0,
     cuts: 0,
   };
+}
+
+export class SimChannel {
+  readonly counts: ChannelCounts = noChannelCounts();
   private requests: ChannelRequests | undefined;
   /** The channel is down (reconnecting) until this virtual time. */
   private downUntil = 0;

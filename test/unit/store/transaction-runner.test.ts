@@ -10,6 +10,16 @@ describe('transactionRunner', () => {
   let db: AgentDatabase;
   const count = () => (db.prepare('SELECT COUNT(*) AS n FROM meta').get() as { n: number }).n;
   const insert = (key: string) => db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(key, 'v');
+  /** From now on, every function db.transaction() is asked to wrap, in order. */
+  const recordTransactionsBuilt = (): unknown[] => {
+    const built: unknown[] = [];
+    const transaction = db.transaction.bind(db);
+    db.transaction = ((fn: () => unknown) => {
+      built.push(fn);
+      return transaction(fn);
+    }) as AgentDatabase['transaction'];
+    return built;
+  };
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'tx-runner-'));
@@ -21,12 +31,7 @@ describe('transactionRunner', () => {
   });
 
   it('builds the transaction function once for every store on the database', () => {
-    const built: unknown[] = [];
-    const transaction = db.transaction.bind(db);
-    db.transaction = ((fn: () => unknown) => {
-      built.push(fn);
-      return transaction(fn);
-    }) as AgentDatabase['transaction'];
+    const built = recordTransactionsBuilt();
     const run = transactionRunner(db);
     for (let i = 0; i < 5; i++) run(() => insert(`k${i}`));
     expect(transactionRunner(db)).toBe(run);
@@ -38,12 +43,7 @@ describe('transactionRunner', () => {
   it('builds it again, once, when db.transaction is replaced after the first use', () => {
     const run = transactionRunner(db);
     run(() => insert('before'));
-    const built: unknown[] = [];
-    const transaction = db.transaction.bind(db);
-    db.transaction = ((fn: () => unknown) => {
-      built.push(fn);
-      return transaction(fn);
-    }) as AgentDatabase['transaction'];
+    const built = recordTransactionsBuilt();
     expect(run(() => insert('after').changes)).toBe(1);
     expect(run(() => 'result')).toBe('result');
     expect(built).toHaveLength(1);
