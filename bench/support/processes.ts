@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { AGENT_NODE_FLAGS } from '../../src/service/agent-node-flags.js';
+import { AGENT_NODE_ENV, AGENT_NODE_FLAGS } from '../../src/service/agent-node-flags.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -106,12 +106,14 @@ export function agentNodeFlags(env: Record<string, string | undefined> = process
 
 /**
  * The environment variables agent processes in the benchmarks get on top of this process's
- * environment: none, or BENCH_AGENT_ENV's `VAR=value` words separated by spaces (for a setting
- * of the C library such as `MALLOC_ARENA_MAX=2`, which a service would set with an `Environment=`
- * line). A word without `=` or with an empty name is an error that names it.
+ * environment: those of the agent's Linux service (AGENT_NODE_ENV, the systemd unit's
+ * `Environment=` lines), or BENCH_AGENT_ENV's `VAR=value` words separated by spaces when set
+ * (empty: none), to compare a setting of the C library such as `MALLOC_ARENA_MAX`. A word
+ * without `=` or with an empty name is an error that names it.
  */
 export function agentNodeEnv(env: Record<string, string | undefined> = process.env): Record<string, string> {
-  const words = (env.BENCH_AGENT_ENV ?? '').split(' ').filter((word) => word !== '');
+  if (env.BENCH_AGENT_ENV === undefined) return { ...AGENT_NODE_ENV };
+  const words = env.BENCH_AGENT_ENV.split(' ').filter((word) => word !== '');
   return Object.fromEntries(
     words.map((word) => {
       const at = word.indexOf('=');

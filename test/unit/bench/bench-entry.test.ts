@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentNodeEnv, agentNodeFlags, benchEntry } from '../../../bench/support/processes.js';
-import { AGENT_NODE_FLAGS } from '../../../src/service/agent-node-flags.js';
+import { AGENT_NODE_ENV, AGENT_NODE_FLAGS } from '../../../src/service/agent-node-flags.js';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 
@@ -26,8 +26,9 @@ describe('agentNodeFlags (BENCH_AGENT_NODE_FLAGS)', () => {
 });
 
 describe('agentNodeEnv (BENCH_AGENT_ENV)', () => {
-  it('adds nothing when unset or empty', () => {
-    expect(agentNodeEnv({})).toEqual({});
+  it("is the service's environment when unset, nothing when empty", () => {
+    expect(agentNodeEnv({})).toEqual({ ...AGENT_NODE_ENV });
+    expect(agentNodeEnv({ BENCH_AGENT_ENV: '' })).toEqual({});
     expect(agentNodeEnv({ BENCH_AGENT_ENV: '  ' })).toEqual({});
   });
 
