@@ -42,11 +42,12 @@ const FORGET_CONDITION = "state === 'completed' || state === 'failed' || state =
 /** The mutants of JobLoop.forget() (original, mutator, replacement). */
 const FORGET_MUTANTS: [string, string, string][] = [
   [
-    "{\n    this.wakers.delete(jobId);\n    this.waits.forget(jobId);\n    const state = this.deps.ledger.get(jobId)?.state;\n    if (state === 'completed' || state === 'failed' || state === 'cancelled') this.cancels.delete(jobId);\n  }",
+    "{\n    this.wakers.delete(jobId);\n    this.waits.forget(jobId);\n    if (!this.cancels.has(jobId)) return;\n    const state = this.deps.ledger.get(jobId)?.state;\n    if (state === 'completed' || state === 'failed' || state === 'cancelled') this.cancels.delete(jobId);\n  }",
     'BlockStatement',
     '{}',
   ],
   ['this.deps.ledger.get(jobId)?.state', 'OptionalChaining', 'this.deps.ledger.get(jobId).state'],
+  ['!this.cancels.has(jobId)', 'ConditionalExpression', 'true'],
   [FORGET_CONDITION, 'ConditionalExpression', 'true'],
   [FORGET_CONDITION, 'ConditionalExpression', 'false'],
   [
@@ -998,7 +999,9 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
       ? undefined
       : original.startsWith('this.deps')
         ? 'const state = this.deps.ledger.get(jobId)?.state;'
-        : "if (state === 'completed' || state === 'failed' || state === 'cancelled') this.cancels.delete(jobId);",
+        : original.startsWith('!')
+          ? 'if (!this.cancels.has(jobId)) return;'
+          : "if (state === 'completed' || state === 'failed' || state === 'cancelled') this.cancels.delete(jobId);",
     why: FORGET_WHY,
   })),
 ];

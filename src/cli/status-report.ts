@@ -26,7 +26,7 @@ export function formatStatus(status: AgentStatus, url: string): string[] {
         .map((j) => [
           j.id,
           j.printer,
-          j.waitingFor === 'document' ? `${j.state} (waiting for its document)` : j.state,
+          j.waitingFor === 'document' ? `${j.state} (waiting for its document${documentTries(j)})` : j.state,
           `attempts ${j.attempts}`,
           `${duration(j.ageS)} old`,
           j.lastError ?? '',
@@ -44,6 +44,13 @@ export function formatStatus(status: AgentStatus, url: string): string[] {
     ...status.lastErrors.map((e) => `  ${e.at} ${e.part}: ${e.message}`),
   );
   return lines;
+}
+
+/** `, 3 failed tries, next in 8 s` for a job waiting for its document (nothing from an older agent). */
+function documentTries(job: AgentStatus['jobs']['list'][number]): string {
+  if (job.documentTries === undefined) return '';
+  const tries = `${job.documentTries} failed ${job.documentTries === 1 ? 'try' : 'tries'}`;
+  return job.nextTryInS === undefined ? `, ${tries}` : `, ${tries}, next in ${duration(job.nextTryInS)}`;
 }
 
 function cloudLine(status: AgentStatus): string {

@@ -100,6 +100,12 @@ const MIGRATIONS: readonly string[] = [
   // outbox_record indexed the columns the UNIQUE (job_id, seq) constraint's index already holds:
   // each event's commit wrote its pages twice (docs/performance.md, "Round 5: the cost of a commit").
   `DROP INDEX outbox_record;`,
+  // The wait of a `spooled` job whose document (lost in a restart) could not be fetched again,
+  // so a restart resumes it where it stood (docs/agent-jobs.md, "Downloading"): the failed tries
+  // in a row (the backoff step; above 0 while the job waits, next_retry_at its next try and
+  // last_error why the last one failed) and those of them that count toward download_attempts.
+  `ALTER TABLE jobs ADD COLUMN refetch_tries INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE jobs ADD COLUMN refetch_failures INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 /** The schema version a fully migrated database has. */

@@ -83,6 +83,14 @@ export interface LedgerJob {
   earlierPrinterJobs: string[];
   /** Arrival order (a sequence, 1 for the first job ever recorded): what a restart resumes by. */
   arrival: number;
+  /**
+   * A `spooled` job whose document (lost in a restart) could not be fetched again: the failed tries
+   * in a row (above 0 while it waits: until `nextRetryAt`, `lastError` saying why), kept across
+   * restarts (recordRefetchWait); 0 once the document is there.
+   */
+  refetchTries: number;
+  /** Those of the refetch tries that count toward `jobs.download_attempts`. */
+  refetchFailures: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -109,6 +117,17 @@ export interface MoveDetails {
   documentSent?: true;
 }
 
+/** A failed try to fetch a `spooled` job's document again, as recordRefetchWait records it. */
+export interface RefetchWait {
+  /** Failed tries in a row (the backoff step). */
+  tries: number;
+  /** Those that count toward `jobs.download_attempts`. */
+  failures: number;
+  /** When the next try is due (epoch ms, the ledger's clock). */
+  nextRetryAt: number;
+  lastError: string;
+}
+
 interface JobRow {
   job_id: string;
   printer_id: string;
@@ -124,6 +143,8 @@ interface JobRow {
   document_flushed: number;
   earlier_printer_jobs: string;
   arrival: number;
+  refetch_tries: number;
+  refetch_failures: number;
   created_at: number;
   updated_at: number;
 }
@@ -256,6 +277,41 @@ export class JobLedger {
     this.db.prepare('UPDATE jobs SET document_sent = 1, document_flushed = 1 WHERE job_id = ?').run(jobId);
   }
 
+  /**
+   * Records a failed try to fetch a `spooled` job's document again: the tries in a row, the
+   * counted failures, when the next try is due and why this one failed (one UPDATE: its own commit,
+   * or part of the caller's atomically). Returns the job as recorded.
+   */
+  recordRefetchWait(jobId: string, wait: RefetchWait): LedgerJob {
+    const now = this.clock.now();
+    this.db
+      .prepare(
+        `UPDATE jobs SET refetch_tries = ?, refetch_failures = ?, next_retry_at = ?, last_error = ?,
+           updated_at = ? WHERE job_id = ? AND state = 'spooled'`,
+      )
+      .run(wait.tries, wait.failures, wait.nextRetryAt, wait.lastError, now, jobId);
+    const job = this.get(jobId);
+    if (!job) throw new PrintRelayError('not_found', `job ${jobId} not in the ledger`);
+    return job;
+  }
+
+  /** Ends a `spooled` job's wait for its document (it was fetched): nothing is due any more. */
+  clearRefetchWait(jobId: string): void {
+    this.db
+      .prepare(
+        'UPDATE jobs SET refetch_tries = 0, refetch_failures = 0, next_retry_at = NULL WHERE job_id = ?',
+      )
+      .run(jobId);
+  }
+
+  /** How many `spooled` jobs wait for their document (refetchTries above 0). */
+  refetchWaits(): number {
+    const row = this.db
+      .prepare("SELECT COUNT(*) AS n FROM jobs WHERE state = 'spooled' AND refetch_tries > 0")
+      .get() as { n: number };
+    return row.n;
+  }
+
   /** Jobs not yet in a final state, in arrival order (what a restart resumes). */
   unfinished(): LedgerJob[] {
     const rows = this.db
@@ -296,6 +352,8 @@ function toJob(row: JobRow): LedgerJob {
     documentFlushed: row.document_flushed === 1,
     earlierPrinterJobs: JSON.parse(row.earlier_printer_jobs) as string[],
     arrival: row.arrival,
+    refetchTries: row.refetch_tries,
+    refetchFailures: row.refetch_failures,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -8,11 +8,11 @@
  * Every log line of emulator and agent is searched for the card numbers and the device password.
  */
 import { demoAgentConfig } from '../support/demo-session.js';
+import { logCapture } from '../support/log-capture.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { type AddressInfo, createServer, type Server } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
 import type { SessionSummary } from '../../src/agent/release/release-session.js';
@@ -54,7 +54,7 @@ describe.runIf(havePeers)('pull printing: card swipe at a serial reader releases
   const printerName = `Pull E2E ${suffix}`;
   const devicePassword = `pairing-${suffix}-device`;
   const spool = inject('ippeveprinterSpool');
-  const lines: string[] = [];
+  const { lines, destination } = logCapture();
   const sessions: SessionSummary[] = [];
   /** What the stations showed the person at the printer. */
   const shown: string[] = [];
@@ -67,12 +67,6 @@ describe.runIf(havePeers)('pull printing: card swipe at a serial reader releases
 
   beforeAll(async () => {
     const redactor = new Redactor();
-    const destination = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
     const logger = createLogger({ destination, redactor, level: 'debug' });
     pty = await startPtyPair(work);
     blocker = createServer();

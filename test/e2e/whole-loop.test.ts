@@ -4,7 +4,6 @@
  * channel, the agent prints them over IPP on the built-in virtual printer AND on ippeveprinter,
  * and the app sees each job finish. Every log line is then searched for the secrets used.
  */
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { DEMO } from '../../src/config/load-config.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { VirtualPrinter } from '../../src/printing/virtual/virtual-printer.js';
 import { writePdf } from '../support/pdf.js';
+import { pdfFileRecord } from '../support/pdf-file-record.js';
 import { peersAvailable } from '../support/peers.js';
 import { printAndWait, startWholeLoop, type WholeLoop } from '../support/whole-loop.js';
 
@@ -139,14 +139,7 @@ describe.runIf(haveIppEve)('the whole loop in one box', () => {
       organizationId: user.organizationId,
       userId: user.id,
       printerId: await printerId('E2E IPP Everywhere'),
-      file: {
-        path,
-        size: NOISE.length,
-        sha256: createHash('sha256').update(NOISE).digest('hex'),
-        extension: 'pdf',
-        contentType: 'application/pdf',
-        name: 'noise.pdf',
-      },
+      file: pdfFileRecord(path, NOISE, 'noise.pdf'),
       ticket: { copies: 1 },
       deleteAfterPrint: false,
     });

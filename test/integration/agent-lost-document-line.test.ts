@@ -6,7 +6,8 @@
  * download with 503 while the test says so (the rest passes). A later job for the same printer
  * prints meanwhile; the job prints once, after it, when the cloud serves its document again; a
  * document the cloud deleted (410) fails its job with the reason, never printed; status lists the
- * waiting job as waiting for its document.
+ * waiting job as waiting for its document. The wait outlives the agent: restarted while the job
+ * waits, the agent asks for the document again only at the next try the ledger recorded.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
@@ -30,6 +31,8 @@ class DocumentGate {
   readonly failing = new Set<string>();
   /** Downloads of each job's document answered 503. */
   readonly refused = new Map<string, number>();
+  /** When each job's document was asked for (epoch ms), refused or passed on. */
+  readonly asked = new Map<string, number[]>();
   private server: Server | undefined;
 
   constructor(private readonly target: URL) {}
@@ -38,6 +41,7 @@ class DocumentGate {
     this.server = createServer((req, res) => {
       const match = /^\/connector\/v1\/jobs\/([^/?]+)\/document/.exec(req.url ?? '');
       const jobId = match ? decodeURIComponent(match[1] as string) : undefined;
+      if (jobId) this.asked.set(jobId, [...(this.asked.get(jobId) ?? []), Date.now()]);
       if (jobId && this.failing.has(jobId)) {
         this.refused.set(jobId, (this.refused.get(jobId) ?? 0) + 1);
         req.resume();
@@ -86,11 +90,11 @@ describe('a resumed job whose document the cloud cannot serve', { timeout: 120_0
   let printerUri: string;
   let printerId: string;
 
-  const agent = (uri = printerUri) =>
+  const agent = (uri = printerUri, jobs: Record<string, number> = {}) =>
     emulatorAgent({
       cloudUrl,
       connectorName: 'lost-document-test',
-      jobs: { download_attempts: 1000 },
+      jobs: { download_attempts: 1000, ...jobs },
       printers: [{ name: PRINTER, uri }],
       dataDir,
     });
@@ -177,6 +181,50 @@ describe('a resumed job whose document the cloud cannot serve', { timeout: 120_0
       expect(order.indexOf(`printrelay-${b}`)).toBeLessThan(order.indexOf(`printrelay-${a}`));
     } finally {
       await running.stop();
+    }
+  });
+
+  it('keeps the wait across a restart: the restarted agent asks again only at the recorded next try', async () => {
+    const e = await submit('job E: waits for its document while the agent restarts\n');
+    spooledByAnEarlierLife(e);
+    gate.failing.add(e);
+    // A first wait of 5 to 10 s (backoff from 5 s, doubled, half jitter): longer than a restart.
+    const slow = () => agent(printerUri, { retry_initial_ms: 5_000, retry_max_ms: 60_000 });
+    const first = slow();
+    await first.start();
+    try {
+      await until('the first try of E', () => gate.times(e) >= 1);
+      await until(
+        'its wait recorded',
+        () => first.status()?.jobs.list.some((job) => job.id === e && job.waitingFor) === true,
+      );
+    } finally {
+      await first.stop();
+    }
+    const db = openAgentDatabase(join(dataDir, 'agent.db'));
+    const recorded = new JobLedger(db, systemClock).get(e);
+    db.close();
+    expect(recorded).toMatchObject({ state: 'spooled', refetchTries: 1, refetchFailures: 0 });
+    expect(recorded?.lastError).toMatch(/503/);
+    const nextTry = recorded?.nextRetryAt ?? 0;
+
+    // The cloud serves E again, but the restarted agent waits for the try its ledger recorded.
+    gate.failing.delete(e);
+    const triesBefore = gate.asked.get(e)?.length ?? 0;
+    const second = slow();
+    await second.start();
+    try {
+      const listed = second.status()?.jobs.list.find((job) => job.id === e);
+      // As the first life left it, before any try of this one.
+      expect(listed).toMatchObject({ state: 'spooled', waitingFor: 'document', documentTries: 1 });
+      expect(listed?.lastError).toMatch(/503/);
+      await until('E printed', () => cloudState(e) === 'completed');
+      const after = (gate.asked.get(e) ?? []).slice(triesBefore);
+      expect(after.length).toBe(1);
+      expect(after[0]).toBeGreaterThanOrEqual(nextTry);
+      expect(printedCopies(e)).toBe(1);
+    } finally {
+      await second.stop();
     }
   });
 

@@ -10,7 +10,6 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
@@ -21,6 +20,7 @@ import { LocalJobService } from '../../src/emulator/pull/local-jobs/local-job-se
 import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { Redactor } from '../../src/log/redaction.js';
 import { demoAgentConfig } from '../support/demo-session.js';
+import { logCapture } from '../support/log-capture.js';
 import { freePort, peersAvailable } from '../support/peers.js';
 
 const run = promisify(execFile);
@@ -29,7 +29,7 @@ const SECRET: string = DEMO.printer.pullPrintingPassword;
 
 describe.runIf(haveCurl)('copy events from a device app, counted by the agent', () => {
   const work = mkdtempSync(join(tmpdir(), 'copyjobs-agent-'));
-  const lines: string[] = [];
+  const { lines, destination } = logCapture();
   const shown: string[] = [];
   let emulator: Emulator;
   let agent: Agent;
@@ -58,12 +58,6 @@ describe.runIf(haveCurl)('copy events from a device app, counted by the agent', 
 
   beforeAll(async () => {
     const redactor = new Redactor();
-    const destination = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
     const logger = createLogger({ destination, redactor, level: 'debug' });
     emulator = await createEmulator({
       db: ':memory:',

@@ -7,6 +7,7 @@
 import { COLOR_COLORS } from '../support/blob-fixtures.js';
 import type { BlobCapabilities } from '../../src/protocol/blob-capabilities.js';
 import type { PrinterCapabilityProperties } from '../../src/protocol/printer-properties.js';
+import { a4PrinterProperties } from '../support/printer-properties-fixture.js';
 import {
   createPrinter,
   type CallResult,
@@ -55,33 +56,13 @@ export function uploadedDefaults(): BlobCapabilities {
 
 /** What a connector uploads as the properties of a mono duplex printer with one tray, 'Lower'. */
 export function uploadedProperties(): PrinterCapabilityProperties {
-  return {
+  return a4PrinterProperties({
     Driver: 'x',
-    Collate: true,
     Color: false,
-    ColorSupported: true,
-    DuplexSupported: true,
-    DuplexMode: 1,
-    MediaSupported: ['A4'],
-    MediaSupportedId: [9],
-    OrientationsSupported: ['Portrait'],
-    OrientationsSupportedId: [1],
-    PaperFormats: [{ Id: 9, Name: 'A4', XRes: 2100, YRes: 2970, Default: true }],
     Resolutions: ['600', '1200'],
     Trays: [{ Index: 2, Name: 'Lower', Default: true }],
-    Default: {
-      Duplex: 'None',
-      DuplexIndex: 1,
-      Color: 'Monochrome',
-      Orientation: 'Portrait',
-      OrientationIndex: 1,
-      Resolution: '1200',
-      Paper: 'A4',
-      PaperId: 9,
-      Tray: 'Lower',
-      TrayIndex: 2,
-    },
-  };
+    Default: { Color: 'Monochrome', Resolution: '1200', Tray: 'Lower', TrayIndex: 2 },
+  });
 }
 
 /** The admin API path of a printer, with an optional rest. */

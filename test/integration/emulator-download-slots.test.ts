@@ -5,7 +5,6 @@
  * hung up gave back; one more than its line holds is refused at once with 503, Retry-After and
  * the rule named.
  */
-import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { type ClientRequest, get, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defaultTicket } from '../../src/protocol/print-ticket.js';
 import { type ConnectorRig, startConnectorRig } from '../support/connector-rig.js';
+import { pdfFileRecord } from '../support/pdf-file-record.js';
 import { clientToken } from './emulator-accounts-support.js';
 import { call, createPrinter, DEMO, registration } from './emulator-harness.js';
 import { OTHER_CLIENT, seedWithOtherClient } from './emulator-sfapi-harness.js';
@@ -56,14 +56,7 @@ beforeAll(async () => {
     organizationId: user.organizationId,
     userId: user.id,
     printerId,
-    file: {
-      path,
-      size: small.length,
-      sha256: createHash('sha256').update(small).digest('hex'),
-      extension: 'pdf',
-      contentType: 'application/pdf',
-      name: 'other.pdf',
-    },
+    file: pdfFileRecord(path, small, 'other.pdf'),
     ticket: defaultTicket,
     deleteAfterPrint: false,
   });

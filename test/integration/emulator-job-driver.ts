@@ -3,12 +3,12 @@
  * printer, stores a job with a small document in the data directory, and claims it and posts
  * its events over HTTP up to completed or failed. Nothing to clean up beyond the harness.
  */
-import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JobService } from '../../src/emulator/jobs/job-service.js';
 import type { PrintTicket } from '../../src/protocol/print-ticket.js';
 import type { JobEvent } from '../../src/protocol/connector-channel.js';
+import { pdfFileRecord } from '../support/pdf-file-record.js';
 import { call, createPrinter, DEMO, type Harness, registration } from './emulator-harness.js';
 
 /** A registered connector and its printer. */
@@ -49,19 +49,11 @@ export async function createJob(
   const path = join(h.dataDir, `job-driver-${documents}.pdf`);
   await writeFile(path, content);
   const admin = ctx.store.users.findByEmail(DEMO.admin.email)!;
-  const sha256 = createHash('sha256').update(content).digest('hex');
   return (options.jobs ?? ctx.jobs).create({
     organizationId: admin.organizationId,
     userId: admin.id,
     printerId,
-    file: {
-      path,
-      size: content.length,
-      sha256,
-      extension: 'pdf',
-      contentType: 'application/pdf',
-      name: options.name ?? 'document.pdf',
-    },
+    file: pdfFileRecord(path, content, options.name ?? 'document.pdf'),
     ticket: options.ticket ?? { copies: 1 },
     deleteAfterPrint: false,
   }).jobId;

@@ -87,6 +87,13 @@ export function checkInvariants(world: WorldRecord): Violation[] {
     // A document that cannot be fetched again never holds its printer's line (sim-line.ts).
     if (job.lineHeld > 0)
       say('line-held', `its printer's line waited out ${job.lineHeld} failed fetches of its document`);
+    // A job waiting for its document is fetched again only at the next try its row recorded, also
+    // by a restarted agent (sim-line.ts).
+    if (job.fetchedEarly > 0)
+      say(
+        'refetch-early',
+        `its document was fetched again ${job.fetchedEarly} times before its recorded next try`,
+      );
     if (job.state === 'cancelled') say('cancelled-unasked', 'cancelled although nobody cancelled it');
     eventViolations([...job.events.values()], say);
   }

@@ -139,8 +139,10 @@ export async function runSeed(seed: number, variant: SimVariant = DEFAULT_VARIAN
         line: {
           held: (jobId) => cloud.job(jobId).lineHeld++,
           refetchFailed: (jobId) => cloud.job(jobId).refetchFailures++,
+          early: (jobId) => cloud.job(jobId).fetchedEarly++,
         },
         holdLine: variant.lineRule === 'hold',
+        forgetWaits: variant.waitRule === 'forgotten',
       });
       for (const open of cloud.openOffers()) offer(open.job_id);
     };

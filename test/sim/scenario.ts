@@ -57,6 +57,13 @@ export interface SimVariant {
    * wait behind it (the invariant `line-held`, sim-line.ts).
    */
   lineRule: 'leave' | 'hold';
+  /**
+   * `kept`: a job waiting for its document keeps its wait across a restart (its ledger row records
+   * the next try; the agent's rule). `forgotten` (the variant `wait-forgotten`, broken on purpose):
+   * a restarted agent fetches such a job's document at once, as the agent did when the wait was
+   * kept in memory (the invariant `refetch-early`, sim-line.ts).
+   */
+  waitRule: 'kept' | 'forgotten';
 }
 
 export const DEFAULT_VARIANT: SimVariant = {
@@ -67,6 +74,7 @@ export const DEFAULT_VARIANT: SimVariant = {
   claimRule: 'confirmed',
   claimEvents: 'kept-off',
   lineRule: 'leave',
+  waitRule: 'kept',
 };
 
 /** What a printer does with a job whose connection broke before the document ended. */
@@ -152,7 +160,8 @@ export interface Scenario {
 /**
  * The variant SIM_VARIANT names (comma-separated): `handed` (sentRule), `no-k-octets` (kOctets
  * false), `print-job-only` (printJobOnlyPrinters), `no-operation-timeout`, `inline-unclaimed` (claimRule assumed), `claim-first` (claimRule first), `line-held`
- * (lineRule hold), `claim-events-shared` (claimEvents shared); unset, the default.
+ * (lineRule hold), `claim-events-shared` (claimEvents shared), `wait-forgotten` (waitRule
+ * forgotten); unset, the default.
  */
 export function variantFromEnv(value: string | undefined): SimVariant {
   const names = new Set((value ?? '').split(',').filter((n) => n !== ''));
@@ -165,6 +174,7 @@ export function variantFromEnv(value: string | undefined): SimVariant {
     'claim-first',
     'claim-events-shared',
     'line-held',
+    'wait-forgotten',
   ];
   for (const name of names) {
     if (!known.includes(name))
@@ -178,6 +188,7 @@ export function variantFromEnv(value: string | undefined): SimVariant {
     claimRule: names.has('inline-unclaimed') ? 'assumed' : names.has('claim-first') ? 'first' : 'confirmed',
     claimEvents: names.has('claim-events-shared') ? 'shared' : 'kept-off',
     lineRule: names.has('line-held') ? 'hold' : 'leave',
+    waitRule: names.has('wait-forgotten') ? 'forgotten' : 'kept',
   };
 }
 

@@ -87,6 +87,11 @@ export interface AgentWiring {
    * its turn at the head of its printer's line and tries again there.
    */
   holdLine?: boolean;
+  /**
+   * Broken on purpose (variant `wait-forgotten`): a resumed job waiting for its document is
+   * fetched at once, its recorded next try ignored.
+   */
+  forgetWaits?: boolean;
 }
 
 const clock: Clock = { now: () => Date.now() };
@@ -149,7 +154,7 @@ export function startAgent(wiring: AgentWiring): AgentLife {
     (offer, target, signal) => claimingDownload(network, offer, target, signal, wiring.smallDocumentBytes),
     logger,
   );
-  const line = new LineWatch(ledger, wiring.line);
+  const line = new LineWatch(ledger, wiring.line, clock);
   const emit: ConstructorParameters<typeof JobRunner>[0]['emit'] = (jobId, event) => {
     outbox.add(jobId, event);
     sender.notify({ urgent: FINAL_EVENT_KINDS.has(event.kind) });
@@ -180,6 +185,7 @@ export function startAgent(wiring: AgentWiring): AgentLife {
     },
     line,
     wiring.holdLine === true,
+    wiring.forgetWaits === true,
   );
   const loop = new JobLoop({
     ledger,

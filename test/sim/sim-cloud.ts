@@ -47,6 +47,8 @@ export interface CloudJob {
   refetchFailures: number;
   /** Fetches of the document after a failed one within one turn at the head of the line (sim-line.ts). */
   lineHeld: number;
+  /** Fetches of the document again before the next try its ledger row recorded (sim-line.ts). */
+  fetchedEarly: number;
   message: string | undefined;
 }
 
@@ -83,6 +85,7 @@ export class SimCloud {
         goneAnswers: 0,
         refetchFailures: 0,
         lineHeld: 0,
+        fetchedEarly: 0,
         message: undefined,
       });
     });

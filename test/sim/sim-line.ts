@@ -8,9 +8,11 @@
  * keeps the job at the head of the line and fetches again there after its backoff, as the agent
  * did before e1bee22 (WatchedRunner).
  */
+import { documentWait } from '../../src/agent/jobs/download-step.js';
 import { JobRunner } from '../../src/agent/jobs/job-runner.js';
 import type { JobRunnerDeps } from '../../src/agent/jobs/job-runner-types.js';
 import { sleep } from '../../src/lib/abort.js';
+import type { Clock } from '../../src/lib/clock.js';
 import type { JobLedger } from '../../src/store/job-ledger.js';
 
 /** What the line's watch reports, per job. */
@@ -19,6 +21,8 @@ export interface LineReport {
   held(jobId: string): void;
   /** A fetch of a `spooled` job's document (one a crash lost) failed. */
   refetchFailed(jobId: string): void;
+  /** A `spooled` job's document was fetched again before the next try its ledger row recorded. */
+  early(jobId: string): void;
 }
 
 /** Tracks each job's turn at the head of its printer's line and the fetches of its document. */
@@ -29,6 +33,8 @@ export class LineWatch {
   constructor(
     private readonly ledger: JobLedger,
     private readonly report: LineReport,
+    /** The agent's clock: a recorded next try not yet come means the fetch is early. */
+    private readonly clock: Clock,
   ) {}
 
   turnStarts(jobId: string): void {
@@ -44,7 +50,10 @@ export class LineWatch {
     return async (offer, target, signal) => {
       const id = offer.job_id;
       if ((this.turns.get(id) ?? 0) > 0) this.report.held(id);
-      const again = this.ledger.get(id)?.state === 'spooled';
+      const row = this.ledger.get(id);
+      const again = row?.state === 'spooled';
+      if (again && documentWait(row) !== undefined && (row.nextRetryAt ?? 0) > this.clock.now())
+        this.report.early(id);
       try {
         return await inner(offer, target, signal);
       } catch (error) {
@@ -68,14 +77,17 @@ export class WatchedRunner extends JobRunner {
     deps: JobRunnerDeps,
     private readonly line: LineWatch,
     private readonly holdLine: boolean,
+    /** Broken on purpose (variant `wait-forgotten`): a job's recorded wait for its document is ignored. */
+    private readonly forgetWaits = false,
   ) {
     super(deps);
   }
 
   /** Held line: no fetch ahead of the line, so a lost document is fetched in the job's turn. */
   override prepare(...args: Parameters<JobRunner['prepare']>): ReturnType<JobRunner['prepare']> {
-    const [jobId, control] = args;
-    return this.holdLine ? super.prepare(jobId, control) : super.prepare(...args);
+    const [jobId, control, backend, waitOver] = args;
+    if (this.holdLine) return super.prepare(jobId, control);
+    return super.prepare(jobId, control, backend, waitOver === true || this.forgetWaits);
   }
 
   override async submit(...args: Parameters<JobRunner['submit']>): ReturnType<JobRunner['submit']> {

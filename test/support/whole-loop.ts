@@ -8,7 +8,6 @@ import { demoAgentConfig, demoSession } from './demo-session.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { Agent } from '../../src/agent/agent.js';
 import { SfapiClient, type SfapiJobStatus, type SfapiPrintRequest } from '../../src/client/sfapi-client.js';
 import { DEMO, defaultEmulatorSeed } from '../../src/config/load-config.js';
@@ -16,6 +15,7 @@ import { createEmulator, type Emulator } from '../../src/emulator/app.js';
 import { sleep } from '../../src/lib/abort.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import { Redactor } from '../../src/log/redaction.js';
+import { logCapture } from './log-capture.js';
 
 export interface WholeLoopOptions {
   printers: { name: string; uri: string }[];
@@ -38,13 +38,7 @@ export interface WholeLoop {
 /** Starts emulator and agent; resolves once every printer is listed by GetPrinter. */
 export async function startWholeLoop(options: WholeLoopOptions): Promise<WholeLoop> {
   const dir = mkdtempSync(join(tmpdir(), 'whole-loop-'));
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
+  const { lines, destination } = logCapture();
   const redactor = new Redactor();
   const logger = createLogger({ destination, redactor, level: options.level ?? 'debug' });
   const emulator = await createEmulator({

@@ -138,7 +138,13 @@ export class AgentControl implements SwipeObserver {
       attempts: j.attempts,
       ageS: Math.round((now - j.createdAt) / 1000),
       ...optional('lastError', lastError && this.settings.scrub(lastError)),
-      ...(documentWait === undefined ? {} : { waitingFor: 'document' as const }),
+      ...(documentWait === undefined
+        ? {}
+        : {
+            waitingFor: 'document' as const,
+            documentTries: j.refetchTries,
+            nextTryInS: Math.max(0, Math.round(((j.nextRetryAt ?? now) - now) / 1000)),
+          }),
     };
   }
 

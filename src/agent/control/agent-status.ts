@@ -26,6 +26,10 @@ export interface JobInFlight {
    * waits out of its printer's line for its next try, `lastError` saying why the last one failed.
    */
   waitingFor?: 'document';
+  /** With `waitingFor`: the failed tries in a row to fetch it again (counted across restarts; older agents: absent). */
+  documentTries?: number;
+  /** With `waitingFor`: seconds until the next try (0: due now; older agents: absent). */
+  nextTryInS?: number;
 }
 
 /** One release station and its reader. */

@@ -29,12 +29,23 @@ export function spoolTarget(spoolDir: string, job: LedgerJob): string {
   return join(spoolDir, `${safeName(job.jobId)}.${safeName(job.offer.document.extension)}`);
 }
 
-/** A `spooled` job waiting for the next try to fetch its document again (this life only). */
+/**
+ * A `spooled` job waiting for the next try to fetch its document again, as its ledger row records
+ * it (so a restart resumes the wait: LedgerJob.refetchTries).
+ */
 export interface DocumentWait {
   /** When the next try is due (milliseconds since the epoch, the deps' clock). */
   dueAt: number;
   /** Why the last try failed. */
   error: string;
+  /** Failed tries in a row. */
+  tries: number;
+}
+
+/** The document wait a `spooled` job's ledger row records, or undefined when it waits for none. */
+export function documentWait(job: LedgerJob): DocumentWait | undefined {
+  if (job.state !== 'spooled' || job.refetchTries === 0) return undefined;
+  return { dueAt: job.nextRetryAt ?? 0, error: job.lastError ?? '', tries: job.refetchTries };
 }
 
 /** ensureDocument's answer: the document is there (held or spooled), or the job as it now stands. */
@@ -43,10 +54,6 @@ export type DocumentReady = { ready: true; job: LedgerJob } | { ready: false; jo
 export class DownloadStep {
   /** Consecutive downloads per job that failed without counting as an attempt (cloud away, spool full). */
   private readonly waits = new Map<string, number>();
-  /** Counted failures per job of fetching a document again (this life only). */
-  private readonly refetches = new Map<string, number>();
-  /** Jobs whose document could not be fetched again: when the next try is due and why the last failed. */
-  private readonly refetchDue = new Map<string, DocumentWait>();
   private readonly writeSpool: (target: string, bytes: Buffer) => Promise<void>;
 
   constructor(
@@ -61,21 +68,11 @@ export class DownloadStep {
   /** Forgets a job that ended. */
   forget(jobId: string): void {
     this.waits.delete(jobId);
-    this.refetches.delete(jobId);
-    this.refetchDue.delete(jobId);
   }
 
-  /**
-   * The wait of a `spooled` job whose document the last try could not fetch again (the time its
-   * next try is due, on the deps' clock, and the failure), or undefined while none failed.
-   */
-  documentWait(jobId: string): DocumentWait | undefined {
-    return this.refetchDue.get(jobId);
-  }
-
-  /** How many jobs have a document wait now (each is forgotten once fetched or ended). */
+  /** How many `spooled` jobs have a document wait now (each ends once fetched, or with its job). */
   documentWaits(): number {
-    return this.refetchDue.size;
+    return this.deps.ledger.refetchWaits();
   }
 
   /**
@@ -133,9 +130,9 @@ export class DownloadStep {
    * the same download (inline-documents.ts: from memory once the cloud answered the claim). Not ready: the job
    * ended (the cloud refused the document for good: failed; claimed by another connector:
    * cancelled; after `jobs.download_attempts` counted failures: failed), or the try failed and
-   * the job is unchanged: documentWait then says when the next try is due (backoff from
-   * `jobs.retry_initial_ms`). It does not wait here, so the caller can let the printer's other
-   * jobs go first.
+   * the job stays `spooled`, its ledger row recording the wait (documentWait: when the next try is
+   * due, backoff from `jobs.retry_initial_ms`, the tries so far and why), which a restart resumes.
+   * It does not wait here, so the caller can let the printer's other jobs go first.
    */
   async ensureDocument(
     job: LedgerJob,
@@ -169,10 +166,11 @@ export class DownloadStep {
   }
 
   private fetched(job: LedgerJob): DocumentReady {
-    this.refetches.delete(job.jobId);
     this.waits.delete(job.jobId);
-    this.refetchDue.delete(job.jobId);
-    return { ready: true, job };
+    if (job.refetchTries === 0) return { ready: true, job };
+    // Only a job that waited for its document writes here (one commit); the usual job does not.
+    this.deps.ledger.clearRefetchWait(job.jobId);
+    return { ready: true, job: { ...job, refetchTries: 0, refetchFailures: 0, nextRetryAt: undefined } };
   }
 
   /** A failed fetch of a document again: the job ends, or records when to try next (see ensureDocument). */
@@ -184,22 +182,30 @@ export class DownloadStep {
     const notCounted = (isUntrustedCloud(error) && !wake.aborted) || isWaitNotCounted(error);
     if (!notCounted && (!isRetryable(error) || wake.aborted)) throw error;
     const message = errorMessage(error);
-    const failures = (this.refetches.get(job.jobId) ?? 0) + (notCounted ? 0 : 1);
-    this.refetches.set(job.jobId, failures);
+    // The counts as the ledger holds them: kept across restarts, so a crash loop resumes the backoff.
+    const current = this.outcomes.require(job.jobId);
+    const failures = current.refetchFailures + (notCounted ? 0 : 1);
     if (failures >= this.deps.jobs.download_attempts) {
       return this.outcomes.fail(
-        job,
+        current,
         `could not fetch the document again after ${failures} attempts: ${message}`,
         log,
       );
     }
-    const waits = (this.waits.get(job.jobId) ?? 0) + 1;
-    this.waits.set(job.jobId, waits);
-    const delayMs = this.waitDelay(error, waits);
-    log.warn({ error: message, delayMs }, 'fetching the document again failed; will try again');
-    this.outcomes.reportWaiting(job.jobId, error, delayMs);
-    this.refetchDue.set(job.jobId, { dueAt: this.deps.clock.now() + delayMs, error: message });
-    return this.outcomes.require(job.jobId);
+    const tries = current.refetchTries + 1;
+    const delayMs = this.waitDelay(error, tries);
+    log.warn({ error: message, delayMs, tries }, 'fetching the document again failed; will try again');
+    const nextRetryAt = this.deps.clock.now() + delayMs;
+    // The wait and its `waiting` report (a spool that cannot be written) in one commit.
+    return this.deps.ledger.atomically(() => {
+      this.outcomes.reportWaiting(job.jobId, error, delayMs);
+      return this.deps.ledger.recordRefetchWait(job.jobId, {
+        tries,
+        failures,
+        nextRetryAt,
+        lastError: message,
+      });
+    });
   }
 
   /**

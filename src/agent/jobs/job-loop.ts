@@ -195,6 +195,7 @@ export class JobLoop {
       }
       await this.guard(log, () => this.deps.runner.submit(jobId, backend, control));
       // Its document could not be fetched again at the submission either.
+      // Stryker disable next-line BlockStatement: without it the job, still `spooled`, goes to watch(), which returns it unchanged at once, and its finally takes it off the backlog the same (its waker and count of throws are unset)
       if (this.waits.leave(printerId, jobId)) {
         pipeline.queued--;
         return;
@@ -214,17 +215,22 @@ export class JobLoop {
     if (!backend) return undefined;
     const log = this.deps.logger.child({ job: jobId });
     const control = this.controlFor(jobId);
-    return this.pipelineOf(printerId).downloads.run(() => this.prepare(log, jobId, control, backend));
+    return this.pipelineOf(printerId).downloads.run(() => this.prepare(log, jobId, control, backend, true));
   }
 
-  /** The prepare phase (download ahead), counting the runner's throws in a row (OutOfLineWaits). */
+  /**
+   * The prepare phase (download ahead), counting the runner's throws in a row (OutOfLineWaits).
+   * `waitOver`: the job comes back from its wait out of line, so a document it waits for is fetched
+   * (a job merely queued, one resumed by a restart included, waits out what its row records first).
+   */
   private async prepare(
     log: Logger,
     jobId: string,
     control: JobControl,
     backend: PrinterBackend,
+    waitOver = false,
   ): Promise<void> {
-    const ok = await this.guard(log, () => this.deps.runner.prepare(jobId, control, backend));
+    const ok = await this.guard(log, () => this.deps.runner.prepare(jobId, control, backend, waitOver));
     this.waits.countRun(jobId, !ok);
   }
 

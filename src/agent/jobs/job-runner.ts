@@ -14,7 +14,7 @@ import { errorMessage, isRetryable, PermanentError } from '../../lib/errors.js';
 import type { Logger } from '../../log/logger.js';
 import type { PrinterBackend } from '../../printing/printer-backend.js';
 import type { LedgerJob } from '../../store/job-ledger.js';
-import { DownloadStep } from './download-step.js';
+import { DownloadStep, documentWait } from './download-step.js';
 import { HeldDocuments } from './held-documents.js';
 import { JobOutcomes } from './job-outcomes.js';
 import type { JobControl, JobRunnerDeps } from './job-runner-types.js';
@@ -57,8 +57,9 @@ export class JobRunner {
    * is waited for here (its backoff), where the loop would let the printer's other jobs go first.
    */
   async run(jobId: string, backend: PrinterBackend, control: JobControl): Promise<void> {
-    await this.prepare(jobId, control);
-    let job = await this.submit(jobId, backend, control);
+    let job = await this.prepare(jobId, control);
+    // A wait for its document that an earlier life recorded is waited out first.
+    if (!this.waitsForDocument(job)) job = await this.submit(jobId, backend, control);
     while (this.waitsForDocument(job) && !control.stop.aborted) {
       await sleep(this.retryDelayMs(job), control.wake).catch(() => {});
       job = await this.submit(jobId, backend, control);
@@ -74,9 +75,16 @@ export class JobRunner {
    * printer's `backend`, a `spooled` job whose document is not at hand (one that came with its
    * offer, still to be claimed; one a restart lost) gets it here too, ahead of the printer's line
    * (DownloadStep.ensureDocument, tried once): when that fails the job stays `spooled` and
-   * waitsForDocument says so until a later try fetched it.
+   * waitsForDocument says so until a later try fetched it. A job that waits so is fetched only
+   * when the caller says its wait is over (`waitOver`: the loop's timer for it fired), never when
+   * it is merely queued: a restart resumes the wait its ledger row records, not the fetch.
    */
-  async prepare(jobId: string, control: JobControl, backend?: PrinterBackend): Promise<LedgerJob> {
+  async prepare(
+    jobId: string,
+    control: JobControl,
+    backend?: PrinterBackend,
+    waitOver = false,
+  ): Promise<LedgerJob> {
     const step = async (job: LedgerJob, log: Logger) => {
       if (control.cancelled()) return this.outcomes.cancel(job, log);
       return this.downloads.run(job, control.wake, log);
@@ -84,6 +92,7 @@ export class JobRunner {
     const pause = (job: LedgerJob) => !control.cancelled() && this.waitingToRetry(job);
     const job = await this.drive(jobId, control, ['offered', 'downloading'], step, pause);
     if (job.state !== 'spooled' || !backend || control.cancelled()) return job;
+    if (!waitOver && this.waitsForDocument(job)) return job;
     let tried = false;
     const fetch = async (spooled: LedgerJob, log: Logger) => {
       tried = true;
@@ -103,12 +112,13 @@ export class JobRunner {
    * try could not fetch again: it must not go to the printer before a later try fetched it.
    */
   waitsForDocument(job: LedgerJob): boolean {
-    return job.state === 'spooled' && this.downloads.documentWait(job.jobId) !== undefined;
+    return documentWait(job) !== undefined;
   }
 
   /** Why the last try to fetch a `spooled` job's document again failed, while it waits for the next. */
   documentWaitReason(jobId: string): string | undefined {
-    return this.downloads.documentWait(jobId)?.error;
+    const job = this.deps.ledger.get(jobId);
+    return job && documentWait(job)?.error;
   }
 
   /** How many jobs wait for their next try to fetch their document again (waitsForDocument). */
@@ -118,7 +128,7 @@ export class JobRunner {
 
   /** Milliseconds until the job's next try of its download, or of fetching its document again (0: now). */
   retryDelayMs(job: LedgerJob): number {
-    const dueAt = job.state === 'spooled' ? this.downloads.documentWait(job.jobId)?.dueAt : job.nextRetryAt;
+    const dueAt = job.state === 'spooled' ? documentWait(job)?.dueAt : job.nextRetryAt;
     return Math.max(0, (dueAt ?? 0) - this.deps.clock.now());
   }
 

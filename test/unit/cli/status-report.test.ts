@@ -109,4 +109,24 @@ describe('duration', () => {
       '  job-8  Front Desk  spooled (waiting for its document)  attempts 0  5 s old  GET /d: ECONNREFUSED',
     );
   });
+
+  it.each([
+    [1, 0, 'spooled (waiting for its document, 1 failed try, next in 0 s)'],
+    [4, 75, 'spooled (waiting for its document, 4 failed tries, next in 1 min 15 s)'],
+  ])("shows a waiting job's %d failed tries and its next try", (documentTries, nextTryInS, shown) => {
+    const job = {
+      id: 'job-9',
+      printer: 'Front Desk',
+      state: 'spooled',
+      attempts: 0,
+      ageS: 5,
+      lastError: 'GET /d: 503',
+      waitingFor: 'document' as const,
+      documentTries,
+      nextTryInS,
+    };
+    expect(formatStatus({ ...status, jobs: { inFlight: 1, list: [job] } }, 'u')).toContain(
+      `  job-9  Front Desk  ${shown}  attempts 0  5 s old  GET /d: 503`,
+    );
+  });
 });

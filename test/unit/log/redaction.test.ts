@@ -1,18 +1,7 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
 import { maskCardNumber, Redactor } from '../../../src/log/redaction.js';
-
-function capture() {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  return { lines, destination };
-}
+import { logCapture } from '../../support/log-capture.js';
 
 describe('Redactor', () => {
   const r = new Redactor();
@@ -52,7 +41,7 @@ describe('Redactor', () => {
 
 describe('createLogger', () => {
   it('never writes registered secrets, secret fields or signed URLs', () => {
-    const { lines, destination } = capture();
+    const { lines, destination } = logCapture();
     const redactor = new Redactor();
     redactor.add('demo-device');
     const log = createLogger({ destination, redactor }).child({ printer: 'Demo Printer' });

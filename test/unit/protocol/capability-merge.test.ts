@@ -19,7 +19,7 @@ import {
   blobFromProperties,
   overlayBlobOnProperties,
 } from '../../../src/protocol/capability-properties.js';
-import type { PrinterCapabilityProperties } from '../../../src/protocol/printer-properties.js';
+import { a4PrinterProperties } from '../../support/printer-properties-fixture.js';
 
 const blob: BlobCapabilities = {
   colors: {
@@ -54,36 +54,19 @@ const blob: BlobCapabilities = {
   resolutions: [{ value: 600, default: true }],
 };
 
-const props: PrinterCapabilityProperties = {
-  Driver: 'd',
+/** The properties of the blob's printer: two trays ('Upper' the default), A4 and Custom, both orientations. */
+const props = a4PrinterProperties({
   Collate: false,
-  Color: true,
-  ColorSupported: true,
-  DuplexSupported: true,
-  DuplexMode: 1,
   MediaSupported: ['A4', 'Custom'],
   MediaSupportedId: [9, 256],
   OrientationsSupported: ['Portrait', 'Landscape'],
   OrientationsSupportedId: [1, 2],
-  PaperFormats: [{ Id: 9, Name: 'A4', XRes: 2100, YRes: 2970, Default: true }],
   Resolutions: ['Auto', '300', '600'],
   Trays: [
     { Index: 1, Name: 'Upper', Default: true },
     { Index: 2, Name: 'Lower', Default: false },
   ],
-  Default: {
-    Duplex: 'None',
-    DuplexIndex: 1,
-    Color: 'Color',
-    Orientation: 'Portrait',
-    OrientationIndex: 1,
-    Resolution: '600',
-    Paper: 'A4',
-    PaperId: 9,
-    Tray: 'Upper',
-    TrayIndex: 1,
-  },
-};
+});
 
 describe('mergeCustomCapabilities and the encoding', () => {
   it.each([

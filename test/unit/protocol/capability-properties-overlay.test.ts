@@ -1,35 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { type BlobCapabilities, BlobOption } from '../../../src/protocol/blob-capabilities.js';
 import { blobFromProperties, overlayBlobOnProperties } from '../../../src/protocol/capability-properties.js';
-import type { PrinterCapabilityProperties } from '../../../src/protocol/printer-properties.js';
+import { a4PrinterProperties } from '../../support/printer-properties-fixture.js';
 
-const base: PrinterCapabilityProperties = {
-  Driver: 'd',
-  Collate: true,
-  Color: true,
-  ColorSupported: true,
-  DuplexSupported: true,
-  DuplexMode: 2,
-  MediaSupported: ['A4'],
-  MediaSupportedId: [9],
-  OrientationsSupported: ['Portrait'],
-  OrientationsSupportedId: [1],
-  PaperFormats: [{ Id: 9, Name: 'A4', XRes: 2100, YRes: 2970, Default: true }],
-  Resolutions: ['600'],
-  Trays: [{ Index: 1, Name: 'Upper', Default: true }],
-  Default: {
-    Duplex: 'None',
-    DuplexIndex: 1,
-    Color: 'Color',
-    Orientation: 'Portrait',
-    OrientationIndex: 1,
-    Resolution: '600',
-    Paper: 'A4',
-    PaperId: 9,
-    Tray: 'Upper',
-    TrayIndex: 1,
-  },
-};
+/** A colour printer with one tray that can print both sides (DuplexMode 2). */
+const base = a4PrinterProperties({ DuplexMode: 2 });
 
 const colors = {
   devmode: 2,

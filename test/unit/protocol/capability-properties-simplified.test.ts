@@ -1,38 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { SimplifiedTray } from '../../../src/protocol/blob-capabilities.js';
 import { applySimplifiedToProperties } from '../../../src/protocol/capability-properties.js';
-import type { PrinterCapabilityProperties } from '../../../src/protocol/printer-properties.js';
+import { a4PrinterProperties } from '../../support/printer-properties-fixture.js';
 
-const base: PrinterCapabilityProperties = {
-  Driver: 'd',
+/** A printer with two trays, the second ('Lower') its default, that does not collate. */
+const base = a4PrinterProperties({
   Collate: false,
-  Color: true,
-  ColorSupported: true,
-  DuplexSupported: true,
-  DuplexMode: 1,
-  MediaSupported: ['A4'],
-  MediaSupportedId: [9],
-  OrientationsSupported: ['Portrait'],
-  OrientationsSupportedId: [1],
-  PaperFormats: [{ Id: 9, Name: 'A4', XRes: 2100, YRes: 2970, Default: true }],
-  Resolutions: ['600'],
   Trays: [
     { Index: 1, Name: 'Upper', Default: false },
     { Index: 2, Name: 'Lower', Default: true },
   ],
-  Default: {
-    Duplex: 'None',
-    DuplexIndex: 1,
-    Color: 'Color',
-    Orientation: 'Portrait',
-    OrientationIndex: 1,
-    Resolution: '600',
-    Paper: 'A4',
-    PaperId: 9,
-    Tray: 'Lower',
-    TrayIndex: 2,
-  },
-};
+  Default: { Tray: 'Lower', TrayIndex: 2 },
+});
 
 function tray(index: number, name: string | null, enabled = true): SimplifiedTray {
   return { index, name, original_name: `tray ${index}`, enabled };

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError, ValidationErrors } from '../../../src/lib/errors.js';
 import {
   type ClientType,
   type ExistingClient,
@@ -7,18 +6,7 @@ import {
   validateNewClient,
 } from '../../../src/protocol/oauth-client-rules.js';
 import { SCOPE_NOT_PERMITTED_MESSAGE } from '../../../src/protocol/oauth-scopes.js';
-
-/** Every error of a failed validation as "field: message" lines. */
-function failures(run: () => unknown): ValidationError[] {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ValidationErrors) return error.errors;
-    if (error instanceof ValidationError) return [error];
-    throw error;
-  }
-  throw new Error('expected a validation failure');
-}
+import { thrownValidationErrors } from '../../support/validation-refusals.js';
 
 const base = { name: 'Demo App', redirect_urls: ['https://app.example/cb'] };
 
@@ -411,7 +399,7 @@ describe('validateNewClient: accepted', () => {
 
 describe('validateNewClient: refused', () => {
   it.each(createRefused)('%s', (_title, clientType, body, field, rule) => {
-    const errors = failures(() => validateNewClient(clientType, body));
+    const errors = thrownValidationErrors(() => validateNewClient(clientType, body));
     const match = errors.find((e) => e.field === field);
     expect(match, errors.map((e) => e.message).join('; ')).toBeDefined();
     expect(match?.message).toContain(rule);
@@ -427,7 +415,9 @@ describe('validateNewClient: internal scopes', () => {
     'ACCOUNT.ADMIN',
     'printing\u3000account.x',
   ])('%j gives the generic 400 message without echo', (scopes) => {
-    const errors = failures(() => validateNewClient('public', { ...base, allowed_scopes: scopes }));
+    const errors = thrownValidationErrors(() =>
+      validateNewClient('public', { ...base, allowed_scopes: scopes }),
+    );
     expect(errors).toHaveLength(1);
     expect(errors[0]?.field).toBe('allowed_scopes');
     expect(errors[0]?.message).toBe(SCOPE_NOT_PERMITTED_MESSAGE);
@@ -436,7 +426,7 @@ describe('validateNewClient: internal scopes', () => {
 
 describe('validateNewClient: every broken rule at once', () => {
   it('reports name, tenant_mode and redirect errors together', () => {
-    const errors = failures(() =>
+    const errors = thrownValidationErrors(() =>
       validateNewClient('public', {
         name: '',
         tenant_mode: 'x',
@@ -527,13 +517,13 @@ describe('validateClientPatch: accepted', () => {
 
 describe('validateClientPatch: refused', () => {
   it.each(patchRefused)('%s', (_title, existing, body, field, rule) => {
-    const errors = failures(() => validateClientPatch(body, existing));
+    const errors = thrownValidationErrors(() => validateClientPatch(body, existing));
     const match = errors.find((e) => e.field === field);
     expect(match, errors.map((e) => e.message).join('; ')).toBeDefined();
     expect(match?.message).toContain(rule);
   });
   it('names every forbidden field at once', () => {
-    const errors = failures(() =>
+    const errors = thrownValidationErrors(() =>
       validateClientPatch({ tenant_mode: 'x', grant_types: [], foo: 1 }, codeClient),
     );
     expect(errors.map((e) => e.field)).toEqual(['tenant_mode', 'grant_types', 'foo']);

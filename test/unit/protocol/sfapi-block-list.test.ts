@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../src/lib/errors.js';
 import { blockKey, MAX_BLOCK_ID_BYTES, parseBlockList } from '../../../src/protocol/sfapi-block-list.js';
-
-function refusal(run: () => unknown): ValidationError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ValidationError) return error;
-    throw error;
-  }
-  throw new Error('expected a ValidationError');
-}
+import { thrownValidationError } from '../../support/validation-refusals.js';
 
 describe('blockKey', () => {
   it.each([
@@ -25,7 +15,7 @@ describe('blockKey', () => {
   it.each(['!AAA', 'AAA!', 'AA=A', 'A===', 'AAAAA', 'AAAAAA', 'AA AA', ''])(
     'refuses %j as not base64',
     (id) => {
-      const error = refusal(() => blockKey(id));
+      const error = thrownValidationError(() => blockKey(id));
       expect([error.field, error.rule]).toEqual(['blockid', 'must be base64']);
     },
   );
@@ -33,7 +23,7 @@ describe('blockKey', () => {
     expect(MAX_BLOCK_ID_BYTES).toBe(64);
     const longest = Buffer.alloc(64, 7).toString('base64');
     expect(blockKey(longest)).toBe('07'.repeat(64));
-    const error = refusal(() => blockKey(Buffer.alloc(65, 7).toString('base64')));
+    const error = thrownValidationError(() => blockKey(Buffer.alloc(65, 7).toString('base64')));
     expect([error.field, error.rule]).toEqual(['blockid', 'must decode to 1 to 64 bytes']);
   });
 });
@@ -68,11 +58,11 @@ describe('parseBlockList', () => {
     ['<BlockList><Committed/></BlockList>', 'empty Committed entry'],
     ['<BlockList><Uncommitted><x>QUFB</x></Uncommitted></BlockList>', 'empty Uncommitted entry'],
   ])('refuses %j', (xml, rule) => {
-    const error = refusal(() => parseBlockList(xml));
+    const error = thrownValidationError(() => parseBlockList(xml));
     expect([error.field, error.rule]).toEqual(['blocklist', rule]);
   });
   it('refuses an entry whose id is not base64, naming the block id', () => {
-    const error = refusal(() => parseBlockList('<BlockList><Latest>QUF!</Latest></BlockList>'));
+    const error = thrownValidationError(() => parseBlockList('<BlockList><Latest>QUF!</Latest></BlockList>'));
     expect([error.field, error.rule]).toEqual(['blockid', 'must be base64']);
   });
 });

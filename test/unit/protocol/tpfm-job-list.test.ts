@@ -4,13 +4,13 @@
  * the title shown for a job.
  */
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../src/lib/errors.js';
 import {
   formatJobListLine,
   jobTitle,
   parseJobListLine,
   type TpfmJob,
 } from '../../../src/protocol/tpfm-job-list.js';
+import { refusal } from '../../support/validation-refusals.js';
 
 const JOB: TpfmJob = {
   fileName: 'a1.pdf',
@@ -22,17 +22,6 @@ const JOB: TpfmJob = {
   displayName: 'Quarterly report',
   driverName: 'PrintRelay',
 };
-
-/** "field: rule" of the ValidationError `run` throws. */
-function refusal(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ValidationError) return `${error.field}: ${error.rule}`;
-    throw error;
-  }
-  throw new Error('expected a ValidationError');
-}
 
 describe('formatJobListLine', () => {
   it('writes the eight fields in order, names quoted', () => {

@@ -4,28 +4,14 @@
  * refuses, and the query form a client sends. Every broken rule is reported at once.
  */
 import { describe, expect, it } from 'vitest';
-import { ValidationError, ValidationErrors } from '../../../src/lib/errors.js';
 import {
   localJobQuery,
   parseCreateLocalJob,
   parseUpdateLocalJob,
 } from '../../../src/protocol/tpfm-local-job.js';
+import { refusals } from '../../support/validation-refusals.js';
 
 const CREATE = { Printer: 'Demo Printer', Type: 'Copy' };
-
-/** "field: rule" of every error `run` throws. */
-function refusals(run: () => unknown): string[] {
-  try {
-    run();
-  } catch (error) {
-    const list = error instanceof ValidationErrors ? error.errors : [error];
-    return list.map((e) => {
-      if (!(e instanceof ValidationError)) throw e;
-      return `${e.field}: ${e.rule}`;
-    });
-  }
-  throw new Error('expected a validation failure');
-}
 
 const INT_MAX = 2_147_483_647;
 /** [field, lowest, highest] of the integer fields. */

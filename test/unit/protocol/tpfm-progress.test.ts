@@ -4,24 +4,13 @@
  * splitter that rebuilds lines from pieces cut anywhere.
  */
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../src/lib/errors.js';
 import {
   formatProgressChunk,
   formatResultLine,
   ProgressLineSplitter,
   parseProgressLine,
 } from '../../../src/protocol/tpfm-progress.js';
-
-/** Field and rule of the ValidationError `run` throws. */
-function refusal(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ValidationError) return `${error.field}: ${error.rule}`;
-    throw error;
-  }
-  throw new Error('expected a ValidationError');
-}
+import { refusal } from '../../support/validation-refusals.js';
 
 describe('formatProgressChunk', () => {
   it('writes pages and percentages with CRLF, 0 and 100 included', () => {

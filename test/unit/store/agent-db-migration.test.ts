@@ -28,9 +28,11 @@ describe('agent database migration 7: the duplicate outbox index', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('drops outbox_record from a version 6 database with jobs and events, keeping every row', () => {
-    // A version 6 database: the current schema with the index migration 7 drops, and data.
+    // A version 6 database: the current schema with the index migration 7 drops, without the
+    // columns of later migrations, and data.
     const old = openAgentDatabase(path);
     old.exec('CREATE INDEX outbox_record ON outbox(job_id, seq)');
+    old.exec('ALTER TABLE jobs DROP COLUMN refetch_tries; ALTER TABLE jobs DROP COLUMN refetch_failures');
     old.pragma('user_version = 6');
     const ledger = new JobLedger(old, clock);
     const outbox = new Outbox(old, clock, defaultBackoff);
@@ -43,8 +45,7 @@ describe('agent database migration 7: the duplicate outbox index', () => {
 
     const db = openAgentDatabase(path);
     try {
-      expect(SCHEMA_VERSION).toBe(7);
-      expect(db.pragma('user_version', { simple: true })).toBe(7);
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       expect(indexes(db)).not.toContain('outbox_record');
       const migrated = new Outbox(db, clock, defaultBackoff);
       expect(migrated.pendingFor('j1').map((e) => e.event.kind)).toEqual(['received', 'downloading']);

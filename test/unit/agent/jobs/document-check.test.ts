@@ -3,18 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkDocument, DocumentRefusedError } from '../../../../src/agent/jobs/document-check.js';
-import { JobLoop } from '../../../../src/agent/jobs/job-loop.js';
 import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
 import { systemClock } from '../../../../src/lib/clock.js';
-import { silentLogger } from '../../../../src/log/logger.js';
-import type { BackendJob, SubmittedJob } from '../../../../src/printing/printer-backend.js';
 import type { JobOffer } from '../../../../src/protocol/connector-channel.js';
 import type { PageRange } from '../../../../src/protocol/print-ticket.js';
-import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/agent-db.js';
-import { JobLedger } from '../../../../src/store/job-ledger.js';
-import { type NewJobEvent, Outbox } from '../../../../src/store/outbox.js';
-import { FakePrinter } from '../../../support/fake-printer.js';
 import { jobOffer } from '../../../support/job-offers.js';
+import { eachTurnUntil, JobStepRig, RecordingPrinter } from '../../../support/job-step-rig.js';
 import { writePdf } from '../../../support/pdf.js';
 
 const NOISE = Buffer.from(Array.from({ length: 2048 }, (_, i) => (i * 151 + 7) % 251));
@@ -125,73 +119,35 @@ describe('checkDocument', () => {
 });
 
 describe('a job whose document the check refuses', () => {
-  let dir: string;
-  let db: AgentDatabase;
-  afterEach(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  let rig: JobStepRig;
+  afterEach(() => rig.close());
 
   it('fails at once with the rule as its reason, is downloaded once and never reaches the printer', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'doc-check-job-'));
-    db = openAgentDatabase(':memory:');
-    const ledger = new JobLedger(db, systemClock);
-    const outbox = new Outbox(db, systemClock, { initialMs: 10, maxMs: 100, factor: 2, jitter: 0 });
-    class Printer extends FakePrinter {
-      readonly uri = 'fake://printer';
-      readonly submitted: BackendJob[] = [];
-      async submit(job: BackendJob): Promise<SubmittedJob> {
-        this.submitted.push(job);
-        return { printerJobId: this.hold(job.jobName, { state: 'completed', reasons: [] }) };
-      }
-    }
-    const printer = new Printer();
-    let downloads = 0;
-    let ended: () => void = () => {};
-    const failedEvent = new Promise<void>((resolve) => {
-      ended = resolve;
-    });
-    const emit = (jobId: string, event: NewJobEvent) => {
-      outbox.add(jobId, event);
-      if (event.kind === 'failed') ended();
-    };
-    const jobs = {
-      retry_initial_ms: 10,
-      retry_max_ms: 40,
-      give_up_after_s: 60,
-      download_attempts: 5,
-      status_poll_ms: 50,
-    };
-    const runner = new JobRunner({
-      ledger,
-      emit,
-      download: async (offer, target, s) => {
-        downloads++;
-        writeFileSync(target, NOISE);
-        await checkDocument(offer, target, undefined, s);
-      },
-      jobs,
-      spoolDir: dir,
+    rig = new JobStepRig({
       clock: systemClock,
-      logger: silentLogger(),
+      jobs: { retry_initial_ms: 10, retry_max_ms: 40, download_attempts: 5, status_poll_ms: 50 },
     });
-    const loop = new JobLoop({
-      ledger,
-      runner,
-      emit,
-      backendFor: () => printer,
-      spoolDir: dir,
-      logger: silentLogger(),
-    });
+    const printer = new RecordingPrinter();
+    let downloads = 0;
+    const runner = new JobRunner(
+      rig.deps({
+        download: async (offer, target, s) => {
+          downloads++;
+          writeFileSync(target, NOISE);
+          await checkDocument(offer, target, undefined, s);
+        },
+      }),
+    );
+    const loop = rig.loop(runner, () => printer);
     loop.start();
     loop.offer(offerWith('noise'));
-    await failedEvent;
+    await eachTurnUntil(() => rig.events.some((event) => event.kind === 'failed'));
     await new Promise((r) => setTimeout(r, 10));
     await loop.stop();
     const reason =
       'the document is not a PDF (application/pdf): it does not start with %PDF- (in its first 1024 bytes)';
-    expect(ledger.get('noise')).toMatchObject({ state: 'failed' });
-    const failed = outbox
+    expect(rig.ledger.get('noise')).toMatchObject({ state: 'failed' });
+    const failed = rig.outbox
       .pendingFor('noise')
       .map((e) => e.event)
       .find((e) => e.kind === 'failed');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClaimRefusedError } from '../../../../src/agent/jobs/claiming-download.js';
 import { DocumentRefusedError } from '../../../../src/agent/jobs/document-check.js';
-import { DownloadStep, spoolTarget } from '../../../../src/agent/jobs/download-step.js';
+import { DownloadStep, documentWait, spoolTarget } from '../../../../src/agent/jobs/download-step.js';
 import { HeldDocuments } from '../../../../src/agent/jobs/held-documents.js';
 import { JobOutcomes } from '../../../../src/agent/jobs/job-outcomes.js';
 import type { JobRunnerDeps } from '../../../../src/agent/jobs/job-runner-types.js';
@@ -348,15 +348,32 @@ describe('DownloadStep', () => {
       const error = new RetryableError('checksum_mismatch', 'sha256 0a != 0b');
       answers = [error];
       const job = spooledBefore();
-      expect(step.documentWait('j')).toBeUndefined();
-      for (const delayMs of [4, 8]) {
-        expect(await ensure(job)).toEqual({ ready: false, job });
+      expect(documentWait(job)).toBeUndefined();
+      for (const [tries, delayMs] of [
+        [1, 4],
+        [2, 8],
+      ] as const) {
+        // The wait is the ledger row's: recorded with the failure, so a restart resumes it.
+        expect(await ensure(job)).toEqual({ ready: false, job: rig.ledger.get('j') });
         expect(rig.logged('fetching the document again failed; will try again').at(-1)).toMatchObject({
           level: 'warn',
           error: error.message,
           delayMs,
+          tries,
         });
-        expect(step.documentWait('j')).toEqual({ dueAt: clock.now() + delayMs, error: error.message });
+        expect(documentWait(rig.ledger.get('j') as LedgerJob)).toEqual({
+          dueAt: clock.now() + delayMs,
+          error: error.message,
+          tries,
+        });
+        expect(rig.ledger.get('j')).toMatchObject({
+          state: 'spooled',
+          refetchTries: tries,
+          refetchFailures: tries,
+          nextRetryAt: clock.now() + delayMs,
+          lastError: error.message,
+          attempts: job.attempts,
+        });
       }
       expect(await ensure(job)).toMatchObject({
         ready: false,
@@ -374,10 +391,20 @@ describe('DownloadStep', () => {
     ])('does not count %s; a fetch that works starts afresh', async (_what, error) => {
       answers = [error];
       const job = spooledBefore();
-      for (let i = 0; i < 4; i++) expect(await ensure(job)).toEqual({ ready: false, job });
+      for (let i = 0; i < 4; i++)
+        expect(await ensure(job)).toMatchObject({ ready: false, job: { state: 'spooled' } });
+      expect(rig.ledger.get('j')).toMatchObject({ refetchTries: 4, refetchFailures: 0 });
       answers = [Buffer.from(DOCUMENT)];
-      expect(await ensure(job)).toEqual({ ready: true, job });
-      expect(step.documentWait('j')).toBeUndefined();
+      expect(await ensure(rig.ledger.get('j') as LedgerJob)).toMatchObject({
+        ready: true,
+        job: { state: 'spooled', refetchTries: 0, refetchFailures: 0 },
+      });
+      expect(documentWait(rig.ledger.get('j') as LedgerJob)).toBeUndefined();
+      expect(rig.ledger.get('j')).toMatchObject({
+        refetchTries: 0,
+        refetchFailures: 0,
+        nextRetryAt: undefined,
+      });
       held.forget('j');
       answers = [error];
       await ensure(job);

@@ -285,6 +285,37 @@ describe('JobLoop', () => {
     }
   });
 
+  it('a job whose download keeps failing waits its backoff each time: a run that did not throw is not counted as one that did', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const triedAt: number[] = [];
+      const jobs = loopWith({
+        runner: new JobRunner(
+          rig.deps({
+            jobs: { ...rig.jobs, retry_initial_ms: 10, retry_max_ms: 10, download_attempts: 10 },
+            random: () => 1,
+            download: async () => {
+              triedAt.push(Date.now());
+              throw new RetryableError('network', 'ECONNREFUSED');
+            },
+          }),
+        ),
+      });
+      jobs.start();
+      jobs.offer(jobOffer('j'));
+      for (let tries = 1; tries < 6; tries++) {
+        // The try failed and the job waits out of line: its timer is the only one.
+        await until(() => triedAt.length === tries && vi.getTimerCount() === 1);
+        await vi.advanceTimersToNextTimerAsync();
+      }
+      await until(() => triedAt.length === 6);
+      // 10 ms each (the backoff), not 10, 20, 40, 80, 160 ms (the waits of a runner that throws).
+      expect(triedAt.slice(1).map((at, i) => at - (triedAt[i] ?? 0))).toEqual([10, 10, 10, 10, 10]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('brokenRunDelayMs doubles from 10 ms up to a minute', () => {
     expect([0, 1, 2, 3, 4, 13, 14, 40].map(brokenRunDelayMs)).toEqual([
       10,

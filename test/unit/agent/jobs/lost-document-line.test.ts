@@ -7,14 +7,17 @@
  * its reason, never printed. Real JobLoop, JobRunner, ledger and outbox on SQLite; the cloud's
  * document endpoint is a function that fails on demand; the printer records what it got.
  */
+import { rmSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentControl } from '../../../../src/agent/control/agent-control.js';
 import type { JobLoop } from '../../../../src/agent/jobs/job-loop.js';
-import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
+import { JobRunner, printerJobName } from '../../../../src/agent/jobs/job-runner.js';
+import type { JobRunnerDeps } from '../../../../src/agent/jobs/job-runner-types.js';
 import { HttpError } from '../../../../src/client/http-base.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
 import { formatStatus } from '../../../../src/cli/status-report.js';
+import type { BackendJob, SubmittedJob } from '../../../../src/printing/printer-backend.js';
 import { jobOffer } from '../../../support/job-offers.js';
 import { JobStepRig, RecordingPrinter, eachTurnUntil } from '../../../support/job-step-rig.js';
 import { quietControl } from '../../../support/job-control.js';
@@ -48,6 +51,19 @@ class DocumentEndpoint {
   }
 }
 
+/** A printer whose first answer waits until the test lets it go; then it takes every job. */
+class GatedPrinter extends RecordingPrinter {
+  answer: () => void = () => {};
+  private readonly gate = new Promise<void>((resolve) => {
+    this.answer = resolve;
+  });
+
+  override async submit(job: BackendJob): Promise<SubmittedJob> {
+    await this.gate;
+    return super.submit(job);
+  }
+}
+
 /** Rejects once `signal` aborts (the agent stopping, or the job cancelled). */
 function aborted(signal: AbortSignal): Promise<never> {
   return new Promise((_resolve, reject) => {
@@ -75,9 +91,9 @@ describe('a resumed job whose document cannot be fetched', () => {
     expect(await runner().prepare('A', quietControl())).toMatchObject({ state: 'spooled' });
     cloud.asked.clear();
   };
-  /** The restarted agent's loop, resuming A. */
-  const restart = () => {
-    loop = rig.loop(runner(), (id) => (id === 'p1' ? printer : undefined));
+  /** The restarted agent's loop, resuming A (with `jobs`, default a runner of the rig's settings). */
+  const restart = (jobs = runner()) => {
+    loop = rig.loop(jobs, (id) => (id === 'p1' ? printer : undefined));
     loop.start();
     return loop;
   };
@@ -119,6 +135,47 @@ describe('a resumed job whose document cannot be fetched', () => {
     await until(() => state('A') === 'completed');
     expect(printer.submitted.map((job) => job.jobName)).toEqual(['printrelay-B', 'printrelay-A']);
     expect(rig.kinds('A').filter((kind) => kind === 'completed' || kind === 'failed')).toEqual(['completed']);
+  });
+
+  it('tries its fetch once per wait: at its turn in the line it leaves without trying again', async () => {
+    await spooledByAnEarlierLife();
+    cloud.failing.set('A', () => new RetryableError('network', 'GET /d/A: ECONNREFUSED'));
+    // Waits of a minute: no later try comes from a timer while the test looks.
+    const jobs = { ...rig.jobs, retry_initial_ms: 60_000, retry_max_ms: 60_000 };
+    const agent = restart(new JobRunner(rig.deps({ download: cloud.download, random: () => 1, jobs })));
+    // Its try ahead of its turn failed, and its turn came: out of the line (the backlog no longer counts it).
+    await until(() => agent.documentWaitReason('A') !== undefined && agent.backlog() === 0);
+    expect(cloud.times('A')).toBe(1);
+    expect(state('A')).toBe('spooled');
+  });
+
+  it('a job whose spool file is gone at its turn fetches it again there, and leaves the line while that fails', async () => {
+    const gated = new GatedPrinter({ sendsDocumentBytes: false });
+    // The document goes to its spool file, as a download larger than memory keeps does.
+    const toSpool: JobRunnerDeps['download'] = async (job, target, signal) =>
+      writeFileSync(target, await cloud.download(job, target, signal));
+    loop = rig.loop(new JobRunner(rig.deps({ download: toSpool, random: () => 1 })), () => gated);
+    const agent = loop;
+    agent.start();
+    agent.offer(offer('X'));
+    agent.offer(offer('Y'));
+    // X is at the printer (which has not answered yet); Y's document came ahead of its turn.
+    await until(() => state('X') === 'submitting' && state('Y') === 'spooled' && cloud.times('Y') === 1);
+    rmSync(rig.ledger.get('Y')?.spoolPath ?? '');
+    cloud.failing.set('Y', () => new RetryableError('network', 'GET /d/Y: ECONNREFUSED'));
+    gated.answer();
+    await until(() => state('X') === 'completed' && agent.documentWaitReason('Y') !== undefined);
+    agent.offer(offer('Z'));
+    await until(() => state('Z') === 'completed');
+    // Y still waits out of line, tried again beside it; the backlog counts neither Y nor the ended jobs.
+    const tries = cloud.times('Y');
+    await until(() => cloud.times('Y') > tries);
+    expect(state('Y')).toBe('spooled');
+    expect(agent.backlog()).toBe(0);
+
+    cloud.failing.delete('Y');
+    await until(() => state('Y') === 'completed');
+    expect(gated.submitted.map((job) => job.jobName)).toEqual(['X', 'Z', 'Y'].map(printerJobName));
   });
 
   it('keeps the line moving through 5xx answers and fails the job, never printed, when the document is gone', async () => {
@@ -200,8 +257,12 @@ describe('a resumed job whose document cannot be fetched', () => {
       ]);
       const line = formatStatus(control.status(), 'u').find((text) => text.includes('  A  '));
       expect(line).toMatch(
-        /^ {2}A {2}p1 {2}spooled \(waiting for its document\) .*GET \/d\/A: ECONNREFUSED$/,
+        /^ {2}A {2}p1 {2}spooled \(waiting for its document, \d+ failed tr(y|ies), next in \d+ s\) .*GET \/d\/A: ECONNREFUSED$/,
       );
+      // The count is the ledger row's (a restart keeps it).
+      const tries = control.status().jobs.list[0]?.documentTries ?? 0;
+      expect(tries).toBeGreaterThanOrEqual(2);
+      expect(tries).toBeLessThanOrEqual(rig.ledger.get('A')?.refetchTries ?? 0);
 
       const waiting = async () =>
         (await control.metrics.render())

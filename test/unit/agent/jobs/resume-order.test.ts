@@ -6,20 +6,16 @@
  * cancelled, then both jobs print, in arrival order after the repair; no job waits out its
  * give-up time behind the busy printer.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { JobLoop } from '../../../../src/agent/jobs/job-loop.js';
 import { JobRunner, printerJobName } from '../../../../src/agent/jobs/job-runner.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { RetryableError } from '../../../../src/lib/errors.js';
-import { silentLogger } from '../../../../src/log/logger.js';
 import type { BackendJob, SubmittedJob } from '../../../../src/printing/printer-backend.js';
-import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/agent-db.js';
-import { JobLedger } from '../../../../src/store/job-ledger.js';
 import { FakePrinter } from '../../../support/fake-printer.js';
 import { jobOffer } from '../../../support/job-offers.js';
+import { eachTurnUntil, JobStepRig } from '../../../support/job-step-rig.js';
 
 /**
  * A printer that takes one job at a time: while a job of it waits for its document, every
@@ -51,25 +47,21 @@ class OneAtATimePrinter extends FakePrinter {
   }
 }
 
-let dir: string;
-let db: AgentDatabase;
+let clock: ManualClock;
+let rig: JobStepRig;
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'resume-order-'));
-  db = openAgentDatabase(':memory:');
+  clock = new ManualClock();
+  rig = new JobStepRig({ clock, jobs: { retry_max_ms: 10, give_up_after_s: 5, status_poll_ms: 5 } });
 });
-afterEach(() => {
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => rig.close());
 
 it('a restart repairs the interrupted submission before it sends anything new', async () => {
-  const clock = new ManualClock();
-  const ledger = new JobLedger(db, clock);
+  const { ledger } = rig;
   const printer = new OneAtATimePrinter(clock);
   // Same millisecond; the spooled job arrived first and its id sorts first too.
   const spooled = (id: string) => {
-    const spoolPath = join(dir, `${id}.pdf`);
+    const spoolPath = join(rig.spoolDir, `${id}.pdf`);
     writeFileSync(spoolPath, '%PDF-');
     ledger.add(jobOffer(id));
     ledger.move(id, 'downloading');
@@ -82,34 +74,12 @@ it('a restart repairs the interrupted submission before it sends anything new', 
   ledger.recordPrinterJob('b-killed', held);
   spooled('c-later');
 
-  const runner = new JobRunner({
-    ledger,
-    emit: () => {},
-    download: async () => {},
-    jobs: {
-      retry_initial_ms: 5,
-      retry_max_ms: 10,
-      give_up_after_s: 5,
-      download_attempts: 3,
-      status_poll_ms: 5,
-    },
-    spoolDir: dir,
-    clock,
-    logger: silentLogger(),
-  });
-  const loop = new JobLoop({
-    ledger,
-    runner,
-    emit: () => {},
-    backendFor: () => printer,
-    spoolDir: dir,
-    logger: silentLogger(),
-  });
+  const loop = rig.loop(new JobRunner(rig.deps()), () => printer);
   loop.start();
   const ids = ['a-first', 'b-killed', 'c-later'];
   const ended = () =>
     ids.every((id) => ['completed', 'failed', 'cancelled'].includes(ledger.get(id)?.state ?? ''));
-  for (let i = 0; i < 400 && !ended(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  await eachTurnUntil(ended);
   await loop.stop();
 
   expect(ids.map((id) => [id, ledger.get(id)?.state, ledger.get(id)?.lastError])).toEqual(

@@ -4,23 +4,20 @@
  * ledger did not take. Each case makes the outbox fail on one event and checks the step did not
  * happen either.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { JobLoop } from '../../../../src/agent/jobs/job-loop.js';
 import { JobOutcomes } from '../../../../src/agent/jobs/job-outcomes.js';
 import { JobRunner } from '../../../../src/agent/jobs/job-runner.js';
 import type { JobRunnerDeps } from '../../../../src/agent/jobs/job-runner-types.js';
-import { systemClock } from '../../../../src/lib/clock.js';
 import { silentLogger } from '../../../../src/log/logger.js';
 import type { BackendJob, SubmittedJob } from '../../../../src/printing/printer-backend.js';
-import { type AgentDatabase, openAgentDatabase } from '../../../../src/store/agent-db.js';
-import { JobLedger } from '../../../../src/store/job-ledger.js';
-import { type NewJobEvent, Outbox } from '../../../../src/store/outbox.js';
+import type { JobLedger } from '../../../../src/store/job-ledger.js';
+import type { NewJobEvent, Outbox } from '../../../../src/store/outbox.js';
 import { FakePrinter } from '../../../support/fake-printer.js';
 import { quietControl } from '../../../support/job-control.js';
 import { jobOffer } from '../../../support/job-offers.js';
+import { JobStepRig } from '../../../support/job-step-rig.js';
 
 /** Takes every job and completes it at once. */
 class QuickPrinter extends FakePrinter {
@@ -30,8 +27,7 @@ class QuickPrinter extends FakePrinter {
   }
 }
 
-let dir: string;
-let db: AgentDatabase;
+let rig: JobStepRig;
 let ledger: JobLedger;
 let outbox: Outbox;
 /** The event kind the outbox refuses (as a full disk would). */
@@ -43,21 +39,7 @@ function emit(jobId: string, event: NewJobEvent): void {
 }
 
 function deps(): JobRunnerDeps {
-  return {
-    ledger,
-    emit,
-    download: async (_offer, target) => writeFileSync(target, '%PDF-'),
-    jobs: {
-      retry_initial_ms: 5,
-      retry_max_ms: 50,
-      give_up_after_s: 600,
-      download_attempts: 3,
-      status_poll_ms: 5,
-    },
-    spoolDir: dir,
-    clock: systemClock,
-    logger: silentLogger(),
-  };
+  return rig.deps({ emit, download: async (_offer, target) => writeFileSync(target, '%PDF-') });
 }
 
 function runner(): JobRunner {
@@ -65,26 +47,14 @@ function runner(): JobRunner {
 }
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'step-events-'));
-  db = openAgentDatabase(':memory:');
-  ledger = new JobLedger(db, systemClock);
-  outbox = new Outbox(db, systemClock, { initialMs: 5, maxMs: 50, factor: 2, jitter: 0 });
+  rig = new JobStepRig();
+  ({ ledger, outbox } = rig);
   refused = undefined;
 });
-afterEach(() => {
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => rig.close());
 
 it('an offer whose received event cannot be queued is not recorded (it is offered again)', () => {
-  const loop = new JobLoop({
-    ledger,
-    runner: runner(),
-    emit,
-    backendFor: () => new QuickPrinter(),
-    spoolDir: dir,
-    logger: silentLogger(),
-  });
+  const loop = rig.loop(runner(), () => new QuickPrinter(), { emit });
   loop.start();
   refused = 'received';
   expect(loop.offer(jobOffer('a'))).toBe(false);
@@ -95,7 +65,7 @@ it('an offer whose received event cannot be queued is not recorded (it is offere
 it('a submission whose printing event cannot be queued is not recorded submitted', () => {
   ledger.add(jobOffer('b'));
   ledger.move('b', 'downloading');
-  ledger.move('b', 'spooled', { spoolPath: join(dir, 'b.pdf') });
+  ledger.move('b', 'spooled', { spoolPath: join(rig.spoolDir, 'b.pdf') });
   const job = ledger.move('b', 'submitting', { attempt: true });
   const outcomes = new JobOutcomes(deps());
   refused = 'printing';

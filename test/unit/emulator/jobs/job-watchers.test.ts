@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../../src/emulator/jobs/job-repo.js';
 import { JobWatchers } from '../../../../src/emulator/jobs/job-watchers.js';
+import { pdfFileRecord } from '../../../support/pdf-file-record.js';
 
 function record(id: string, state: JobRecord['state']): JobRecord {
   return {
@@ -13,14 +14,7 @@ function record(id: string, state: JobRecord['state']): JobRecord {
     userId: 'user',
     printerId: 'printer',
     state,
-    file: {
-      path: '/nowhere',
-      size: 1,
-      sha256: 'x',
-      extension: 'pdf',
-      contentType: 'application/pdf',
-      name: 'a',
-    },
+    file: pdfFileRecord('/nowhere', '%PDF-', 'a.pdf'),
     ticket: { copies: 1 },
     deleteAfterPrint: false,
     fileDeleted: false,

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError, ValidationErrors } from '../../../../src/lib/errors.js';
 import {
   applyEndpointPatch,
   applySettingsPatch,
@@ -8,18 +7,10 @@ import {
   parseEndpointTest,
   parseEventOrder,
 } from '../../../../src/emulator/webhooks/webhook-endpoint-rules.js';
+import { thrownValidationErrors } from '../../../support/validation-refusals.js';
 
 /** The fields named by a thrown validation error. */
-function fieldsOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ValidationErrors) return error.errors.map((e) => e.field);
-    if (error instanceof ValidationError) return [error.field];
-    throw error;
-  }
-  throw new Error('expected a validation error');
-}
+const fieldsOf = (run: () => unknown): string[] => thrownValidationErrors(run).map((error) => error.field);
 
 const base: EndpointDraft = {
   name: 'Ops',

@@ -45,6 +45,7 @@ import {
 } from '../../../../../src/protocol/tpfm-bodies.js';
 import { TPFM_COMMANDS } from '../../../../../src/protocol/tpfm-codes.js';
 import { TPFM_ATTR_ON_HOLD } from '../../../../../src/protocol/tpfm-job-list.js';
+import { pdfFileRecord } from '../../../../support/pdf-file-record.js';
 
 const BASE = 'https://print.test';
 const FUTURE = { name: 'Future Printer', password: 'future-device' };
@@ -136,14 +137,7 @@ function hold(name: string, user: User = alice): string {
     organizationId: user.organizationId,
     userId: user.id,
     printerId: queue.printerId,
-    file: {
-      path,
-      size: PDF.length,
-      sha256: '0'.repeat(64),
-      extension: 'PDF',
-      contentType: 'application/pdf',
-      name,
-    },
+    file: pdfFileRecord(path, PDF, name),
     ticket: { copies: 1 },
     deleteAfterPrint: false,
   }).jobId;
