@@ -30,6 +30,7 @@ import { countRequests, ippCounter } from './support/request-counts.js';
 import { writeLargeDocument } from './support/large-document.js';
 import { collectionsBetween, countCollections } from './support/gc-trace.js';
 import {
+  agentNodeEnv,
   agentNodeFlags,
   cpuSecondsOf,
   emulatorNodeFlags,
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
       null,
       60_000,
       agentNodeFlags(),
+      { env: agentNodeEnv() },
     );
     stops.unshift(() => agent.part.stop());
     const { http } = await demoSession(emulator.url, DEMO.user, 'printing', 600_000);

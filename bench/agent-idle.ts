@@ -11,7 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startIppEvePrinter } from '../test/support/ippeveprinter.js';
 import { idleAgent, startIdlePrinters } from './support/idle-agent.js';
-import { agentNodeFlags, emptyNodeMemory, mb, pagesPhrase, startEmulatorPart } from './support/processes.js';
+import {
+  agentNodeEnv,
+  agentNodeFlags,
+  emptyNodeMemory,
+  mb,
+  pagesPhrase,
+  startEmulatorPart,
+} from './support/processes.js';
 
 const many = Number(process.env.BENCH_PRINTERS ?? 50);
 const settleS = Number(process.env.BENCH_SETTLE_S ?? 15);
@@ -39,7 +46,7 @@ async function main(): Promise<void> {
     console.log(
       `idle    each extra printer: RSS ${perPrinter(one.rss, all.rss)}, heap ${perPrinter(one.heapUsed, all.heapUsed)}`,
     );
-    const empty = await emptyNodeMemory(agentNodeFlags());
+    const empty = await emptyNodeMemory(agentNodeFlags(), agentNodeEnv());
     console.log(
       `idle    empty node with the agent's flags (the floor): RSS ${mb(empty.rss)} (${pagesPhrase(empty)})`,
     );

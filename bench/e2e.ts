@@ -30,6 +30,7 @@ import { runJobs } from './support/job-runs.js';
 import { largeDocumentRun } from './support/large-document.js';
 import { pinPlan, pinProcess } from './support/pinning.js';
 import {
+  agentNodeEnv,
   agentNodeFlags,
   cpuSecondsOf,
   emptyNodeMemory,
@@ -113,6 +114,12 @@ async function main(): Promise<void> {
     });
     const { url } = emulator;
     console.log(`agent   start to ready (/readyz 200): ${agent.readySeconds.toFixed(2)} s`);
+    // The agent's cost before any job (its modules loaded, registered, one printer), beside the
+    // peak during the jobs below: how much of the peak the jobs add.
+    const readyMemory = memoryOf(agent.part.pid);
+    console.log(
+      `memory  agent ready, before the jobs: RSS ${mb(readyMemory.rss)} (peak so far ${mb(readyMemory.peak)}; ${pagesPhrase(privateMemoryOf(agent.part.pid))})`,
+    );
 
     // Warm-up: a daemon's steady state is what counts. The JIT settles over the first few hundred
     // jobs (with 10 warm-up jobs the agent used 9.4 ms of CPU per job, after 400 it used 7.8 ms),
@@ -155,7 +162,7 @@ async function main(): Promise<void> {
     console.log(
       `memory  agent peak RSS ${mb(memoryOf(agent.part.pid).peak)} (now ${mb(memoryOf(agent.part.pid).rss)}: ${pagesPhrase(agentPages)}); during the jobs peak private ${mb(jobPeak.private)}, peak PSS ${mb(jobPeak.pss)}; emulator peak RSS ${mb(memoryOf(emulator.part.pid).peak)}`,
     );
-    const empty = await emptyNodeMemory(agentNodeFlags());
+    const empty = await emptyNodeMemory(agentNodeFlags(), agentNodeEnv());
     console.log(
       `memory  empty node with the agent's flags (the floor): RSS ${mb(empty.rss)} (${pagesPhrase(empty)})`,
     );

@@ -19,7 +19,7 @@ import { startIppEvePrinter } from '../test/support/ippeveprinter.js';
 import { summarizeHeapSnapshot } from './support/heap-snapshot-summary.js';
 import { idleAgent, startIdlePrinters } from './support/idle-agent.js';
 import { type MemoryShare, memoryByCause } from './support/memory-map.js';
-import { agentNodeFlags, mb, startEmulatorPart } from './support/processes.js';
+import { agentNodeEnv, agentNodeFlags, mb, startEmulatorPart } from './support/processes.js';
 
 const many = Number(process.env.BENCH_PRINTERS ?? 50);
 const settleS = Number(process.env.BENCH_SETTLE_S ?? 15);
@@ -33,6 +33,7 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`.padStart(9);
 async function emptyNodeByCause(): Promise<Map<string, MemoryShare>> {
   const child = spawn(process.execPath, [...agentNodeFlags(), '-e', 'setInterval(() => {}, 1e6)'], {
     stdio: 'ignore',
+    env: { ...process.env, ...agentNodeEnv() },
   });
   try {
     await sleep(2000); // on a loaded machine node may still be starting at 500 ms

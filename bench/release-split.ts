@@ -35,7 +35,7 @@ import { printerIdOf, QUEUE_PRINTER, signIn } from '../test/e2e/pull-printing-su
 import type { CpuProfile } from './profile-summary.js';
 import { chargeWindows, type Window } from './support/profile-areas.js';
 import { pinPlan, pinProcess } from './support/pinning.js';
-import { agentNodeFlags, cpuSecondsOf } from './support/processes.js';
+import { agentNodeEnv, agentNodeFlags, cpuSecondsOf } from './support/processes.js';
 import { ArrivalWatch } from './support/release-rig.js';
 
 const jobs = Number(process.env.BENCH_RELEASE_JOBS ?? 100);
@@ -76,14 +76,14 @@ class Part {
   }
 }
 
-function startChild(name: PartName, args: string[], flags: string[]): Part {
+function startChild(name: PartName, args: string[], flags: string[], env: Record<string, string> = {}): Part {
   const script = join(import.meta.dirname, 'support', 'release-part-child.ts');
   // One folder per part: node writes a profile per thread (tsx's loader runs in one of its own).
   const profile = ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`];
   return new Part(
     spawn(process.execPath, [...flags, ...profile, '--import', 'tsx', script, name, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env },
+      env: { ...process.env, ...env },
     }),
   );
 }
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
     const url = (await emulator.next(/listening (\S+)/))[1]!;
     const reader = `socket://127.0.0.1:${await freePort()}`;
     const agentArgs = [work, url, uri, reader, ...(parallel ? [parallel] : [])];
-    const agent = startChild('agent', agentArgs, agentNodeFlags());
+    const agent = startChild('agent', agentArgs, agentNodeFlags(), agentNodeEnv());
     stops.unshift(() => agent.stop());
     await agent.next(/ready/);
     if (pin) {

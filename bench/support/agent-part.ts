@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { sleep } from '../../src/lib/abort.js';
 import { freePort } from '../../test/support/peers.js';
-import { agentNodeFlags, type RunningPart, startPart } from './processes.js';
+import { agentNodeEnv, agentNodeFlags, type RunningPart, startPart } from './processes.js';
 import { demoCloudSection } from '../../test/support/demo-session.js';
 
 export interface BenchAgent {
@@ -19,8 +19,8 @@ export interface BenchAgent {
 }
 
 /**
- * Starts the agent; `onStarted` runs right after the spawn (to pin it), `env` is added to its
- * environment. The caller stops it.
+ * Starts the agent; `onStarted` runs right after the spawn (to pin it), BENCH_AGENT_ENV's and
+ * `env`'s variables are added to its environment. The caller stops it.
  */
 export async function startBenchAgent(
   work: string,
@@ -47,7 +47,7 @@ export async function startBenchAgent(
     null,
     undefined,
     agentNodeFlags(),
-    { env },
+    { env: { ...agentNodeEnv(), ...env } },
   );
   onStarted(part.pid);
   const deadline = Date.now() + 120_000;

@@ -5,10 +5,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { onCore } from './pinning.js';
-import { agentNodeFlags } from './processes.js';
+import { agentNodeEnv, agentNodeFlags } from './processes.js';
 
 /**
- * A node process with the agent's flags running `script args` through tsx (on `core` when given);
+ * A node process with the agent's flags and environment running `script args` through tsx (on `core` when given);
  * with BENCH_PROFILE_DIR=<dir> it writes a V8 CPU profile there when it exits, as the agent does.
  */
 export function nodeChild(script: string, args: string[], core: number | undefined): ChildProcess {
@@ -23,7 +23,10 @@ export function nodeChild(script: string, args: string[], core: number | undefin
     join(import.meta.dirname, script),
     ...args,
   ]);
-  return spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(command, argv, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...agentNodeEnv() },
+  });
 }
 
 /** Resolves with the child's stdout once `pattern` shows in it; rejects when it exits first. */

@@ -12,7 +12,15 @@ import { sleep } from '../../src/lib/abort.js';
 import { addEverywhereQueue, startCupsd } from '../../test/support/cupsd.js';
 import { startIppEvePrinter } from '../../test/support/ippeveprinter.js';
 import { freePort } from '../../test/support/peers.js';
-import { agentNodeFlags, mb, memoryOf, pagesPhrase, privateMemoryOf, startPart } from './processes.js';
+import {
+  agentNodeEnv,
+  agentNodeFlags,
+  mb,
+  memoryOf,
+  pagesPhrase,
+  privateMemoryOf,
+  startPart,
+} from './processes.js';
 import { demoCloudSection } from '../../test/support/demo-session.js';
 
 /** What an idle agent holds. */
@@ -147,7 +155,7 @@ export async function idleAgent(
     null,
     undefined,
     [...agentNodeFlags(), ...(extras.nodeFlags ?? [])],
-    { ...(extras.env ? { env: extras.env } : {}), ...(extras.entry ? { entry: extras.entry } : {}) },
+    { env: { ...agentNodeEnv(), ...extras.env }, ...(extras.entry ? { entry: extras.entry } : {}) },
   );
   try {
     onStarted(agent.part.pid);

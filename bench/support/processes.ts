@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { AGENT_NODE_FLAGS } from '../../src/service/agent-node-flags.js';
+import { AGENT_NODE_ENV, AGENT_NODE_FLAGS } from '../../src/service/agent-node-flags.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -105,6 +105,25 @@ export function agentNodeFlags(env: Record<string, string | undefined> = process
 }
 
 /**
+ * The environment variables agent processes in the benchmarks get on top of this process's
+ * environment: those of the agent's Linux service (AGENT_NODE_ENV, the systemd unit's
+ * `Environment=` lines), or BENCH_AGENT_ENV's `VAR=value` words separated by spaces when set
+ * (empty: none), to compare a setting of the C library such as `MALLOC_ARENA_MAX`. A word
+ * without `=` or with an empty name is an error that names it.
+ */
+export function agentNodeEnv(env: Record<string, string | undefined> = process.env): Record<string, string> {
+  if (env.BENCH_AGENT_ENV === undefined) return { ...AGENT_NODE_ENV };
+  const words = env.BENCH_AGENT_ENV.split(' ').filter((word) => word !== '');
+  return Object.fromEntries(
+    words.map((word) => {
+      const at = word.indexOf('=');
+      if (at < 1) throw new Error(`BENCH_AGENT_ENV: '${word}' must be VAR=value`);
+      return [word.slice(0, at), word.slice(at + 1)];
+    }),
+  );
+}
+
+/**
  * Resident memory of a process from /proc/<pid>/smaps_rollup, bytes: `private` (pages only it
  * maps: its heaps and data), `shared` (pages other processes map too, chiefly the node binary's
  * code, which RSS counts in full for every node process) and `pss` (proportional set size: each
@@ -150,14 +169,17 @@ export function samplePages(pid: number, everyMs = 200): { stop(): { private: nu
 }
 
 /**
- * The memory of an empty node process started with `nodeFlags` (the floor under any node
- * program on this machine, in the same run): RSS, private, shared and PSS once it idled 500 ms.
+ * The memory of an empty node process started with `nodeFlags` and `env` added to this
+ * process's environment (the floor under any node program on this machine, in the same run):
+ * RSS, private, shared and PSS once it idled 500 ms.
  */
 export async function emptyNodeMemory(
   nodeFlags: string[],
+  env: Record<string, string> = {},
 ): Promise<{ rss: number; private: number; shared: number; pss: number }> {
   const child = spawn(process.execPath, [...nodeFlags, '-e', 'setInterval(() => {}, 1e6)'], {
     stdio: 'ignore',
+    env: { ...process.env, ...env },
   });
   try {
     await new Promise((resolve) => setTimeout(resolve, 500));

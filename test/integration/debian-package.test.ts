@@ -266,6 +266,20 @@ function unitExecStart(unit: string): string[] {
 }
 
 /**
+ * The installed unit's Environment= lines as variables (the values hold no quotes or spaces).
+ */
+function unitEnvironment(unit: string): Record<string, string> {
+  const lines = readFileSync(unit, 'utf8').match(/^Environment=\S+=\S*$/gm) ?? [];
+  return Object.fromEntries(
+    lines.map((line) => {
+      const assignment = line.slice('Environment='.length);
+      const at = assignment.indexOf('=');
+      return [assignment.slice(0, at), assignment.slice(at + 1)];
+    }),
+  );
+}
+
+/**
  * The command that runs `command` with /usr/bin/node being the node of this test run, so the unit's
  * ExecStart runs on the Node line under test (CI's Node 22 and 24 legs, .ci/node-line) with its
  * own path: as it is when /usr/bin/node is that node, else in a mount namespace of its own where
@@ -294,7 +308,7 @@ function onThisNode(unitNode: string, command: string[]): string[] {
 
 /**
  * The installed agent, as the printrelay user with the unit's ExecStart command line (node, its
- * flags, the installed bin/printrelay.js running the bundle) on the Node line of this test run
+ * flags, the installed bin/printrelay.js running the bundle) and its Environment= lines on the Node line of this test run
  * (onThisNode), registers with an emulator and says READY=1 on a notify socket: the bundle in
  * dist/ and the packaged natives (better-sqlite3 of that line, unix-dgram) work.
  */
@@ -304,7 +318,11 @@ async function runInstalledAgent(): Promise<void> {
   const socket = await NotifySocket.listen(join(dir, 'notify'));
   cleanups.push(() => socket.stop());
   chmodSync(socket.path, 0o666);
+  const unitFile = '/lib/systemd/system/printrelay-agent.service';
+  const unitEnv = unitEnvironment(unitFile);
+  expect(unitEnv).toMatchObject({ NODE_ENV: 'production', MALLOC_ARENA_MAX: '2' });
   const env = {
+    ...unitEnv,
     NOTIFY_SOCKET: socket.path,
     PRINTRELAY_CLOUD__URL: url,
     PRINTRELAY_CLOUD__CLIENT_ID: 'demo-app',
@@ -313,7 +331,7 @@ async function runInstalledAgent(): Promise<void> {
     PRINTRELAY_CLOUD__PASSWORD: 'demo-admin',
     PRINTRELAY_DISCOVERY__CUPS: 'false',
   };
-  const [node, ...args] = unitExecStart('/lib/systemd/system/printrelay-agent.service');
+  const [node, ...args] = unitExecStart(unitFile);
   expect(node).toBe('/usr/bin/node');
   expect(args).toContain('/usr/lib/printrelay/bin/printrelay.js');
   const agent = new CliProcess(
@@ -343,6 +361,8 @@ async function runInstalledAgent(): Promise<void> {
   const running = statSync(`/proc/${agent.pid}/exe`);
   const self = statSync(process.execPath);
   expect([running.dev, running.ino]).toEqual([self.dev, self.ino]);
+  // and with the unit's environment (glibc reads MALLOC_ARENA_MAX from it at start)
+  expect(readFileSync(`/proc/${agent.pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
   expect(await agent.stop()).toBe(0);
   expect(ok('stat', ['-c', '%U %a', '/var/lib/printrelay/tokens.json'])).toBe('printrelay 600\n');
 }

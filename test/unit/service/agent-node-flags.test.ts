@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AGENT_NODE_FLAGS } from '../../../src/service/agent-node-flags.js';
+import { AGENT_NODE_ENV, AGENT_NODE_FLAGS } from '../../../src/service/agent-node-flags.js';
 
 const unit = join(import.meta.dirname, '..', '..', '..', 'packaging', 'systemd', 'printrelay-agent.service');
 
@@ -16,9 +16,20 @@ describe('the node flags of the agent service', () => {
     ]);
   });
 
-  it('are flags this node accepts (a misspelled one makes node refuse to start)', () => {
+  it("and its environment are the systemd unit's Environment= lines, besides NODE_ENV", () => {
+    const environment = readFileSync(unit, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('Environment=') && !line.startsWith('Environment=NODE_ENV='));
+    expect(environment).toEqual(
+      Object.entries(AGENT_NODE_ENV).map(([name, value]) => `Environment=${name}=${value}`),
+    );
+    expect(AGENT_NODE_ENV).toEqual({ MALLOC_ARENA_MAX: '2' });
+  });
+
+  it('are flags this node accepts with that environment (a misspelled flag makes node refuse to start)', () => {
     const run = spawnSync(process.execPath, [...AGENT_NODE_FLAGS, '-e', 'process.stdout.write("started")'], {
       encoding: 'utf8',
+      env: { ...process.env, ...AGENT_NODE_ENV },
     });
     expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
       status: 0,
