@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { openingDatabase } from '../lib/database-unreadable.js';
+import { PermanentError } from '../lib/errors.js';
 import { makePrivateFile } from '../lib/private-paths.js';
 import { openSqlite, type SqliteDatabase } from '../lib/sqlite.js';
 import type { StatementProfile } from '../lib/sqlite-profile.js';
@@ -195,7 +196,8 @@ function makePrivateDatabase(path: string): void {
 export function migrate(db: AgentDatabase, upTo: number = MIGRATIONS.length): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > MIGRATIONS.length) {
-    throw new Error(
+    throw new PermanentError(
+      'database_version',
       `agent database schema version ${current} is newer than this agent (${MIGRATIONS.length}); upgrade the agent`,
     );
   }

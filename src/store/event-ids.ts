@@ -8,6 +8,7 @@
  * event_id it has already seen).
  */
 import { createHash } from 'node:crypto';
+import { PermanentError } from '../lib/errors.js';
 import type { AgentDatabase } from './agent-db.js';
 
 /** The `meta` key of the database's namespace (32 hex digits). */
@@ -35,6 +36,9 @@ export function readRowIdNamespace(db: AgentDatabase): Buffer {
     | { value: string }
     | undefined;
   if (!row || !/^[0-9a-f]{32}$/.test(row.value))
-    throw new Error(`agent database: meta ${EVENT_ID_NAMESPACE_KEY} must be 32 hex digits (migration 9)`);
+    throw new PermanentError(
+      'database_unreadable',
+      `agent database: meta ${EVENT_ID_NAMESPACE_KEY} must be 32 hex digits (migration 9)`,
+    );
   return Buffer.from(row.value, 'hex');
 }

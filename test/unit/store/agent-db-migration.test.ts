@@ -69,6 +69,24 @@ describe('agent database migrations of the outbox', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('refuses a database of a newer schema (a downgraded agent), naming both versions, and leaves it unchanged', () => {
+    const path = join(dir, 'newer.db');
+    const newer = openAgentDatabase(path);
+    newer.prepare("INSERT INTO meta (key, value) VALUES ('kept', 'yes')").run();
+    newer.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    newer.close();
+    const refused = expect.objectContaining({
+      name: 'PermanentError',
+      code: 'database_version',
+      message: `agent database schema version ${SCHEMA_VERSION + 1} is newer than this agent (${SCHEMA_VERSION}); upgrade the agent`,
+    });
+    expect(() => openAgentDatabase(path)).toThrow(refused);
+    const after = openSqlite(path);
+    expect(after.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION + 1);
+    expect(after.prepare("SELECT value FROM meta WHERE key = 'kept'").get()).toEqual({ value: 'yes' });
+    after.close();
+  });
+
   it('7: drops outbox_record from a version 6 database with jobs and events, keeping every row', () => {
     const old = oldDatabase(path, 6);
     expect(old.pragma('user_version', { simple: true })).toBe(6);

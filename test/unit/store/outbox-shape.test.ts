@@ -143,6 +143,9 @@ describe('Outbox row ids and seqs (schema 9)', () => {
     expect(() => fresh.add('a', { kind: 'received' })).toThrow(
       /meta event_id_namespace must be 32 hex digits/,
     );
+    expect(() => fresh.add('a', { kind: 'received' })).toThrow(
+      expect.objectContaining({ name: 'PermanentError', code: 'database_unreadable' }),
+    );
     expect(fresh.size()).toBe(0);
   });
 });
