@@ -4,11 +4,12 @@
  * the same file sent straight to the same printer by ipptool (on the agent's core when pinned).
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SfapiClient } from '../../src/client/sfapi-client.js';
 import { printAndWait } from '../../test/support/whole-loop.js';
 import { runIpptoolBatch, writeBatchTest } from './ipptool-baseline.js';
+import { newestJobDocument } from './printer-documents.js';
 import { largeFloor } from './large-floor.js';
 import { mb, memoryOf, resetPeak, samplePages } from './processes.js';
 
@@ -90,17 +91,14 @@ export async function largeDocumentRun(run: LargeRun): Promise<number> {
 }
 
 /**
- * The newest file the printer kept (the agent's large job is the last one it printed, after the
- * direct run), compared with the document by `cmp`; throws unless it is the same, byte for byte
- * and in length. Its name.
+ * The document of the printer's newest job (the agent's large job is the last one it printed,
+ * after the direct run), compared with the document by `cmp`; throws unless it is the same, byte
+ * for byte and in length. Its name.
  */
 function sameAtPrinter(spoolDir: string, document: string): string {
-  const kept = readdirSync(spoolDir)
-    .map((name) => ({ name, mtimeMs: statSync(join(spoolDir, name)).mtimeMs }))
-    .sort((a, b) => b.mtimeMs - a.mtimeMs)[0];
-  if (!kept) throw new Error(`the printer kept no file in ${spoolDir}`);
-  const cmp = spawnSync('cmp', [document, join(spoolDir, kept.name)], { encoding: 'utf8' });
+  const kept = newestJobDocument(spoolDir);
+  const cmp = spawnSync('cmp', [document, join(spoolDir, kept)], { encoding: 'utf8' });
   if (cmp.status !== 0)
-    throw new Error(`the printer's ${kept.name} is not the document: ${cmp.stdout}${cmp.stderr}`);
-  return kept.name;
+    throw new Error(`the printer's ${kept} is not the document: ${cmp.stdout}${cmp.stderr}`);
+  return kept;
 }

@@ -20,22 +20,24 @@ import { Readable } from 'node:stream';
 import { FILE_CHUNK } from '../../src/lib/file-sink.js';
 import { Pool } from '../../src/client/undici-core.js';
 import { onCore } from './pinning.js';
-import { agentNodeFlags, emulatorNodeFlags } from './processes.js';
+import { agentNodeEnv, agentNodeFlags, emulatorNodeFlags } from './processes.js';
 
 const child = join(import.meta.dirname, 'large-floor-child.ts');
 
 /**
- * One leg in a child process with `flags` (the agent's unless given; on `core` when given): its
- * wall and CPU seconds. `onFirstLine` sees the child's first line of output as it arrives.
+ * One leg in a child process with `flags` and `env` added to this process's environment (the
+ * agent's flags and service environment unless given; on `core` when given): its wall and CPU
+ * seconds. `onFirstLine` sees the child's first line of output as it arrives.
  */
 async function leg(
   args: string[],
   core?: number,
   flags: string[] = agentNodeFlags(),
   onFirstLine?: (line: string) => void,
+  env: Record<string, string> = agentNodeEnv(),
 ): Promise<{ seconds: number; cpuSeconds: number }> {
   const [command, argv] = onCore(core, process.execPath, [...flags, '--import', 'tsx', child, ...args]);
-  const proc = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   let err = '';
   proc.stdout.on('data', (chunk: Buffer) => {
@@ -101,10 +103,16 @@ async function putMultipart(url: string, file: string): Promise<void> {
 /** The upload leg without the emulator: a receiving child with the emulator's flags, fed from here. */
 async function uploadLeg(file: string, target: string): Promise<{ seconds: number; cpuSeconds: number }> {
   let sent: Promise<void> = Promise.resolve();
-  const result = await leg(['receive', target], undefined, emulatorNodeFlags(), (line) => {
-    const { port } = JSON.parse(line) as { port: number };
-    sent = putMultipart(`http://127.0.0.1:${port}/upload`, file);
-  });
+  const result = await leg(
+    ['receive', target],
+    undefined,
+    emulatorNodeFlags(),
+    (line) => {
+      const { port } = JSON.parse(line) as { port: number };
+      sent = putMultipart(`http://127.0.0.1:${port}/upload`, file);
+    },
+    {},
+  );
   await sent;
   return result;
 }

@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkDocumentsAtPrinter } from '../../../bench/support/printer-documents.js';
+import { checkDocumentsAtPrinter, newestJobDocument } from '../../../bench/support/printer-documents.js';
 
 describe('checkDocumentsAtPrinter', () => {
   const dirs: string[] = [];
@@ -36,6 +36,31 @@ describe('checkDocumentsAtPrinter', () => {
     );
     expect(() => checkDocumentsAtPrinter(dir, 'bare-pj', 900, 1)).toThrow(
       'bare-pj: the printer holds 0 whole documents of its jobs, not 1',
+    );
+  });
+
+  it("finds the newest job's document by job id, not by mtime, leaving out the printer's output", () => {
+    const dir = spool({
+      '9-untitled.pdf': 900,
+      '9-untitled.prn': 0,
+      '21-untitled.pdf': 1600,
+      '21-untitled.prn': 0,
+      '22-printrelay-big.pdf': 1600,
+      '22-printrelay-big.prn': 0,
+    });
+    // The output written after the document, and an older job's file touched last.
+    utimesSync(join(dir, '22-printrelay-big.prn'), new Date(2026, 0, 2), new Date(2026, 0, 2));
+    utimesSync(join(dir, '22-printrelay-big.pdf'), new Date(2026, 0, 1), new Date(2026, 0, 1));
+    utimesSync(join(dir, '9-untitled.pdf'), new Date(2026, 0, 3), new Date(2026, 0, 3));
+    expect(newestJobDocument(dir)).toBe('22-printrelay-big.pdf');
+  });
+
+  it('refuses a spool directory without a document, or with two for the newest job', () => {
+    expect(() => newestJobDocument(spool({ '3-a.prn': 0, 'notes.txt': 4 }))).toThrow(
+      /the printer kept no document in /,
+    );
+    expect(() => newestJobDocument(spool({ '3-a.pdf': 4, '3-a.dat': 4 }))).toThrow(
+      'the printer kept two documents for its job 3: ',
     );
   });
 });
