@@ -12,14 +12,16 @@ describe('StatementProfile', () => {
   let dir: string;
   let db: AgentDatabase;
   let profile: StatementProfile;
-  const INSERT = 'INSERT INTO meta (key, value) VALUES (?, ?)';
-  const COUNT = 'SELECT COUNT(*) AS n FROM meta';
+  // A table of the test's own: the agent's tables hold rows of their own (meta's row-id namespace).
+  const INSERT = 'INSERT INTO scratch (key, value) VALUES (?, ?)';
+  const COUNT = 'SELECT COUNT(*) AS n FROM scratch';
   const figuresOf = (sql: string) => profile.snapshot().statements.find((s) => s.sql === sql);
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'sql-profile-'));
     profile = new StatementProfile(2);
     db = openAgentDatabase(join(dir, 'agent.db'), { profile });
+    db.exec('CREATE TABLE scratch (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
   });
   afterEach(() => {
     db.close();
